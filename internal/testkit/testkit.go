@@ -1,0 +1,61 @@
+// Package testkit holds helpers shared by the project's tests: locating
+// the shared reference data beside the repository and reading key files.
+package testkit
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// RepoRoot returns the repository's top directory.
+func RepoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// Shared returns the path of rel inside the shared reference directory
+// (../shared beside the repository, or $MMAPBLOOM_SHARED), and skips the
+// test cleanly when it is absent.
+func Shared(t testing.TB, rel string) string {
+	t.Helper()
+	dir := os.Getenv("MMAPBLOOM_SHARED")
+	if dir == "" {
+		dir = filepath.Join(RepoRoot(), "..", "shared")
+	}
+	p := filepath.Join(dir, rel)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("shared data %s not available: %v", rel, err)
+	}
+	return p
+}
+
+// Lines reads a file (gzip-compressed when its name ends in .gz) and
+// returns its LF-terminated lines without the LF.
+func Lines(t testing.TB, path string) [][]byte {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	var r io.Reader = bufio.NewReaderSize(f, 1<<20)
+	if filepath.Ext(path) == ".gz" {
+		zr, err := gzip.NewReader(r)
+		require.NoError(t, err)
+		defer zr.Close()
+		r = zr
+	}
+	data, err := io.ReadAll(r)
+	require.NoError(t, err)
+	data = bytes.TrimSuffix(data, []byte("\n"))
+	if len(data) == 0 {
+		return nil
+	}
+	return bytes.Split(data, []byte("\n"))
+}

@@ -1,0 +1,28 @@
+package mmapbloom
+
+import "fmt"
+
+// Clear sets every bit to 0 and the count to 0 (document 003's
+// RealResetBloomFilter, document 004's bloom_reset). It is not monotone,
+// so it needs every other handle on the file closed: it fails at once with
+// ErrInUse otherwise, and never runs beside another process's adds.
+// Errors: ErrInUse, ErrReadOnly, ErrSealed, ErrClosed, ErrFileChanged.
+func (f *Filter) Clear() error {
+	return f.exclusive("clear", func() error {
+		clear(f.words)
+		f.storeCount(0)
+		return nil
+	})
+}
+
+// exclusive runs op with the in-process lock held exclusively and the
+// file's advisory lock converted to exclusive, then converts it back.
+func (f *Filter) exclusive(what string, op func() error) error {
+	return f.run(true, true, func() error {
+		if err := lockExclusive(f.file); err != nil {
+			return fmt.Errorf("mmapbloom: %s %s: %w", what, f.path, err)
+		}
+		defer func() { _ = lockShared(f.file) }()
+		return op()
+	})
+}

@@ -1,0 +1,264 @@
+package mmapbloom
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/mmapbloom/mmapbloom/format"
+)
+
+// CreateOptions tunes Create and CreateWithMK. A nil *CreateOptions means
+// the defaults.
+type CreateOptions struct {
+	// Format is the file format: format.V2 (default) or format.V1, the
+	// documents' v1.1 format (m below 2^32, 32-bit count, the documents'
+	// double MurmurHash64A only).
+	Format format.Version
+
+	// Layout is the bit layout of a v2 file. Default format.LayoutClassic.
+	Layout format.Layout
+
+	// Scheme is the hash scheme. Default: format.SchemeMurmurDoubleV1 for
+	// v1.1 files, format.SchemeMurmurDouble for classic v2 files.
+	// format.SchemeMurmurSeeds is document 000's k seeded hashes.
+	Scheme format.Scheme
+
+	// Seed is the hash seed, used as given when FixedSeed is set. By
+	// default a random seed is drawn from crypto/rand, so that no one can
+	// precompute keys that collide in every deployment. v1.1 seeds are
+	// 32-bit. SchemeMurmurSeeds uses it as the first LCG seed (document
+	// 000's value is DocumentSeed).
+	Seed      uint64
+	FixedSeed bool
+
+	// PrimeM rounds m up to the next prime, as document 000's prime_length
+	// option. Only with format.SchemeMurmurSeeds. Default false.
+	PrimeM bool
+
+	// Overwrite lets Create replace an existing file at path, atomically,
+	// when no other process has it open. Default false: ErrExists.
+	Overwrite bool
+}
+
+// Create makes a new filter file at path sized for n keys at
+// false-positive probability p, and opens it read-write.
+//
+// Sizing by format and scheme: v2 classic, m = ceil(-n ln p / (ln 2)^2)
+// and k = round(ln 2 m / n) (see OptimalClassic); v1.1, document 003's
+// _CalcBloomFilterParam exactly (constants 0.480453 and 0.69314, m rounded
+// to a multiple of 64); SchemeMurmurSeeds, document 000's init_bloomfilter
+// (p as a 32-bit float, m floored, optionally a prime, k rounded up).
+//
+// The file appears whole or not at all: it is built under a temporary
+// name in the same directory, its disk space is reserved (a full disk
+// fails here, not in a later Add), and it is linked into place. Errors:
+// ErrInvalidN, ErrInvalidP, ErrInvalidK, ErrTooLarge, ErrBadOptions,
+// ErrExists, ErrInUse (Overwrite of a file in use), the os error
+// (ENOSPC, EACCES) wrapped.
+func Create(path string, n uint64, p float64, opts *CreateOptions) (*Filter, error) {
+	o := withDefaults(opts)
+	m, k, err := o.size(n, p)
+	if err != nil {
+		return nil, fmt.Errorf("mmapbloom: create %s: %w", path, err)
+	}
+	return create(path, o, m, k, n, p)
+}
+
+// CreateWithMK makes a new filter file at path with exactly m bits and k
+// hash functions (as document 004's bloom_create(num_bits,
+// num_hash_funcs)), and opens it read-write. The header records n = 0 and
+// p = 0 (no capacity given). Errors as for Create, and ErrInvalidM.
+func CreateWithMK(path string, m uint64, k uint32, opts *CreateOptions) (*Filter, error) {
+	return create(path, withDefaults(opts), m, k, 0, 0)
+}
+
+func withDefaults(opts *CreateOptions) CreateOptions {
+	var o CreateOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Format == 0 {
+		o.Format = format.V2
+	}
+	if o.Layout == 0 {
+		o.Layout = format.LayoutClassic
+	}
+	if o.Scheme == 0 {
+		o.Scheme = format.SchemeMurmurDouble
+		if o.Format == format.V1 {
+			o.Scheme = format.SchemeMurmurDoubleV1
+		}
+	}
+	return o
+}
+
+// size returns m and k for n keys at p under the options' format and scheme.
+func (o CreateOptions) size(n uint64, p float64) (uint64, uint32, error) {
+	switch {
+	case o.Format == format.V1:
+		return sizeV1(n, p)
+	case o.Scheme == format.SchemeMurmurSeeds:
+		return sizeSeeds(n, p, o.PrimeM)
+	default:
+		return OptimalClassic(n, p)
+	}
+}
+
+// header checks the options against m and k and builds the new header.
+func (o CreateOptions) header(m uint64, k uint32, n uint64, p float64) (format.Header, error) {
+	if o.PrimeM && o.Scheme != format.SchemeMurmurSeeds {
+		return format.Header{}, fmt.Errorf("PrimeM needs scheme %v: %w", format.SchemeMurmurSeeds, ErrBadOptions)
+	}
+	if o.Format == format.V1 && (o.Layout != format.LayoutClassic || o.Scheme != format.SchemeMurmurDoubleV1) {
+		return format.Header{}, fmt.Errorf("format v1.1 has only the classic layout and scheme %v: %w", format.SchemeMurmurDoubleV1, ErrBadOptions)
+	}
+	if k == 0 || k > format.MaxK {
+		return format.Header{}, fmt.Errorf("k = %d, want 1..%d: %w", k, format.MaxK, ErrInvalidK)
+	}
+	if m == 0 || (o.Format == format.V1 && (m%64 != 0 || m >= 1<<32)) {
+		return format.Header{}, fmt.Errorf("m = %d (v1.1 needs a multiple of 64 below 2^32): %w", m, ErrInvalidM)
+	}
+	seed, err := o.seed()
+	if err != nil {
+		return format.Header{}, err
+	}
+	return format.Header{
+		Version: o.Format, Layout: o.Layout, Scheme: o.Scheme, K: k,
+		P: p, M: m, N: n, Seed: seed, ByteSize: format.ByteSize(o.Format, m),
+	}, nil
+}
+
+func (o CreateOptions) seed() (uint64, error) {
+	if o.FixedSeed {
+		if o.Format == format.V1 && o.Seed > math.MaxUint32 {
+			return 0, fmt.Errorf("seed %d does not fit format v1.1 (32-bit): %w", o.Seed, ErrBadOptions)
+		}
+		return o.Seed, nil
+	}
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return 0, fmt.Errorf("mmapbloom: random seed: %w", err)
+	}
+	s := binary.LittleEndian.Uint64(b[:])
+	if o.Format == format.V1 {
+		s = uint64(uint32(s))
+	}
+	return s, nil
+}
+
+// create builds, reserves and publishes the file, then maps it.
+func create(path string, o CreateOptions, m uint64, k uint32, n uint64, p float64) (*Filter, error) {
+	hdr, err := o.header(m, k, n, p)
+	if err != nil {
+		return nil, fmt.Errorf("mmapbloom: create %s: %w", path, err)
+	}
+	var buf [format.HeaderSize]byte
+	if err := hdr.Encode(buf[:]); err != nil {
+		return nil, fmt.Errorf("mmapbloom: create %s: %w", path, err)
+	}
+	size := format.HeaderSize + hdr.ByteSize
+	if size > math.MaxInt {
+		return nil, fmt.Errorf("mmapbloom: create %s: %d bytes do not fit this platform's address space: %w", path, size, ErrTooLarge)
+	}
+	tmp, err := buildTemp(path, buf[:], int64(size))
+	if err != nil {
+		return nil, err
+	}
+	f, err := openFile(tmp, false)
+	if err == nil {
+		err = publish(tmp.Name(), path, o.Overwrite)
+		f.path = path
+	}
+	if err != nil {
+		if f != nil {
+			_ = f.Close()
+		} else {
+			_ = tmp.Close()
+		}
+		_ = os.Remove(tmp.Name())
+		return nil, err
+	}
+	return f, nil
+}
+
+// buildTemp writes a complete filter file under a temporary name beside
+// path: disk space reserved, header written, synced.
+func buildTemp(path string, header []byte, size int64) (*os.File, error) {
+	dir, base := filepath.Split(path)
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		return nil, fmt.Errorf("mmapbloom: create %s: %w", path, err)
+	}
+	err = reserve(tmp, size)
+	if err != nil {
+		err = fmt.Errorf("reserve %d bytes: %w", size, err)
+	} else if _, err = tmp.WriteAt(header, 0); err == nil {
+		if err = tmp.Chmod(0o644); err == nil {
+			err = tmp.Sync()
+		}
+	}
+	if err != nil {
+		_ = tmp.Close()
+		_ = os.Remove(tmp.Name())
+		return nil, fmt.Errorf("mmapbloom: create %s: %w", path, err)
+	}
+	return tmp, nil
+}
+
+// publish gives the complete temporary file its final name. Without
+// overwrite it links (failing with ErrExists when path exists) and
+// removes the temporary name; with overwrite it renames over path, after
+// taking an exclusive lock on the file it replaces (ErrInUse if that
+// fails). The directory is synced so the name survives a crash.
+func publish(tmp, path string, overwrite bool) error {
+	if overwrite {
+		if err := replace(tmp, path); err != nil {
+			return err
+		}
+	} else {
+		if err := os.Link(tmp, path); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return fmt.Errorf("mmapbloom: create %s: %w", path, ErrExists)
+			}
+			return fmt.Errorf("mmapbloom: create %s: %w", path, err)
+		}
+		_ = os.Remove(tmp)
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+// replace renames tmp over path while holding an exclusive lock on the
+// file being replaced, so that no process loses a filter it has open.
+func replace(tmp, path string) error {
+	old, err := os.Open(path)
+	if err == nil {
+		defer old.Close()
+		if err := lockExclusive(old); err != nil {
+			return fmt.Errorf("mmapbloom: overwrite %s: %w", path, err)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("mmapbloom: overwrite %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("mmapbloom: overwrite %s: %w", path, err)
+	}
+	return nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("mmapbloom: sync directory %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("mmapbloom: sync directory %s: %w", dir, err)
+	}
+	return nil
+}

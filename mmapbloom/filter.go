@@ -1,0 +1,167 @@
+package mmapbloom
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+
+	"github.com/edsrzf/mmap-go"
+
+	"github.com/mmapbloom/mmapbloom/format"
+)
+
+// Filter is a Bloom filter that lives in a memory-mapped file: the 64-byte
+// header of package format, then the bit array. Nothing of the array is
+// copied into the Go heap.
+//
+// A Filter is safe for concurrent use by many goroutines, and many
+// processes may map the same file at once: bits are only ever set, with
+// atomic 64-bit OR on the shared mapping, so no concurrent Add loses
+// another's bits. Clear, Merge (into this filter), Seal and Unseal need
+// every other handle on the file closed and fail with ErrInUse otherwise.
+type Filter struct {
+	// mu is held shared by every probe and exclusively by Close, Clear,
+	// Merge, Seal and Unseal, so the mapping never goes away under a probe.
+	mu       sync.RWMutex
+	path     string
+	file     *os.File
+	data     mmap.MMap     // header, then the bit array
+	hdr      format.Header // as at open; Count is read live from the mapping
+	head     []uint64      // the header as 8 words
+	words    []uint64      // the bit array as words
+	count32  *uint32       // the v1.1 count field
+	want     [3]uint64     // immutable header words 0, 3 and 5, as at open
+	loc      locator
+	readOnly bool
+	closed   bool
+	broken   atomic.Bool // set once a fault showed the file changed
+}
+
+// newFilter builds a Filter over a file already locked shared and mapped.
+func newFilter(file *os.File, data mmap.MMap, hdr format.Header, readOnly bool) (*Filter, error) {
+	all, err := wordsOf(data)
+	if err != nil {
+		return nil, err
+	}
+	f := &Filter{
+		path: file.Name(), file: file, data: data, hdr: hdr, readOnly: readOnly,
+		head:  all[:format.HeaderSize/8],
+		words: all[format.HeaderSize/8:],
+		loc:   newLocator(hdr),
+	}
+	f.want = [3]uint64{f.head[0], f.head[3], f.head[5]}
+	if hdr.Version == format.V1 {
+		f.count32 = uint32At(data, format.OffCount)
+	}
+	return f, nil
+}
+
+// Path returns the file name the filter was opened or created with.
+func (f *Filter) Path() string { return f.path }
+
+// Header returns the header as decoded at open. Its Count is the value at
+// that moment; Count returns the live value.
+func (f *Filter) Header() format.Header { return f.hdr }
+
+// M returns the number of bits of the array.
+func (f *Filter) M() uint64 { return f.hdr.M }
+
+// K returns the number of bit positions (hash functions) per key.
+func (f *Filter) K() uint32 { return f.hdr.K }
+
+// N returns the capacity the filter was sized for (0 when it was created
+// from an explicit m and k).
+func (f *Filter) N() uint64 { return f.hdr.N }
+
+// P returns the false-positive probability the filter was sized for at n
+// keys (0 when it was created from an explicit m and k).
+func (f *Filter) P() float64 { return f.hdr.P }
+
+// ReadOnly reports whether the filter was opened read-only.
+func (f *Filter) ReadOnly() bool { return f.readOnly }
+
+// usable reports why a call may not run now; write is true for calls that
+// set bits or change the header. The caller holds mu.
+func (f *Filter) usable(write bool) error {
+	switch {
+	case f.closed:
+		return ErrClosed
+	case f.broken.Load():
+		return fmt.Errorf("%s: %w", f.Path(), ErrFileChanged)
+	case write && f.readOnly:
+		return fmt.Errorf("%s: %w", f.Path(), ErrReadOnly)
+	case write && f.hdr.Sealed():
+		return fmt.Errorf("%s: %w", f.Path(), ErrSealed)
+	}
+	return nil
+}
+
+// checkHeader detects a file rewritten in place under the mapping by
+// comparing the immutable header words with their values at open. It
+// touches one cache line that every probe keeps hot.
+func (f *Filter) checkHeader() error {
+	if atomic.LoadUint64(&f.head[0]) != f.want[0] ||
+		atomic.LoadUint64(&f.head[3]) != f.want[1] ||
+		atomic.LoadUint64(&f.head[5]) != f.want[2] {
+		f.broken.Store(true)
+		return fmt.Errorf("%s: header rewritten: %w", f.Path(), ErrFileChanged)
+	}
+	return nil
+}
+
+// Count returns the number of adds recorded in the header: Add calls plus
+// TestAndAdd calls that set a new bit, over every process that wrote the
+// file. A v1.1 file's 32-bit count stops at 2^32-1.
+func (f *Filter) Count() (uint64, error) {
+	var c uint64
+	err := f.run(false, false, func() error {
+		c = f.loadCount()
+		return nil
+	})
+	return c, err
+}
+
+func (f *Filter) loadCount() uint64 {
+	if f.count32 != nil {
+		return uint64(atomic.LoadUint32(f.count32))
+	}
+	return atomic.LoadUint64(&f.head[1])
+}
+
+// addCount adds delta to the header count, atomically; the v1.1 32-bit
+// count saturates instead of wrapping.
+func (f *Filter) addCount(delta uint64) {
+	if f.count32 == nil {
+		atomic.AddUint64(&f.head[1], delta)
+		return
+	}
+	for {
+		old := atomic.LoadUint32(f.count32)
+		next := uint64(old) + delta
+		if next > 1<<32-1 {
+			next = 1<<32 - 1
+		}
+		if atomic.CompareAndSwapUint32(f.count32, old, uint32(next)) {
+			return
+		}
+	}
+}
+
+// storeCount sets the header count; the caller holds the exclusive locks.
+func (f *Filter) storeCount(c uint64) {
+	if f.count32 != nil {
+		atomic.StoreUint32(f.count32, uint32(min(c, 1<<32-1)))
+		return
+	}
+	atomic.StoreUint64(&f.head[1], c)
+}
+
+// OverCapacity reports whether more keys were added than the capacity n
+// the filter was sized for, so that its false-positive rate is above p
+// (document 003's Add signals the same). A filter created from an explicit
+// m and k has no capacity and never reports it.
+func (f *Filter) OverCapacity() (bool, error) {
+	c, err := f.Count()
+	return f.hdr.N > 0 && c > f.hdr.N, err
+}

@@ -1,0 +1,90 @@
+package mmapbloom
+
+import "github.com/mmapbloom/mmapbloom/format"
+
+// Document 000's linear congruential generator for the k hash seeds:
+// x(0) = 314159265 (the documents' value, or the filter's seed), x(i+1) =
+// 1664525 x(i) + 1013904223 in uint32 arithmetic.
+const (
+	// DocumentSeed is the first LCG seed of document 000's scheme; give it as
+	// the seed of a SchemeMurmurSeeds filter to reproduce the documents' bit
+	// offsets.
+	DocumentSeed = 314159265
+	lcgA         = 1664525
+	lcgC         = 1013904223
+)
+
+// locator derives a key's k bit positions in [0, m) by one of the hash
+// schemes of format.Scheme. Every implementation of a probe (single key,
+// batch, SIMD) must give exactly the positions of locate.
+type locator struct {
+	scheme format.Scheme
+	m      uint64
+	k      uint32
+	seed   uint64
+	seeds  []uint64 // SchemeMurmurSeeds: the k LCG seeds
+}
+
+func newLocator(h format.Header) locator {
+	l := locator{scheme: h.Scheme, m: h.M, k: h.K, seed: h.Seed}
+	if h.Scheme == format.SchemeMurmurSeeds {
+		l.seeds = make([]uint64, h.K)
+		x := uint32(h.Seed)
+		for i := range l.seeds {
+			l.seeds[i] = uint64(x)
+			x = lcgA*x + lcgC
+		}
+	}
+	return l
+}
+
+// locate writes the k positions of key into dst[:k] and returns dst[:k].
+func (l *locator) locate(key []byte, dst []uint64) []uint64 {
+	dst = dst[:l.k]
+	switch l.scheme {
+	case format.SchemeMurmurDoubleV1:
+		l.doubleV1(key, dst)
+	case format.SchemeMurmurSeeds:
+		for i, s := range l.seeds {
+			dst[i] = MurmurHash64A(key, s) % l.m
+		}
+	default:
+		l.double(key, dst)
+	}
+	return dst
+}
+
+// doubleV1 is document 003's bloom_hash exactly: h1 = MurmurHash64A(key,
+// seed), h2 = MurmurHash64A(key, MIX_UINT64(h1)), position i = (h1 + i*h2)
+// mod m in wrapping uint64 arithmetic. It can repeat one position k times
+// (h2 = 0 mod m); format v1.1 files keep it for interoperability.
+func (l *locator) doubleV1(key []byte, dst []uint64) {
+	h1 := MurmurHash64A(key, l.seed)
+	h2 := MurmurHash64A(key, mixSeed(h1))
+	for i := range dst {
+		dst[i] = (h1 + uint64(i)*h2) % l.m
+	}
+}
+
+// double is SchemeMurmurDouble: the same two hashes as doubleV1, mapped
+// onto the full range of m before stepping (a = h1 reduced to [0, m),
+// step b = 1 + h2 reduced to [0, m-1)), so the step is never 0 mod m and
+// every key sets min(k, 2) or more distinct bits when m > 1. Position
+// i = (a + i*b) mod m, computed without overflow (Kirsch and Mitzenmacher
+// 2006, "Less Hashing, Same Performance").
+func (l *locator) double(key []byte, dst []uint64) {
+	h1 := MurmurHash64A(key, l.seed)
+	h2 := MurmurHash64A(key, mixSeed(h1))
+	a := reduce(h1, l.m)
+	var b uint64
+	if l.m > 1 {
+		b = 1 + reduce(h2, l.m-1)
+	}
+	for i := range dst {
+		dst[i] = a
+		a += b
+		if a >= l.m {
+			a -= l.m
+		}
+	}
+}

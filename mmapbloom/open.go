@@ -1,0 +1,123 @@
+package mmapbloom
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/mmapbloom/mmapbloom/format"
+)
+
+// OpenOptions tunes Open. A nil *OpenOptions means the defaults.
+type OpenOptions struct {
+	// ReadOnly opens and maps the file read-only: writing calls fail with
+	// ErrReadOnly and the file is never written. Needed for files this
+	// process may not write (mode 0444, another user's). Default false.
+	ReadOnly bool
+}
+
+// Open maps the filter file at path. It reads and validates the 64-byte
+// header (magic, version, checksum, layout, scheme, k, m against the byte
+// size, the file long enough for the bit array) and maps the file; it reads
+// nothing of the bit array, so it takes the same time for any filter size.
+// The file is held with a shared advisory lock until Close.
+//
+// Errors: the os error (fs.ErrNotExist, fs.ErrPermission), a format
+// validation error (format.ErrBadMagic, format.ErrTruncated, ...), ErrInUse
+// when another process holds the file exclusively, ErrTooLarge when the
+// file does not fit this platform's address space.
+func Open(path string, opts *OpenOptions) (*Filter, error) {
+	readOnly := opts != nil && opts.ReadOnly
+	flag := os.O_RDWR
+	if readOnly {
+		flag = os.O_RDONLY
+	}
+	file, err := os.OpenFile(path, flag, 0)
+	if err != nil {
+		if !readOnly && errors.Is(err, fs.ErrPermission) {
+			return nil, fmt.Errorf("mmapbloom: open for writing (open read-only to query it): %w", err)
+		}
+		return nil, fmt.Errorf("mmapbloom: %w", err)
+	}
+	f, err := openFile(file, readOnly)
+	if err != nil {
+		_ = file.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// openFile locks, validates and maps an open file.
+func openFile(file *os.File, readOnly bool) (*Filter, error) {
+	if err := lockShared(file); err != nil {
+		return nil, err
+	}
+	hdr, err := readHeader(file)
+	if err != nil {
+		return nil, err
+	}
+	data, err := mapFile(file, format.HeaderSize+hdr.ByteSize, readOnly)
+	if err != nil {
+		return nil, err
+	}
+	f, err := newFilter(file, data, hdr, readOnly)
+	if err != nil {
+		_ = data.Unmap()
+		return nil, err
+	}
+	return f, nil
+}
+
+// readHeader reads and validates the header of file with plain reads, so
+// that a short file is refused before it is mapped (touching a mapped page
+// past the end of a file raises SIGBUS).
+func readHeader(file *os.File) (format.Header, error) {
+	st, err := file.Stat()
+	if err != nil {
+		return format.Header{}, fmt.Errorf("mmapbloom: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return format.Header{}, fmt.Errorf("mmapbloom: %s is not a regular file: %w", file.Name(), format.ErrShortHeader)
+	}
+	var buf [format.HeaderSize]byte
+	if n, err := file.ReadAt(buf[:], 0); n < len(buf) {
+		return format.Header{}, fmt.Errorf("mmapbloom: %s: %d bytes (%v): %w", file.Name(), st.Size(), err, format.ErrShortHeader)
+	}
+	hdr, err := format.Decode(buf[:])
+	if err == nil {
+		err = hdr.CheckFileSize(st.Size())
+	}
+	if err != nil {
+		return format.Header{}, fmt.Errorf("mmapbloom: %s: %w", file.Name(), err)
+	}
+	return hdr, nil
+}
+
+// Close unmaps the filter and closes its file, releasing the lock. Data
+// written stays in the page cache and reaches the disk in the kernel's
+// time; call Sync first to make it durable. Calls after Close fail with
+// ErrClosed; Close itself may be called again and returns nil.
+func (f *Filter) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return nil
+	}
+	f.closed = true
+	err := f.data.Unmap()
+	f.data, f.head, f.words, f.count32 = nil, nil, nil, nil
+	return errors.Join(err, f.file.Close())
+}
+
+// Sync writes the mapped bits and header to the disk and waits for it
+// (msync with MS_SYNC, then fsync). Bits added before Sync returns survive
+// a crash of the machine. Errors: ErrClosed, the msync or fsync error.
+func (f *Filter) Sync() error {
+	return f.run(false, false, func() error {
+		if err := f.data.Flush(); err != nil {
+			return fmt.Errorf("mmapbloom: msync %s: %w", f.Path(), err)
+		}
+		return f.file.Sync()
+	})
+}

@@ -1,0 +1,75 @@
+package mmapbloom
+
+import (
+	"math"
+	"math/bits"
+	"sync/atomic"
+)
+
+// Stats describes a filter's header and the state of its bit array.
+type Stats struct {
+	M     uint64  // bits in the array
+	K     uint32  // bit positions (hash functions) per key
+	N     uint64  // capacity sized for; 0 when created from m and k
+	P     float64 // false-positive probability asked for at n; 0 likewise
+	Count uint64  // adds recorded in the header (see Filter.Count)
+
+	// SetBits is the number of bits set; FillRatio is SetBits / M.
+	SetBits   uint64
+	FillRatio float64
+
+	// EstimatedCardinality estimates the number of distinct keys added
+	// from the set bits X: -(m/k) ln(1 - X/m) (Swamidass and Baldi 2007,
+	// "Mathematical correction for fingerprint similarity measures").
+	// +Inf when every bit is set.
+	EstimatedCardinality float64
+
+	// EstimatedFPR is the probability that a key never added tests present
+	// now: FillRatio^k.
+	EstimatedFPR float64
+
+	// TheoreticalFPR is the false-positive rate expected at n keys,
+	// (1 - e^(-kn/m))^k (document 004's bloom_false_positive_rate); 0 when
+	// n is 0.
+	TheoreticalFPR float64
+
+	// OverCapacity is true when Count > N > 0: the filter holds more keys
+	// than it was sized for and its false-positive rate exceeds P.
+	OverCapacity bool
+}
+
+// Stats counts the set bits (a pass over the whole array, O(m)) and
+// returns them with the header fields and the estimates derived from them.
+// Errors: ErrClosed, ErrFileChanged.
+func (f *Filter) Stats() (Stats, error) {
+	var s Stats
+	err := f.run(false, false, func() error {
+		s = Stats{M: f.hdr.M, K: f.hdr.K, N: f.hdr.N, P: f.hdr.P, Count: f.loadCount()}
+		for i := range f.words {
+			s.SetBits += uint64(bits.OnesCount64(atomic.LoadUint64(&f.words[i])))
+		}
+		return nil
+	})
+	if err != nil {
+		return Stats{}, err
+	}
+	m, k := float64(s.M), float64(s.K)
+	s.FillRatio = float64(s.SetBits) / m
+	s.EstimatedCardinality = -m / k * math.Log1p(-s.FillRatio)
+	s.EstimatedFPR = math.Pow(s.FillRatio, k)
+	s.TheoreticalFPR = FalsePositiveRate(s.M, s.K, s.N)
+	s.OverCapacity = s.N > 0 && s.Count > s.N
+	return s, nil
+}
+
+// FalsePositiveRate returns the expected false-positive rate of a classic
+// Bloom filter of m bits and k hash functions holding n keys:
+// (1 - e^(-kn/m))^k (document 004's bloom_false_positive_rate; Bloom
+// 1970). It returns 0 for n = 0.
+func FalsePositiveRate(m uint64, k uint32, n uint64) float64 {
+	if n == 0 || m == 0 {
+		return 0
+	}
+	kf := float64(k)
+	return math.Pow(-math.Expm1(-kf*float64(n)/float64(m)), kf)
+}
