@@ -6,13 +6,107 @@ import (
 	"github.com/mmapbloom/mmapbloom/format"
 )
 
+// The batch calls work on chunks of keys in a two-stage pipeline: hash
+// every key of the next chunk and prefetch every cache line it will touch,
+// then test or set the current chunk, whose lines were prefetched while the
+// next chunk was hashed. Misses overlap instead of queueing behind each
+// other and behind locked instructions (which do not overlap their
+// misses). Results equal the single-key calls in key order.
+
+// chunkKeys is the number of keys hashed and prefetched together: enough
+// lines in flight to cover memory latency, few enough to stay in L1.
+const chunkKeys = 32
+
+// chunk holds the hashed keys of one chunk.
+type chunk struct {
+	n     int
+	start int                             // offset of the chunk's first key in the batch
+	first [chunkKeys]uint64               // blocked: first bit of each key's block
+	gs    [chunkKeys]uint32               // blocked: in-block hash
+	locs  [chunkKeys * format.MaxK]uint64 // classic: k positions per key
+}
+
+// pipeline yields the hashed chunks of a batch, each prefetched one chunk
+// ahead of its use.
+type pipeline struct {
+	f    *Filter
+	keys [][]byte
+	next int // offset of the next chunk to hash
+	bufs [2]chunk
+	cur  int // index in bufs of the chunk to yield next
+}
+
+func newPipeline(f *Filter, keys [][]byte) *pipeline {
+	p := &pipeline{f: f, keys: keys}
+	p.load(&p.bufs[0])
+	return p
+}
+
+// chunk returns the next hashed chunk (nil at the end), after hashing and
+// prefetching the one after it.
+func (p *pipeline) chunk() *chunk {
+	c := &p.bufs[p.cur]
+	if c.n == 0 {
+		return nil
+	}
+	p.cur ^= 1
+	p.load(&p.bufs[p.cur])
+	return c
+}
+
+// load hashes the next chunk of keys into c and prefetches its lines.
+func (p *pipeline) load(c *chunk) {
+	f, keys := p.f, p.keys[p.next:min(p.next+chunkKeys, len(p.keys))]
+	c.n, c.start = len(keys), p.next
+	p.next += len(keys)
+	if f.blocked {
+		for i, key := range keys {
+			block, g := f.loc.blockHash(key)
+			c.first[i], c.gs[i] = block*blockBits, g
+		}
+		active.prefetch(f.words, c.first[:c.n])
+		return
+	}
+	k := int(f.hdr.K)
+	for i, key := range keys {
+		f.loc.locate(key, c.locs[i*k:(i+1)*k])
+	}
+	active.prefetch(f.words, c.locs[:c.n*k])
+}
+
+// setChunk sets the bits of key i of c; with report it says whether any
+// was clear before this call set it.
+func (f *Filter) setChunk(c *chunk, i int, report bool) bool {
+	if f.blocked {
+		return f.setBlock(c.first[i]/blockBits, c.gs[i], report)
+	}
+	k := int(f.hdr.K)
+	return f.setBits(c.locs[i*k:(i+1)*k], report)
+}
+
+// testChunk sets out[i] to whether key i of c may be present.
+func (f *Filter) testChunk(c *chunk, out []bool) {
+	if f.blocked {
+		active.testBlocks(f.words, c.first[:c.n], c.gs[:c.n], f.hdr.K, out)
+		return
+	}
+	k := int(f.hdr.K)
+	for i := range out {
+		out[i] = f.testBits(c.locs[i*k : (i+1)*k])
+	}
+}
+
 // AddBatch adds every key of keys, with the same effect as calling Add on
 // each in order, and adds len(keys) to the count. Errors as for Add.
 func (f *Filter) AddBatch(keys [][]byte) error {
-	var buf [format.MaxK]uint64
 	return f.run(false, true, func() error {
-		for _, key := range keys {
-			f.setBits(f.loc.locate(key, buf[:]))
+		for p, c := newPipeline(f, keys), (*chunk)(nil); ; {
+			if c = p.chunk(); c == nil {
+				break
+			}
+			for i := range c.n {
+				f.setChunk(c, i, false)
+			}
 		}
 		f.addCount(uint64(len(keys)))
 		return nil
@@ -26,10 +120,12 @@ func (f *Filter) TestBatch(keys [][]byte, present []bool) error {
 	if len(present) < len(keys) {
 		return fmt.Errorf("mmapbloom: TestBatch: %d results for %d keys: %w", len(present), len(keys), ErrBadOptions)
 	}
-	var buf [format.MaxK]uint64
 	return f.run(false, false, func() error {
-		for i, key := range keys {
-			present[i] = f.testBits(f.loc.locate(key, buf[:]))
+		for p, c := newPipeline(f, keys), (*chunk)(nil); ; {
+			if c = p.chunk(); c == nil {
+				break
+			}
+			f.testChunk(c, present[c.start:c.start+c.n])
 		}
 		return nil
 	})
@@ -42,13 +138,17 @@ func (f *Filter) TestAndAddBatch(keys [][]byte, present []bool) error {
 	if len(present) < len(keys) {
 		return fmt.Errorf("mmapbloom: TestAndAddBatch: %d results for %d keys: %w", len(present), len(keys), ErrBadOptions)
 	}
-	var buf [format.MaxK]uint64
 	return f.run(false, true, func() error {
 		added := uint64(0)
-		for i, key := range keys {
-			present[i] = !f.setBits(f.loc.locate(key, buf[:]))
-			if !present[i] {
-				added++
+		for p, c := newPipeline(f, keys), (*chunk)(nil); ; {
+			if c = p.chunk(); c == nil {
+				break
+			}
+			for i := range c.n {
+				present[c.start+i] = !f.setChunk(c, i, true)
+				if !present[c.start+i] {
+					added++
+				}
 			}
 		}
 		f.addCount(added)

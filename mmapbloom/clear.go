@@ -18,11 +18,16 @@ func (f *Filter) Clear() error {
 // exclusive runs op with the in-process lock held exclusively and the
 // file's advisory lock converted to exclusive, then converts it back.
 func (f *Filter) exclusive(what string, op func() error) error {
-	return f.run(true, true, func() error {
-		if err := lockExclusive(f.file); err != nil {
-			return fmt.Errorf("mmapbloom: %s %s: %w", what, f.path, err)
-		}
-		defer func() { _ = lockShared(f.file) }()
-		return op()
-	})
+	return f.run(true, true, func() error { return f.alone(what, op) })
+}
+
+// alone runs op with the file's advisory lock converted to exclusive (see
+// lock.go), then converts it back. On ErrInUse the handle keeps its shared
+// lock. The caller holds mu exclusively.
+func (f *Filter) alone(what string, op func() error) error {
+	if err := upgradeLock(f.file); err != nil {
+		return fmt.Errorf("mmapbloom: %s: %w", what, err)
+	}
+	defer func() { _ = downgradeLock(f.file) }()
+	return op()
 }

@@ -31,8 +31,9 @@ type Filter struct {
 	head     []uint64      // the header as 8 words
 	words    []uint64      // the bit array as words
 	count32  *uint32       // the v1.1 count field
-	want     [3]uint64     // immutable header words 0, 3 and 5, as at open
+	want     [4]uint64     // immutable header words 0, 3, 5 and 7 (see checkHeader)
 	loc      locator
+	blocked  bool // format.LayoutBlocked512
 	readOnly bool
 	closed   bool
 	broken   atomic.Bool // set once a fault showed the file changed
@@ -46,11 +47,12 @@ func newFilter(file *os.File, data mmap.MMap, hdr format.Header, readOnly bool) 
 	}
 	f := &Filter{
 		path: file.Name(), file: file, data: data, hdr: hdr, readOnly: readOnly,
-		head:  all[:format.HeaderSize/8],
-		words: all[format.HeaderSize/8:],
-		loc:   newLocator(hdr),
+		head:    all[:format.HeaderSize/8],
+		words:   all[format.HeaderSize/8:],
+		loc:     newLocator(hdr),
+		blocked: hdr.Layout == format.LayoutBlocked512,
 	}
-	f.want = [3]uint64{f.head[0], f.head[3], f.head[5]}
+	f.want = f.immutableWords()
 	if hdr.Version == format.V1 {
 		f.count32 = uint32At(data, format.OffCount)
 	}
@@ -60,9 +62,14 @@ func newFilter(file *os.File, data mmap.MMap, hdr format.Header, readOnly bool) 
 // Path returns the file name the filter was opened or created with.
 func (f *Filter) Path() string { return f.path }
 
-// Header returns the header as decoded at open. Its Count is the value at
-// that moment; Count returns the live value.
-func (f *Filter) Header() format.Header { return f.hdr }
+// Header returns the header as decoded at open, with the sealed flag and
+// data crc as Seal and Unseal left them. Its Count is the value at open;
+// Count returns the live value.
+func (f *Filter) Header() format.Header {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return f.hdr
+}
 
 // M returns the number of bits of the array.
 func (f *Filter) M() uint64 { return f.hdr.M }
@@ -97,13 +104,26 @@ func (f *Filter) usable(write bool) error {
 	return nil
 }
 
+// immutableWords returns the header words checkHeader compares: 0 (magic,
+// layout, scheme, flags, k; v1.1 magic and seed), 3 (m; v1.1 m and k), 5
+// (seed) and 7 (v2 data crc and header crc, which covers every immutable
+// byte; v1.1 file crc and byte size). Only Seal and Unseal change them,
+// with every other handle closed.
+func (f *Filter) immutableWords() [4]uint64 {
+	return [4]uint64{
+		atomic.LoadUint64(&f.head[0]), atomic.LoadUint64(&f.head[3]),
+		atomic.LoadUint64(&f.head[5]), atomic.LoadUint64(&f.head[7]),
+	}
+}
+
 // checkHeader detects a file rewritten in place under the mapping by
 // comparing the immutable header words with their values at open. It
 // touches one cache line that every probe keeps hot.
 func (f *Filter) checkHeader() error {
 	if atomic.LoadUint64(&f.head[0]) != f.want[0] ||
 		atomic.LoadUint64(&f.head[3]) != f.want[1] ||
-		atomic.LoadUint64(&f.head[5]) != f.want[2] {
+		atomic.LoadUint64(&f.head[5]) != f.want[2] ||
+		atomic.LoadUint64(&f.head[7]) != f.want[3] {
 		f.broken.Store(true)
 		return fmt.Errorf("%s: header rewritten: %w", f.Path(), ErrFileChanged)
 	}

@@ -2,15 +2,19 @@ package mmapbloom
 
 import (
 	"fmt"
+	"reflect"
 	"runtime/debug"
+	"sync/atomic"
 )
 
 // run executes op against the mapping with the checks every call needs:
 // the in-process lock (shared, or exclusive for calls that need every
-// other user out), the handle's state, and the header. A fault while op
-// touches the mapping (the file was truncated or shrunk under it, which
-// would otherwise kill the process with SIGBUS) becomes ErrFileChanged,
-// and the Filter refuses further calls.
+// other user out), the handle's state, the header, and the last word of
+// the mapping. A fault while run or op touches the mapping (the file was
+// truncated or shrunk under it, which would otherwise kill the process
+// with SIGBUS) becomes ErrFileChanged, and the Filter refuses further
+// calls. Touching the last word makes a file shrunk by a page or more
+// fail every call, not only the calls whose keys fall in the lost pages.
 func (f *Filter) run(exclusive, write bool, op func() error) (err error) {
 	if exclusive {
 		f.mu.Lock()
@@ -26,6 +30,7 @@ func (f *Filter) run(exclusive, write bool, op func() error) (err error) {
 	if err := f.checkHeader(); err != nil {
 		return err
 	}
+	atomic.LoadUint64(&f.words[len(f.words)-1])
 	return op()
 }
 
@@ -43,4 +48,27 @@ func (f *Filter) recoverFault(restore bool, err *error) {
 	}
 	f.broken.Store(true)
 	*err = fmt.Errorf("%s: fault at %#x (file truncated or shrunk?): %w", f.Path(), fault.Addr(), ErrFileChanged)
+}
+
+// blameFault is deferred by code inside another filter's run that reads
+// f's mapping too (Merge reads its source). A fault at an address in f's
+// mapping becomes ErrFileChanged for f, and f refuses further calls; any
+// other panic goes on to the enclosing run.
+func (f *Filter) blameFault(err *error) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	fault, ok := r.(interface{ Addr() uintptr })
+	if !ok || !f.maps(fault.Addr()) {
+		panic(r)
+	}
+	f.broken.Store(true)
+	*err = fmt.Errorf("%s: fault at %#x (file truncated or shrunk?): %w", f.Path(), fault.Addr(), ErrFileChanged)
+}
+
+// maps reports whether addr lies in f's mapping.
+func (f *Filter) maps(addr uintptr) bool {
+	start := reflect.ValueOf(f.data).Pointer()
+	return addr >= start && addr-start < uintptr(len(f.data))
 }

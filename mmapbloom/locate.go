@@ -44,6 +44,8 @@ func (l *locator) locate(key []byte, dst []uint64) []uint64 {
 	switch l.scheme {
 	case format.SchemeMurmurDoubleV1:
 		l.doubleV1(key, dst)
+	case format.SchemeXXH3Blocked:
+		l.locateBlocked(key, dst)
 	case format.SchemeMurmurSeeds:
 		for i, s := range l.seeds {
 			dst[i] = MurmurHash64A(key, s) % l.m

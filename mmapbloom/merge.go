@@ -20,7 +20,7 @@ func (f *Filter) Merge(src *Filter) error {
 	if err := f.compatible(src); err != nil {
 		return err
 	}
-	return f.exclusive("merge into", func() error {
+	return f.exclusive("merge into", func() (err error) {
 		if !src.mu.TryRLock() {
 			return fmt.Errorf("mmapbloom: merge %s: source busy: %w", src.path, ErrInUse)
 		}
@@ -28,6 +28,13 @@ func (f *Filter) Merge(src *Filter) error {
 		if err := src.usable(false); err != nil {
 			return err
 		}
+		// The source gets the checks of run too: its header, its last
+		// word, and a fault in its mapping marks it, not f, broken.
+		defer src.blameFault(&err)
+		if err := src.checkHeader(); err != nil {
+			return err
+		}
+		atomic.LoadUint64(&src.words[len(src.words)-1])
 		for i := range f.words {
 			if s := atomic.LoadUint64(&src.words[i]); s != 0 {
 				atomic.OrUint64(&f.words[i], s)

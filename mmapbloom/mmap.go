@@ -1,6 +1,7 @@
 package mmapbloom
 
-// This file holds every call that maps, advises or unmaps memory.
+// This file holds every call that maps or unmaps memory (the Linux-only
+// huge-page advice is in advise_linux.go).
 
 import (
 	"fmt"
@@ -12,8 +13,13 @@ import (
 )
 
 // mapFile maps the first size bytes of f, shared, writable unless
-// readOnly, and advises the kernel that access is random (so a cold probe
-// faults in one page instead of megabytes of read-ahead).
+// readOnly, and advises the kernel that access is random (no read-ahead
+// of megabytes around a cold probe) and that huge pages are welcome: where
+// the kernel and file system keep 2 MiB page-cache folios (Linux 6.16+ on
+// ext4, XFS, tmpfs with THP in "madvise" or "always" mode), a probe then
+// misses the TLB about once per 2 MiB instead of once per 4 KiB, which
+// nearly halves the time of a random probe; a cold fault then reads up to
+// 2 MiB. Kernels without it ignore the advice.
 func mapFile(f *os.File, size uint64, readOnly bool) (mmap.MMap, error) {
 	if size > math.MaxInt {
 		return nil, fmt.Errorf("mapping %d bytes on this platform: %w", size, ErrTooLarge)
@@ -26,6 +32,7 @@ func mapFile(f *os.File, size uint64, readOnly bool) (mmap.MMap, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mmapbloom: map %s (%d bytes): %w", f.Name(), size, err)
 	}
+	adviseHugePages(m)
 	if err := unix.Madvise(m, unix.MADV_RANDOM); err != nil {
 		_ = m.Unmap()
 		return nil, fmt.Errorf("mmapbloom: madvise %s: %w", f.Name(), err)

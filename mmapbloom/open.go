@@ -111,13 +111,12 @@ func (f *Filter) Close() error {
 }
 
 // Sync writes the mapped bits and header to the disk and waits for it
-// (msync with MS_SYNC, then fsync). Bits added before Sync returns survive
-// a crash of the machine. Errors: ErrClosed, the msync or fsync error.
+// (msync with MS_SYNC, then fsync). Once it returns, the keys of every add
+// that returned before Sync was called survive a crash of the machine or
+// a power loss; adds running while Sync runs may or may not. Without Sync
+// the kernel writes dirty pages back in its own time (about 30 seconds on
+// Linux by default). Errors: ErrClosed, ErrFileChanged, the msync or fsync
+// error.
 func (f *Filter) Sync() error {
-	return f.run(false, false, func() error {
-		if err := f.data.Flush(); err != nil {
-			return fmt.Errorf("mmapbloom: msync %s: %w", f.Path(), err)
-		}
-		return f.file.Sync()
-	})
+	return f.run(false, false, f.flush)
 }

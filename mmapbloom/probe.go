@@ -11,9 +11,8 @@ import (
 // count is incremented atomically. Any byte sequence is a key, the empty
 // one included. Errors: ErrClosed, ErrReadOnly, ErrSealed, ErrFileChanged.
 func (f *Filter) Add(key []byte) error {
-	var buf [format.MaxK]uint64
 	return f.run(false, true, func() error {
-		f.setBits(f.loc.locate(key, buf[:]))
+		f.setKey(key, false)
 		f.addCount(1)
 		return nil
 	})
@@ -26,9 +25,8 @@ func (f *Filter) AddString(key string) error { return f.Add(bytesOf(key)) }
 // absent; true means present, or a false positive with probability about
 // p at n keys. Test never writes. Errors: ErrClosed, ErrFileChanged.
 func (f *Filter) Test(key []byte) (present bool, err error) {
-	var buf [format.MaxK]uint64
 	err = f.run(false, false, func() error {
-		present = f.testBits(f.loc.locate(key, buf[:]))
+		present = f.testKey(key)
 		return nil
 	})
 	return present, err
@@ -42,15 +40,18 @@ func (f *Filter) TestString(key string) (bool, error) { return f.Test(bytesOf(ke
 // that was clear (the key is new), and only then is the count incremented.
 //
 // Racing callers: when several goroutines or processes call TestAndAdd
-// with the same new key at once, at least one of them is told false (new):
-// each bit is set by exactly one atomic OR, and the caller whose OR set
-// it sees it clear. Several may be told false, since each may set a
-// different one of the key's bits first; a caller is told true only after
-// every bit of the key was set, by it or by others. Errors as for Add.
+// at once with the same key, and at least one of its bits is clear when
+// they start, at least one of them is told false (new): each bit is set by
+// exactly one atomic OR, and the caller whose OR set it sees it clear.
+// Several may be told false, up to min(callers, k), since each may set a
+// different one of the key's bits first, and the count grows by one for
+// each such answer. A caller is told true only when every bit of the key
+// was already set, by it or by others. A key never added that is a false
+// positive has no clear bit, so every caller is told true. Errors as for
+// Add.
 func (f *Filter) TestAndAdd(key []byte) (present bool, err error) {
-	var buf [format.MaxK]uint64
 	err = f.run(false, true, func() error {
-		present = !f.setBits(f.loc.locate(key, buf[:]))
+		present = !f.setKey(key, true)
 		if !present {
 			f.addCount(1)
 		}
@@ -69,6 +70,26 @@ func (f *Filter) Locations(key []byte) []uint64 {
 	return f.loc.locate(key, make([]uint64, f.hdr.K))
 }
 
+// testKey reports whether every bit of key is set.
+func (f *Filter) testKey(key []byte) bool {
+	if f.blocked {
+		return f.testBlock(f.loc.blockHash(key))
+	}
+	var buf [format.MaxK]uint64
+	return f.testBits(f.loc.locate(key, buf[:]))
+}
+
+// setKey sets every bit of key; with report it says whether any was
+// clear before this call set it.
+func (f *Filter) setKey(key []byte, report bool) bool {
+	if f.blocked {
+		block, g := f.loc.blockHash(key)
+		return f.setBlock(block, g, report)
+	}
+	var buf [format.MaxK]uint64
+	return f.setBits(f.loc.locate(key, buf[:]), report)
+}
+
 // testBits reports whether every position is set.
 func (f *Filter) testBits(locs []uint64) bool {
 	for _, p := range locs {
@@ -79,14 +100,29 @@ func (f *Filter) testBits(locs []uint64) bool {
 	return true
 }
 
-// setBits sets every position and reports whether any was clear before
-// this call set it.
-func (f *Filter) setBits(locs []uint64) (set bool) {
+// setBits sets every position; with report it says whether any was clear
+// before this call set it.
+func (f *Filter) setBits(locs []uint64, report bool) (set bool) {
 	for _, p := range locs {
-		w, mask := &f.words[p>>6], wordMask(p)
-		if atomic.LoadUint64(w)&mask == 0 && atomic.OrUint64(w, mask)&mask == 0 {
+		if orWord(&f.words[p>>6], wordMask(p), report) {
 			set = true
 		}
 	}
 	return set
+}
+
+// orWord sets the bits of mask in *w with an atomic OR, skipped (no locked
+// instruction, no dirtied page) when they are all set already. With report
+// it returns whether any of them was clear before this OR, from the OR's
+// old value (a compare-and-swap loop on x86); without, a plain locked OR
+// is used and the result is whether the load saw a bit clear.
+func orWord(w *uint64, mask uint64, report bool) bool {
+	if atomic.LoadUint64(w)&mask == mask {
+		return false
+	}
+	if report {
+		return atomic.OrUint64(w, mask)&mask != mask
+	}
+	atomic.OrUint64(w, mask)
+	return true
 }

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// buildPrograms builds coldstart and addproc into a temporary directory.
+func buildPrograms(t *testing.T) string {
+	t.Helper()
+	bin := t.TempDir()
+	cmd := exec.Command("go", "build", "-o", bin+"/", "../coldstart", "../addproc")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return bin
+}
+
+// TestColdAndScale runs both subcommands on tiny filters and checks the
+// shape of their lines (not the times).
+func TestColdAndScale(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs child programs")
+	}
+	bin := buildPrograms(t)
+	dir := t.TempDir()
+
+	var out bytes.Buffer
+	require.NoError(t, run([]string{"cold", "-dir", dir, "-coldstart", filepath.Join(bin, "coldstart"),
+		"-runs", "3", "-size", "64KiB", "-bab-n", "10k", "-keys", "1000"}, &out))
+	assert.Regexp(t, `^BenchmarkColdStart/lib=mmapbloom/size=64KiB\t3\t\S+ median-ns\t\S+ max-ns\t\S+ process-median-ns\t65600 filter-bytes
+BenchmarkHeapInuse/lib=mmapbloom/size=64KiB\t1\t\d+ heap-open-bytes\t\d+ heap-query-bytes\t65600 filter-bytes
+BenchmarkColdStart/lib=bitsandblooms/size=23KiB\t3\t.*
+BenchmarkHeapInuse/lib=bitsandblooms/size=23KiB\t1\t.*
+BenchmarkColdStart/lib=bitsandblooms/size=64KiB\t3\t.*
+BenchmarkHeapInuse/lib=bitsandblooms/size=64KiB\t1\t.*
+$`, out.String())
+
+	out.Reset()
+	require.NoError(t, run([]string{"scale", "-dir", dir, "-addproc", filepath.Join(bin, "addproc"), "-n", "20k"}, &out))
+	assert.Regexp(t, `^BenchmarkScale/mode=batch/procs=1\t20000\t\d+ adds/s\t\S+ cpu-ns/add
+BenchmarkScale/mode=batch/procs=2\t20000\t\d+ adds/s\t\S+ cpu-ns/add\t\S+ speedup
+BenchmarkScale/mode=single/procs=1\t20000\t\d+ adds/s\t\S+ cpu-ns/add
+BenchmarkScale/mode=single/procs=2\t20000\t\d+ adds/s\t\S+ cpu-ns/add\t\S+ speedup
+$`, out.String())
+	files, err := filepath.Glob(filepath.Join(dir, "*"))
+	require.NoError(t, err)
+	assert.Empty(t, files, "files left behind")
+}
+
+func TestHelpers(t *testing.T) {
+	for s, want := range map[string]uint64{"1GiB": 1 << 30, "64KiB": 64 << 10, "3MiB": 3 << 20, "4096": 4096} {
+		got, err := parseBytes(s)
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+	}
+	_, err := parseBytes("1GB")
+	assert.Error(t, err)
+	assert.Equal(t, "1GiB", formatBytes(1<<30+64))
+	assert.Equal(t, "114MiB", formatBytes(119_814_960))
+	assert.Equal(t, 2.5, median([]float64{4, 1, 2, 3}))
+	assert.Equal(t, 2.0, median([]float64{3, 1, 2}))
+	assert.Equal(t, "123456789", formatValue(123456789.4))
+	assert.Equal(t, "0.0001234", formatValue(0.00012344))
+	assert.Equal(t, "7", parseKV("a=1 b=7 junk")["b"])
+	assert.Error(t, run(nil, &bytes.Buffer{}))
+	assert.Error(t, run([]string{"nope"}, &bytes.Buffer{}))
+}

@@ -1,0 +1,94 @@
+package mmapbloom
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/format"
+)
+
+var batchLayouts = []*CreateOptions{
+	{Layout: format.LayoutBlocked512},
+	{Layout: format.LayoutClassic},
+	{Scheme: format.SchemeMurmurSeeds},
+	{Format: format.V1},
+}
+
+// keysOf returns n URL-like keys of a family, stored one after another
+// in one buffer as keys read from a file are.
+func keysOf(family byte, n int) [][]byte { return keysFrom(family, 0, n) }
+
+// keysFrom returns the n keys of a family numbered from first on.
+func keysFrom(family byte, first, n int) [][]byte {
+	keys := make([][]byte, n)
+	var buf []byte
+	var scratch [96]byte
+	for i := range keys {
+		k := urlKey(scratch[:], family, uint64(first+i))
+		if len(buf)+len(k) > cap(buf) {
+			buf = make([]byte, 0, 1<<24)
+		}
+		start := len(buf)
+		buf = append(buf, k...)
+		keys[i] = buf[start:len(buf):len(buf)]
+	}
+	return keys
+}
+
+// TestBatchMatchesSingle checks that every batch call, with every kernel,
+// gives the answers and the file of the single-key calls, in key order
+// (a key repeated inside a batch is new only the first time).
+func TestBatchMatchesSingle(t *testing.T) {
+	added := keysOf(0, 3000)
+	added = append(added, added[:100]...) // repeats inside one batch
+	queries := append(keysOf(1, 20000), added...)
+	for _, opts := range batchLayouts {
+		o := *opts
+		o.Seed, o.FixedSeed = 9, true
+		t.Run(fmt.Sprintf("%v-%v-%v", o.Format, o.Layout, o.Scheme), func(t *testing.T) {
+			forEachKernel(t, func(t *testing.T) {
+				single := newTestFilter(t, 2000, 0.01, &o)
+				batch := newTestFilter(t, 2000, 0.01, &o)
+				wantNew := make([]bool, len(added))
+				for i, key := range added {
+					var err error
+					wantNew[i], err = single.TestAndAdd(key)
+					require.NoError(t, err)
+				}
+				gotNew := make([]bool, len(added))
+				require.NoError(t, batch.TestAndAddBatch(added, gotNew))
+				require.Equal(t, wantNew, gotNew)
+
+				want := make([]bool, len(queries))
+				for i, key := range queries {
+					var err error
+					want[i], err = single.Test(key)
+					require.NoError(t, err)
+				}
+				got := make([]bool, len(queries))
+				require.NoError(t, batch.TestBatch(queries, got))
+				require.Equal(t, want, got)
+				require.Contains(t, got, false)
+
+				require.NoError(t, batch.AddBatch(queries))
+				require.NoError(t, batch.TestBatch(queries, got))
+				require.NotContains(t, got, false)
+				c, err := batch.Count()
+				require.NoError(t, err)
+				sc, err := single.Count()
+				require.NoError(t, err)
+				require.Equal(t, sc+uint64(len(queries)), c)
+			})
+		})
+	}
+}
+
+func TestBatchShortResults(t *testing.T) {
+	f := newTestFilter(t, 100, 0.01, nil)
+	keys := keysOf(0, 3)
+	require.ErrorIs(t, f.TestBatch(keys, make([]bool, 2)), ErrBadOptions)
+	require.ErrorIs(t, f.TestAndAddBatch(keys, make([]bool, 2)), ErrBadOptions)
+	require.NoError(t, f.TestBatch(nil, nil))
+}

@@ -1,0 +1,114 @@
+package mmapbloom
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/format"
+)
+
+// Benchmarks of this store alone (the comparison with other libraries is
+// in the bench module). MMAPBLOOM_BENCH_N sets the number of keys
+// (default 1,000,000; the published figures use 10M and 50M).
+func benchN(b *testing.B) int {
+	n := 1_000_000
+	if s := os.Getenv("MMAPBLOOM_BENCH_N"); s != "" {
+		v, err := strconv.Atoi(s)
+		require.NoError(b, err)
+		n = v
+	}
+	return n
+}
+
+// benchFilter creates a filter for n keys at p = 1e-4 holding keys.
+func benchFilter(b *testing.B, layout format.Layout, keys [][]byte) *Filter {
+	path := filepath.Join(b.TempDir(), "bench.bloom")
+	f, err := Create(path, uint64(len(keys)), 1e-4, &CreateOptions{Layout: layout})
+	require.NoError(b, err)
+	b.Cleanup(func() { _ = f.Close() })
+	require.NoError(b, f.AddBatch(keys))
+	return f
+}
+
+func BenchmarkProbe(b *testing.B) {
+	n := benchN(b)
+	present, absent := keysOf(0, n), keysOf(1, n)
+	for _, layout := range []format.Layout{format.LayoutBlocked512, format.LayoutClassic} {
+		f := benchFilter(b, layout, present)
+		for _, kern := range kernels {
+			active = kern
+			name := fmt.Sprintf("layout=%v/impl=%s/n=%d", layout, kern, n)
+			b.Run(name+"/op=test-present", func(b *testing.B) { benchTest(b, f, present) })
+			b.Run(name+"/op=test-absent", func(b *testing.B) { benchTest(b, f, absent) })
+			b.Run(name+"/op=batch-test-present", func(b *testing.B) { benchBatchTest(b, f, present) })
+			b.Run(name+"/op=batch-test-absent", func(b *testing.B) { benchBatchTest(b, f, absent) })
+			b.Run(name+"/op=add", func(b *testing.B) { benchAdd(b, f, absent) })
+			b.Run(name+"/op=batch-add", func(b *testing.B) { benchBatchAdd(b, f, absent) })
+		}
+		active = kernels[0]
+	}
+}
+
+func benchTest(b *testing.B, f *Filter, keys [][]byte) {
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := f.Test(keys[i]); err != nil {
+			b.Fatal(err)
+		}
+		if i++; i == len(keys) {
+			i = 0
+		}
+	}
+}
+
+func benchAdd(b *testing.B, f *Filter, keys [][]byte) {
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if err := f.Add(keys[i]); err != nil {
+			b.Fatal(err)
+		}
+		if i++; i == len(keys) {
+			i = 0
+		}
+	}
+}
+
+const benchBatch = 1024
+
+func benchBatchTest(b *testing.B, f *Filter, keys [][]byte) {
+	b.ReportAllocs()
+	out := make([]bool, benchBatch)
+	i := 0
+	for b.Loop() {
+		if i+benchBatch > len(keys) {
+			i = 0
+		}
+		if err := f.TestBatch(keys[i:i+benchBatch], out); err != nil {
+			b.Fatal(err)
+		}
+		i += benchBatch
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchBatch), "ns/key")
+}
+
+func benchBatchAdd(b *testing.B, f *Filter, keys [][]byte) {
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if i+benchBatch > len(keys) {
+			i = 0
+		}
+		if err := f.AddBatch(keys[i : i+benchBatch]); err != nil {
+			b.Fatal(err)
+		}
+		i += benchBatch
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchBatch), "ns/key")
+}

@@ -1,0 +1,114 @@
+//go:build linux
+
+package mmapbloom
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestCrashedWriters kills writer processes with SIGKILL at random
+// moments, round after round on one file: 3 writers per round (Add,
+// AddString, AddBatch), each killed once its progress passes a random
+// mark (0 kills it while it starts), after a random pause. After every
+// round the file opens and validates, every key whose add returned before
+// the kill tests present, and the count grew by the adds that returned
+// plus at most the ones in flight. After the last round the filter keeps
+// working. 8 rounds for the first layout and 3 for the others by
+// default, 100 each with MMAPBLOOM_STRESS=1.
+func TestCrashedWriters(t *testing.T) {
+	const writers = 3
+	modes := []string{"add", "string", "batch"}
+	inFlight := map[string]uint64{"add": 1, "string": 1, "batch": batchSize}
+	for li, opts := range testLayouts {
+		rounds := 8
+		switch {
+		case stress():
+			rounds = 100
+		case li > 0:
+			rounds = 3
+		}
+		t.Run(layoutName(opts), func(t *testing.T) {
+			seed := rand.Uint64()
+			rng := rand.New(rand.NewPCG(seed, 0))
+			t.Logf("%d rounds, seed %d", rounds, seed)
+			dir := t.TempDir()
+			path := filepath.Join(dir, "crash.bloom")
+			f, err := Create(path, 2_000_000, 0.01, opts)
+			require.NoError(t, err)
+			hdr := f.Header()
+			require.NoError(t, f.Close())
+			prog := createProgress(t, filepath.Join(dir, "progress"), rounds*writers)
+
+			var count, total uint64
+			for r := range rounds {
+				ps := make([]*proc, writers)
+				targets := make([]uint64, writers)
+				for w := range writers {
+					targets[w] = rng.Uint64N(20_000)
+					if rng.IntN(8) == 0 {
+						targets[w] = 0
+					}
+					ps[w] = startHelper(t, "writer", helperArgs{
+						Path: path, Progress: prog.path, ID: uint32(r*writers + w), Keys: 1 << 40, Mode: modes[w],
+					})
+				}
+				for w, p := range ps {
+					id := uint32(r*writers + w)
+					for prog.load(id) < targets[w] {
+						require.True(t, p.running(), "writer %s exited before its kill; output:\n%s", p.name, p.out.String())
+						time.Sleep(100 * time.Microsecond)
+					}
+					time.Sleep(time.Duration(rng.IntN(500)) * time.Microsecond)
+					p.killed()
+				}
+
+				f, err := Open(path, nil)
+				require.NoError(t, err, "round %d: open after the kills", r)
+				var done, maxLost uint64
+				for w := range writers {
+					id := uint32(r*writers + w)
+					mark := prog.load(id)
+					done += mark
+					maxLost += inFlight[modes[w]]
+					requireAllPresent(t, f, id, 0, mark)
+				}
+				c, err := f.Count()
+				require.NoError(t, err)
+				require.GreaterOrEqual(t, c, count+done, "round %d: count below the adds that returned", r)
+				require.LessOrEqual(t, c, count+done+maxLost, "round %d: count above the adds made", r)
+				count, total = c, total+done
+				require.NoError(t, f.Close())
+				checkInvariants(t, path, hdr)
+			}
+			t.Logf("%d adds returned before the kills, count %d", total, count)
+
+			// The filter keeps working: add, test, clear, sync.
+			f, err = Open(path, nil)
+			require.NoError(t, err)
+			watch(t, f)
+			for w := range uint32(rounds * writers) {
+				requireAllPresent(t, f, w, 0, prog.load(w))
+			}
+			key := []byte(fmt.Sprintf("after %d rounds", rounds))
+			require.NoError(t, f.Add(key))
+			ok, err := f.Test(key)
+			require.NoError(t, err)
+			require.True(t, ok)
+			require.NoError(t, f.Clear())
+			c, err := f.Count()
+			require.NoError(t, err)
+			require.Zero(t, c)
+			ok, err = f.Test(key)
+			require.NoError(t, err)
+			require.False(t, ok)
+			require.NoError(t, f.Add(key))
+			require.NoError(t, f.Sync())
+		})
+	}
+}

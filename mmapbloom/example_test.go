@@ -1,0 +1,124 @@
+package mmapbloom_test
+
+import (
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
+)
+
+// tempPath returns a file name in a fresh temporary directory.
+func tempPath(name string) (string, func()) {
+	dir, err := os.MkdirTemp("", "mmapbloom-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	return filepath.Join(dir, name), func() { os.RemoveAll(dir) }
+}
+
+// Create a filter file for a million keys at a 0.1% false-positive rate.
+// The file is sized and reserved at once; opening it later is O(1).
+func ExampleCreate() {
+	path, cleanup := tempPath("seen.bloom")
+	defer cleanup()
+
+	f, err := mmapbloom.Create(path, 1_000_000, 0.001, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	fmt.Println(f.Header().Layout, f.K(), f.M()%512 == 0)
+	// Output: blocked512 9 true
+}
+
+// Add keys, then test them: a key added always tests present; a key never
+// added tests absent except with probability about p.
+func ExampleFilter_Test() {
+	path, cleanup := tempPath("blocklist.bloom")
+	defer cleanup()
+	f, err := mmapbloom.Create(path, 10_000, 0.001, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, host := range []string{"bad.example", "worse.example"} {
+		if err := f.AddString(host); err != nil {
+			log.Fatal(err)
+		}
+	}
+	f.Close()
+
+	// Any process can now map the file read-only and answer at once.
+	r, err := mmapbloom.Open(path, &mmapbloom.OpenOptions{ReadOnly: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer r.Close()
+	for _, host := range []string{"bad.example", "good.example"} {
+		present, err := r.TestString(host)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(host, present)
+	}
+	// Output:
+	// bad.example true
+	// good.example false
+}
+
+// Deduplicate a stream, as a crawler fleet does with its "seen URL" file:
+// TestAndAdd reports false for a key this call added.
+func ExampleFilter_TestAndAddBatch() {
+	path, cleanup := tempPath("seen.bloom")
+	defer cleanup()
+	f, err := mmapbloom.Create(path, 10_000, 0.001, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+
+	urls := [][]byte{
+		[]byte("https://a.example/"), []byte("https://b.example/"), []byte("https://a.example/"),
+	}
+	seen := make([]bool, len(urls))
+	if err := f.TestAndAddBatch(urls, seen); err != nil {
+		log.Fatal(err)
+	}
+	for i, u := range urls {
+		if !seen[i] {
+			fmt.Println(string(u))
+		}
+	}
+	// Output:
+	// https://a.example/
+	// https://b.example/
+}
+
+// Merge shards built anywhere into one filter: the result holds every key
+// of both. The shards must share m, k, layout, scheme and seed.
+func ExampleFilter_Merge() {
+	dst, cleanup := tempPath("all.bloom")
+	defer cleanup()
+	opts := &mmapbloom.CreateOptions{Seed: 1, FixedSeed: true}
+	a, err := mmapbloom.Create(dst, 1000, 0.01, opts)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer a.Close()
+	b, err := mmapbloom.Create(dst+".shard", 1000, 0.01, opts)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer b.Close()
+
+	_ = a.AddString("from shard a")
+	_ = b.AddString("from shard b")
+	if err := a.Merge(b); err != nil {
+		log.Fatal(err)
+	}
+	ok, _ := a.TestString("from shard b")
+	n, _ := a.Count()
+	fmt.Println(ok, n)
+	// Output: true 2
+}

@@ -1,0 +1,70 @@
+//go:build amd64 && gc && !purego
+
+package mmapbloom
+
+import "github.com/klauspost/cpuid/v2"
+
+// availableKernels returns the AVX-512 and AVX2 kernels this CPU (and its
+// OS, which must save the wide registers; cpuid checks both) can run,
+// then the generic one.
+func availableKernels() []kernel {
+	var ks []kernel
+	if cpuid.CPU.Supports(cpuid.AVX512F, cpuid.BMI2) {
+		ks = append(ks, kernelAVX512)
+	}
+	if cpuid.CPU.Supports(cpuid.AVX2) {
+		ks = append(ks, kernelAVX2)
+	}
+	return append(ks, kernelGeneric)
+}
+
+func (k kernel) prefetch(words []uint64, bits []uint64) {
+	switch {
+	case k == kernelGeneric:
+		prefetchGeneric(words, bits)
+	case len(bits) > 0:
+		prefetchLines(&words[0], &bits[0], len(bits))
+	}
+}
+
+func (k kernel) testBlocks(words []uint64, blocks []uint64, gs []uint32, probes uint32, out []bool) {
+	if k == kernelGeneric || len(blocks) == 0 {
+		testBlocksGeneric(words, blocks, gs, probes, out)
+		return
+	}
+	_, _ = gs[len(blocks)-1], out[len(blocks)-1]
+	if k == kernelAVX512 {
+		testBlocksAVX512Asm(&words[0], &blocks[0], &gs[0], &out[0], len(blocks), int(probes), &phiPow[0])
+		return
+	}
+	testBlocksAVX2Asm(&words[0], &blocks[0], &gs[0], &out[0], len(blocks), int(probes), &phiPow[0], &laneMasks[0][0])
+}
+
+// laneMasks[j] has its first j 32-bit lanes all ones: the lanes of the last
+// group of 8 probes that exist when k is not a multiple of 8.
+var laneMasks = func() (m [9][8]uint32) {
+	for j := range m {
+		for l := range j {
+			m[j][l] = ^uint32(0)
+		}
+	}
+	return m
+}()
+
+// prefetchLines issues PREFETCHT0 for the line of bit bits[i] of words,
+// i < n.
+//
+//go:noescape
+func prefetchLines(words *uint64, bits *uint64, n int)
+
+// testBlocksAVX2Asm is testBlocks for n blocks with AVX2: 8 probes at a
+// time, each gathering its 32-bit word of the line with VPERMD.
+//
+//go:noescape
+func testBlocksAVX2Asm(words *uint64, blocks *uint64, gs *uint32, out *bool, n, k int, mults *uint32, lanes *uint32)
+
+// testBlocksAVX512Asm is testBlocks for n blocks with AVX-512F: the whole
+// line in one register, 16 probes at a time.
+//
+//go:noescape
+func testBlocksAVX512Asm(words *uint64, blocks *uint64, gs *uint32, out *bool, n, k int, mults *uint32)

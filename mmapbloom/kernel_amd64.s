@@ -1,0 +1,141 @@
+//go:build amd64 && gc && !purego
+
+#include "textflag.h"
+
+// func prefetchLines(words *uint64, bits *uint64, n int)
+TEXT ·prefetchLines(SB), NOSPLIT, $0-24
+	MOVQ words+0(FP), SI
+	MOVQ bits+8(FP), DI
+	MOVQ n+16(FP), CX
+
+prefetch:
+	MOVQ       (DI), AX
+	SHRQ       $3, AX
+	PREFETCHT0 (SI)(AX*1)
+	ADDQ       $8, DI
+	DECQ       CX
+	JNZ        prefetch
+	RET
+
+// func testBlocksAVX2Asm(words *uint64, blocks *uint64, gs *uint32, out *bool, n, k int, mults *uint32, lanes *uint32)
+//
+// Per block: Y0, Y1 = its 16 32-bit words; per group of 8 probes:
+// h = g * mults[j] (Y3), word = h >> 28 gathered from Y0 or Y1 by VPERMD
+// and a blend on h's top bit, bit = 1 << ((h >> 23) & 31); Y13 collects
+// the wanted bits that are clear. The block matches when Y13 is zero.
+TEXT ·testBlocksAVX2Asm(SB), NOSPLIT, $0-64
+	MOVQ words+0(FP), SI
+	MOVQ blocks+8(FP), DI
+	MOVQ gs+16(FP), R8
+	MOVQ out+24(FP), R9
+	MOVQ n+32(FP), CX
+	MOVQ k+40(FP), DX
+	MOVQ mults+48(FP), R10
+	MOVQ lanes+56(FP), R11
+
+	MOVL         $31, AX
+	MOVD         AX, X15
+	VPBROADCASTD X15, Y15
+	MOVL         $1, AX
+	MOVD         AX, X14
+	VPBROADCASTD X14, Y14
+	XORQ         R12, R12
+
+line2:
+	MOVQ         (DI)(R12*8), AX
+	SHRQ         $3, AX
+	ADDQ         SI, AX
+	VMOVDQU      (AX), Y0
+	VMOVDQU      32(AX), Y1
+	VPBROADCASTD (R8)(R12*4), Y2
+	VPXOR        Y13, Y13, Y13
+	MOVQ         DX, BX
+	MOVQ         R10, R13
+
+group2:
+	VPMULLD   (R13), Y2, Y3
+	VPSRLD    $28, Y3, Y4
+	VPERMD    Y0, Y4, Y5
+	VPERMD    Y1, Y4, Y6
+	VBLENDVPS Y3, Y6, Y5, Y7
+	VPSRLD    $23, Y3, Y8
+	VPAND     Y15, Y8, Y8
+	VPSLLVD   Y8, Y14, Y9
+	CMPQ      BX, $8
+	JAE       full2
+	MOVQ      BX, R14
+	SHLQ      $5, R14
+	VPAND     (R11)(R14*1), Y9, Y9
+
+full2:
+	VPANDN Y9, Y7, Y10
+	VPOR   Y10, Y13, Y13
+	ADDQ   $32, R13
+	SUBQ   $8, BX
+	JG     group2
+
+	VPTEST Y13, Y13
+	SETEQ  (R9)(R12*1)
+	INCQ   R12
+	CMPQ   R12, CX
+	JB     line2
+
+	VZEROUPPER
+	RET
+
+// func testBlocksAVX512Asm(words *uint64, blocks *uint64, gs *uint32, out *bool, n, k int, mults *uint32)
+//
+// Per block: Z0 = its 16 32-bit words; per group of 16 probes: h = g *
+// mults[j], word = Z0 permuted by h >> 28, bit = 1 << ((h >> 23) & 31);
+// VPTESTNMD under the mask of existing probes (K1) flags clear bits,
+// collected in R15. The block matches when R15 is zero.
+TEXT ·testBlocksAVX512Asm(SB), NOSPLIT, $0-56
+	MOVQ words+0(FP), SI
+	MOVQ blocks+8(FP), DI
+	MOVQ gs+16(FP), R8
+	MOVQ out+24(FP), R9
+	MOVQ n+32(FP), CX
+	MOVQ k+40(FP), DX
+	MOVQ mults+48(FP), R10
+
+	MOVL         $31, AX
+	VPBROADCASTD AX, Z15
+	MOVL         $1, AX
+	VPBROADCASTD AX, Z14
+	XORQ         R12, R12
+
+line512:
+	MOVQ         (DI)(R12*8), AX
+	SHRQ         $3, AX
+	ADDQ         SI, AX
+	VMOVDQU64    (AX), Z0
+	VPBROADCASTD (R8)(R12*4), Z2
+	XORL         R15, R15
+	MOVQ         DX, BX
+	MOVQ         R10, R13
+
+group512:
+	VPMULLD   (R13), Z2, Z3
+	VPSRLD    $28, Z3, Z4
+	VPERMD    Z0, Z4, Z5
+	VPSRLD    $23, Z3, Z8
+	VPANDD    Z15, Z8, Z8
+	VPSLLVD   Z8, Z14, Z9
+	MOVL      $0xFFFF, AX
+	BZHIL     BX, AX, AX
+	KMOVW     AX, K1
+	VPTESTNMD Z9, Z5, K1, K2
+	KMOVW     K2, AX
+	ORL       AX, R15
+	ADDQ      $64, R13
+	SUBQ      $16, BX
+	JG        group512
+
+	TESTL R15, R15
+	SETEQ (R9)(R12*1)
+	INCQ  R12
+	CMPQ  R12, CX
+	JB    line512
+
+	VZEROUPPER
+	RET

@@ -1,0 +1,33 @@
+package mmapbloom
+
+import "sync/atomic"
+
+// prefetchGeneric loads one word of every line: independent loads in a
+// tight loop keep many misses in flight on any CPU. The sum only keeps
+// the loads from being removed.
+func prefetchGeneric(words []uint64, bits []uint64) {
+	var sum uint64
+	for _, b := range bits {
+		sum += atomic.LoadUint64(&words[b>>6])
+	}
+	_ = sum
+}
+
+// testBlocksGeneric is the pure-Go testBlocks.
+func testBlocksGeneric(words []uint64, blocks []uint64, gs []uint32, k uint32, out []bool) {
+	for i, b := range blocks {
+		first := b >> 6
+		out[i] = testLine(words[first:first+blockWords:first+blockWords], gs[i], k)
+	}
+}
+
+// testLine reports whether every probe of g is set in the 8-word line.
+func testLine(line []uint64, g uint32, k uint32) bool {
+	for _, mul := range phiPow[:k] {
+		h := g * mul
+		if atomic.LoadUint64(&line[h>>29])&(1<<((h>>23)&63)) == 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,11 @@
+//go:build !amd64 || !gc || purego
+
+package mmapbloom
+
+func availableKernels() []kernel { return []kernel{kernelGeneric} }
+
+func (kernel) prefetch(words []uint64, bits []uint64) { prefetchGeneric(words, bits) }
+
+func (kernel) testBlocks(words []uint64, blocks []uint64, gs []uint32, k uint32, out []bool) {
+	testBlocksGeneric(words, blocks, gs, k, out)
+}

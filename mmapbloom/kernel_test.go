@@ -1,0 +1,65 @@
+package mmapbloom
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/format"
+)
+
+// forEachKernel runs fn with each kernel this CPU can run made active in
+// turn, and restores the choice afterwards.
+func forEachKernel(t *testing.T, fn func(t *testing.T)) {
+	saved := active
+	t.Cleanup(func() { active = saved })
+	for _, k := range kernels {
+		t.Run("impl="+k.String(), func(t *testing.T) {
+			active = k
+			fn(t)
+		})
+	}
+}
+
+// TestKernelsMatchGeneric checks every kernel's testBlocks against the
+// generic one for every k (around each vector width of 8 and 16 probes),
+// at fills from sparse to nearly full so both answers occur.
+func TestKernelsMatchGeneric(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const blocks = 64
+	words := make([]uint64, blocks*blockWords)
+	lines := make([]uint64, 1000)
+	gs := make([]uint32, len(lines))
+	want := make([]bool, len(lines))
+	got := make([]bool, len(lines))
+	forEachKernel(t, func(t *testing.T) {
+		answers := map[bool]int{}
+		for k := uint32(1); k <= format.MaxK; k++ {
+			for _, density := range []uint{1, 2, 3} {
+				for i := range words {
+					words[i] = ^uint64(0)
+					for range density {
+						words[i] &= rng.Uint64() | rng.Uint64()<<uint(rng.IntN(8))
+					}
+					if i%7 == 0 {
+						words[i] = ^uint64(0)
+					}
+				}
+				for i := range lines {
+					lines[i] = uint64(rng.IntN(blocks)) * blockBits
+					gs[i] = rng.Uint32()
+				}
+				active.prefetch(words, lines)
+				testBlocksGeneric(words, lines, gs, k, want)
+				active.testBlocks(words, lines, gs, k, got)
+				require.Equal(t, want, got, "k=%d density=%d", k, density)
+				for _, a := range want {
+					answers[a]++
+				}
+			}
+		}
+		require.Greater(t, answers[true], 1000)
+		require.Greater(t, answers[false], 1000)
+	})
+}

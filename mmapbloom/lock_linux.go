@@ -1,0 +1,39 @@
+package mmapbloom
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// shareRange takes the shared open file description lock of a handle.
+func shareRange(f *os.File) error { return ofdLock(f, unix.F_RDLCK) }
+
+// upgradeLock converts a handle's shared lock to exclusive, atomically:
+// on ErrInUse the handle keeps its shared lock.
+func upgradeLock(f *os.File) error { return ofdLock(f, unix.F_WRLCK) }
+
+// downgradeLock converts an exclusive lock back to shared.
+func downgradeLock(f *os.File) error { return ofdLock(f, unix.F_RDLCK) }
+
+// ofdLock sets an open file description lock of type typ on the whole
+// file (start 0, length 0: to the end, however long), without waiting.
+func ofdLock(f *os.File, typ int16) error {
+	lk := unix.Flock_t{Type: typ, Whence: io.SeekStart}
+	for {
+		err := unix.FcntlFlock(f.Fd(), unix.F_OFD_SETLK, &lk)
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, unix.EINTR):
+			continue
+		case errors.Is(err, unix.EAGAIN), errors.Is(err, unix.EACCES):
+			return fmt.Errorf("%s: %w", f.Name(), ErrInUse)
+		default:
+			return fmt.Errorf("mmapbloom: lock %s: %w", f.Name(), err)
+		}
+	}
+}

@@ -1,0 +1,24 @@
+//go:build !linux
+
+package mmapbloom
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// Without open file description locks, the flock lock alone is converted;
+// see lock.go for the window this leaves.
+
+func shareRange(*os.File) error { return nil }
+
+func upgradeLock(f *os.File) error {
+	err := flock(f, unix.LOCK_EX)
+	if err != nil {
+		_ = flock(f, unix.LOCK_SH)
+	}
+	return err
+}
+
+func downgradeLock(f *os.File) error { return flock(f, unix.LOCK_SH) }

@@ -1,0 +1,355 @@
+//go:build linux
+
+package mmapbloom
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/format"
+)
+
+// lockKeys is the number of keys the lock tests add (writer 0's sequence).
+const lockKeys = 2000
+
+// roleHold opens the filter (read-only if asked), reports "ready", and
+// answers each "check" with whether keys [0, Keys) of writer 0 all test
+// present, until the parent closes stdin.
+func roleHold(t *testing.T, h *helper) {
+	f, err := Open(h.args.Path, &OpenOptions{ReadOnly: h.args.ReadOnly})
+	require.NoError(t, err)
+	defer f.Close()
+	h.send(t, "ready")
+	for {
+		cmd, ok := h.command()
+		if !ok {
+			return
+		}
+		require.Equal(t, "check", cmd)
+		requireAllPresent(t, f, 0, 0, h.args.Keys)
+		h.send(t, true)
+	}
+}
+
+// roleExclusive opens the filter and holds its exclusive lock, as Clear
+// does while it runs, until the parent closes stdin.
+func roleExclusive(t *testing.T, h *helper) {
+	f, err := Open(h.args.Path, nil)
+	require.NoError(t, err)
+	defer f.Close()
+	require.NoError(t, f.exclusive("hold", func() error {
+		h.send(t, "ready")
+		h.waitStop()
+		return nil
+	}))
+}
+
+// newLockFilter creates a filter with a fixed seed holding keys [0,
+// lockKeys) of writer 0, synced.
+func newLockFilter(t *testing.T, dir, name string, opts *CreateOptions) *Filter {
+	t.Helper()
+	f, err := Create(filepath.Join(dir, name), lockKeys, 0.01, withSeed(opts, 42))
+	require.NoError(t, err)
+	require.NoError(t, f.AddBatch(procKeys(0, 0, lockKeys)))
+	require.NoError(t, f.Sync())
+	return f
+}
+
+// holder is another handle on a filter file: a second Open in this
+// process, or a helper process.
+type holder struct {
+	f *Filter
+	p *proc
+}
+
+func openHolder(t *testing.T, path string, process, readOnly bool) *holder {
+	t.Helper()
+	if !process {
+		f, err := Open(path, &OpenOptions{ReadOnly: readOnly})
+		require.NoError(t, err)
+		return &holder{f: f}
+	}
+	p := startHelper(t, "hold", helperArgs{Path: path, ReadOnly: readOnly, Keys: lockKeys})
+	var ready string
+	p.recv(t, &ready)
+	require.Equal(t, "ready", ready)
+	return &holder{p: p}
+}
+
+// check requires the holder's view to hold every key.
+func (h *holder) check(t *testing.T) {
+	t.Helper()
+	if h.f != nil {
+		requireAllPresent(t, h.f, 0, 0, lockKeys)
+		return
+	}
+	h.p.send(t, "check")
+	var ok bool
+	h.p.recv(t, &ok)
+	require.True(t, ok)
+}
+
+func (h *holder) close(t *testing.T) {
+	t.Helper()
+	if h.f != nil {
+		require.NoError(t, h.f.Close())
+		return
+	}
+	h.p.finish(t)
+}
+
+// dirNames lists the names in dir.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	return names
+}
+
+// TestExclusiveOpsRefusedWhileOpen checks that Clear, Merge into a
+// filter, Seal, Unseal and Create with Overwrite fail at once with
+// ErrInUse while another handle has the file open (a second Open in this
+// process or another process, read-write or read-only), change nothing,
+// leave no temporary file, and succeed once the other handle is closed.
+func TestExclusiveOpsRefusedWhileOpen(t *testing.T) {
+	holders := []struct {
+		name              string
+		process, readOnly bool
+	}{
+		{"same-process", false, false},
+		{"same-process-read-only", false, true},
+		{"other-process", true, false},
+		{"other-process-read-only", true, true},
+	}
+	for _, opts := range testLayouts {
+		for _, hc := range holders {
+			t.Run(layoutName(opts)+"/"+hc.name, func(t *testing.T) {
+				dir := t.TempDir()
+				f := newLockFilter(t, dir, "f.bloom", opts)
+				defer f.Close()
+				src := newLockFilter(t, dir, "src.bloom", opts)
+				defer src.Close()
+				path := f.Path()
+				overwrite := func() error {
+					g, err := Create(path, lockKeys, 0.01, &CreateOptions{Overwrite: true})
+					if g != nil {
+						_ = g.Close()
+					}
+					return err
+				}
+				ops := []struct {
+					name string
+					op   func() error
+				}{
+					{"clear", f.Clear},
+					{"merge", func() error { return f.Merge(src) }},
+					{"seal", f.Seal},
+					{"overwrite", overwrite},
+				}
+				before, err := os.ReadFile(path)
+				require.NoError(t, err)
+				names := dirNames(t, dir)
+
+				h := openHolder(t, path, hc.process, hc.readOnly)
+				for _, o := range ops {
+					if o.name == "seal" && isV1(opts) {
+						continue
+					}
+					requireInUse(t, o.op(), o.name)
+					after, err := os.ReadFile(path)
+					require.NoError(t, err)
+					require.Equal(t, before, after, "%s changed the file", o.name)
+					require.Equal(t, names, dirNames(t, dir), "%s left files behind", o.name)
+					requireAllPresent(t, f, 0, 0, lockKeys)
+				}
+				h.check(t)
+				h.close(t)
+
+				if !isV1(opts) {
+					require.NoError(t, f.Seal())
+					h = openHolder(t, path, hc.process, hc.readOnly)
+					requireInUse(t, f.Unseal(), "unseal")
+					h.check(t)
+					h.close(t)
+					require.NoError(t, f.Unseal())
+				}
+				require.NoError(t, f.Merge(src))
+				require.NoError(t, f.Clear())
+				ok, err := f.Test(procKey(make([]byte, 13), 0, 0))
+				require.NoError(t, err)
+				require.False(t, ok, "a key survived Clear")
+				requireInUse(t, overwrite(), "overwrite of a file this process has open")
+				require.NoError(t, f.Close())
+				require.NoError(t, overwrite())
+				require.Equal(t, names, dirNames(t, dir))
+			})
+		}
+	}
+}
+
+// TestFailedExclusiveKeepsLock checks that a handle whose exclusive
+// operation failed with ErrInUse still holds its shared lock: with two
+// handles open, each one's Clear (and Seal) must fail, however often they
+// try in turn. flock(2) drops a shared lock that fails to convert, which
+// once let the second handle's Clear run while the first had the file
+// mapped.
+func TestFailedExclusiveKeepsLock(t *testing.T) {
+	for _, opts := range testLayouts {
+		t.Run(layoutName(opts), func(t *testing.T) {
+			dir := t.TempDir()
+			a := newLockFilter(t, dir, "f.bloom", opts)
+			b, err := Open(a.Path(), nil)
+			require.NoError(t, err)
+			for i := range 3 {
+				requireInUse(t, a.Clear(), "a.Clear")
+				requireInUse(t, b.Clear(), "b.Clear")
+				if !isV1(opts) {
+					requireInUse(t, b.Seal(), "b.Seal")
+					requireInUse(t, a.Seal(), "a.Seal")
+				}
+				requireAllPresent(t, a, 0, 0, lockKeys)
+				requireAllPresent(t, b, 0, 0, lockKeys)
+				_ = i
+			}
+			require.NoError(t, a.Close())
+			require.NoError(t, b.Clear())
+			require.NoError(t, b.Close())
+		})
+	}
+}
+
+// TestOpenRefusedDuringExclusive checks that while another process runs
+// an exclusive operation (holds the exclusive lock as Clear does), Open,
+// read-write or read-only, and Create with Overwrite fail at once with
+// ErrInUse, and work once it is done.
+func TestOpenRefusedDuringExclusive(t *testing.T) {
+	for _, opts := range testLayouts {
+		t.Run(layoutName(opts), func(t *testing.T) {
+			dir := t.TempDir()
+			f := newLockFilter(t, dir, "f.bloom", opts)
+			path := f.Path()
+			require.NoError(t, f.Close())
+			names := dirNames(t, dir)
+			p := startHelper(t, "exclusive", helperArgs{Path: path})
+			var ready string
+			p.recv(t, &ready)
+			require.Equal(t, "ready", ready)
+			_, err := Open(path, nil)
+			requireInUse(t, err, "open")
+			_, err = Open(path, &OpenOptions{ReadOnly: true})
+			requireInUse(t, err, "open read-only")
+			_, err = Create(path, 10, 0.01, &CreateOptions{Overwrite: true})
+			requireInUse(t, err, "overwrite")
+			require.Equal(t, names, dirNames(t, dir), "temporary files left")
+			p.finish(t)
+			f, err = Open(path, nil)
+			require.NoError(t, err)
+			requireAllPresent(t, f, 0, 0, lockKeys)
+			require.NoError(t, f.Close())
+		})
+	}
+}
+
+// contendResult is a contender's report.
+type contendResult struct{ Attempts, Succeeded uint64 }
+
+// roleContend opens the filter, reports ready, waits for "go", then
+// tries Clear, Seal (v2) and, one time in 16, Create with Overwrite,
+// Keys times in all; every attempt must fail with ErrInUse, since the
+// other contenders hold the file open, and the filter's keys must stay.
+func roleContend(t *testing.T, h *helper) {
+	a := h.args
+	f, err := Open(a.Path, nil)
+	require.NoError(t, err)
+	defer f.Close()
+	h.send(t, "ready")
+	cmd, ok := h.command()
+	require.True(t, ok)
+	require.Equal(t, "go", cmd)
+	v2 := f.Header().Version == format.V2
+	var res contendResult
+	key := procKey(make([]byte, 13), 0, a.Seed%lockKeys)
+	for i := range a.Keys {
+		var err error
+		op := "clear"
+		switch {
+		case i%16 == 15:
+			op = "overwrite"
+			var g *Filter
+			g, err = Create(a.Path, lockKeys, 0.01, &CreateOptions{Overwrite: true})
+			if g != nil {
+				_ = g.Close()
+			}
+		case i%2 == 1 && v2:
+			op = "seal"
+			err = f.Seal()
+		default:
+			err = f.Clear()
+		}
+		res.Attempts++
+		if err == nil {
+			res.Succeeded++
+			t.Errorf("attempt %d: %s succeeded", i, op)
+		} else {
+			require.True(t, errors.Is(err, ErrInUse), "attempt %d: %s: %v", i, op, err)
+		}
+		ok, err := f.Test(key)
+		require.NoError(t, err)
+		require.True(t, ok, "attempt %d: a key vanished", i)
+	}
+	h.send(t, res)
+	h.waitStop() // keep the file open until every contender is done
+}
+
+// TestExclusiveContention runs 3 processes that hold the same file and
+// all try exclusive operations at once, over and over: none may succeed,
+// and no key may vanish. 400 attempts each by default, 10,000 with
+// MMAPBLOOM_STRESS=1.
+func TestExclusiveContention(t *testing.T) {
+	const contenders = 3
+	attempts := uint64(400)
+	if stress() {
+		attempts = 10_000
+	}
+	for _, opts := range testLayouts {
+		t.Run(layoutName(opts), func(t *testing.T) {
+			dir := t.TempDir()
+			f := newLockFilter(t, dir, "f.bloom", opts)
+			path := f.Path()
+			hdr := f.Header()
+			require.NoError(t, f.Close())
+			var ps []*proc
+			for i := range contenders {
+				ps = append(ps, startHelper(t, "contend", helperArgs{Path: path, ID: uint32(i), Keys: attempts, Seed: uint64(i * 7)}))
+			}
+			ready := make([]string, contenders)
+			recvEach(t, ps, func(i int) any { return &ready[i] })
+			for _, p := range ps {
+				p.send(t, "go")
+			}
+			results := make([]contendResult, contenders)
+			recvEach(t, ps, func(i int) any { return &results[i] })
+			for i, p := range ps {
+				p.finish(t)
+				require.Equal(t, "ready", ready[i])
+				require.Equal(t, attempts, results[i].Attempts)
+				require.Zero(t, results[i].Succeeded, "%s: an exclusive operation ran while others had the file open", p.name)
+			}
+			f, err := Open(path, nil)
+			require.NoError(t, err)
+			requireAllPresent(t, f, 0, 0, lockKeys)
+			require.NoError(t, f.Close())
+			checkInvariants(t, path, hdr)
+		})
+	}
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
+)
+
+func TestCreate(t *testing.T) {
+	m, k, err := mmapbloom.OptimalClassic(1000, 0.01)
+	require.NoError(t, err)
+	bm, bk, err := mmapbloom.OptimalBlocked(1000, 0.01)
+	require.NoError(t, err)
+	tests := []struct {
+		name string
+		args []string
+		want map[string]any
+	}{
+		{
+			name: "v2 default",
+			args: []string{"-n", "1000", "-p", "0.01", "--seed", "7"},
+			want: map[string]any{"format_version": "v2", "layout": "blocked512", "scheme": "xxh3-blocked",
+				"m": float64(bm), "k": float64(bk), "n": 1000.0, "p": 0.01, "seed": 7.0, "count": 0.0, "set_bits": 0.0},
+		},
+		{
+			name: "v2 classic",
+			args: []string{"-n", "1000", "-p", "0.01", "--seed", "7", "--layout", "classic"},
+			want: map[string]any{"format_version": "v2", "layout": "classic", "scheme": "murmur2-double",
+				"m": float64(m), "k": float64(k), "n": 1000.0, "p": 0.01, "seed": 7.0},
+		},
+		{
+			name: "v2 default below the blocked floor",
+			args: []string{"-n", "1000", "-p", "1e-7"},
+			want: map[string]any{"format_version": "v2", "layout": "classic", "scheme": "murmur2-double"},
+		},
+		{
+			name: "v1 as vector urls-n10000-p0.0001-seed0",
+			args: []string{"--format", "v1", "--seed", "0", "-n", "10000", "-p", "0.0001"},
+			want: map[string]any{"format_version": "v1.1", "scheme": "murmur2-double-v1",
+				"m": 191744.0, "k": 13.0, "seed": 0.0, "byte_size": 23968.0, "file_size": 24032.0},
+		},
+		{
+			name: "seeded scheme, prime m",
+			args: []string{"--scheme", "murmur2-seeds", "--prime", "--seed", "314159265", "-n", "1000", "-p", "0.05"},
+			want: map[string]any{"scheme": "murmur2-seeds", "m": 6247.0, "k": 5.0, "seed": 314159265.0},
+		},
+		{
+			name: "seeded scheme, long flags",
+			args: []string{"--scheme=murmur2-seeds", "--capacity=100000", "--probability=0.001"},
+			want: map[string]any{"scheme": "murmur2-seeds", "m": 1437758.0, "k": 10.0},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "f.bloom")
+			requireOK(t, runCLI(t, nil, append([]string{"create", path}, tt.args...)...))
+			got := infoOf(t, path)
+			for field, want := range tt.want {
+				assert.Equal(t, want, got[field], field)
+			}
+		})
+	}
+}
+
+func TestCreateRandomSeed(t *testing.T) {
+	a, b := newFilterNoSeed(t), newFilterNoSeed(t)
+	assert.NotEqual(t, infoOf(t, a)["seed"], infoOf(t, b)["seed"])
+}
+
+func newFilterNoSeed(t *testing.T) string {
+	path := filepath.Join(t.TempDir(), "f.bloom")
+	requireOK(t, runCLI(t, nil, "create", path, "-n", "100", "-p", "0.01"))
+	return path
+}
+
+func TestCreateForce(t *testing.T) {
+	path := newFilter(t, "1000", "0.01")
+	requireOK(t, runCLI(t, []byte("key\n"), "add", path))
+	requireOK(t, runCLI(t, nil, "create", "--force", path, "-n", "50", "-p", "0.1"))
+	got := infoOf(t, path)
+	assert.Equal(t, 50.0, got["n"])
+	assert.Equal(t, 0.0, got["count"])
+}
+
+func TestCreateBadInput(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		contains string
+	}{
+		{name: "p zero", args: []string{"-n", "10", "-p", "0"}, contains: "p must be"},
+		{name: "p one", args: []string{"-n", "10", "-p", "1"}, contains: "p must be"},
+		{name: "p above one", args: []string{"-n", "10", "-p", "1.5"}, contains: "p must be"},
+		{name: "p NaN", args: []string{"-n", "10", "-p", "NaN"}, contains: "p must be"},
+		{name: "p Inf", args: []string{"-n", "10", "-p", "Inf"}, contains: "p must be"},
+		{name: "p negative", args: []string{"-n", "10", "-p=-0.5"}, contains: "probability"},
+		{name: "p not a number", args: []string{"-n", "10", "-p", "often"}, contains: "probability"},
+		{name: "n zero", args: []string{"-n", "0", "-p", "0.01"}, contains: "n must be"},
+		{name: "n missing", args: []string{"-p", "0.01"}, contains: "missing flags"},
+		{name: "p too small for k", args: []string{"-n", "10", "-p", "1e-300"}, contains: "out of range"},
+		{name: "v1 seed above 32 bits", args: []string{"--format", "v1", "--seed", "4294967296", "-n", "10", "-p", "0.01"}, contains: "incompatible"},
+		{name: "v1 seeded scheme", args: []string{"--format", "v1", "--scheme", "murmur2-seeds", "-n", "10", "-p", "0.01"}, contains: "incompatible"},
+		{name: "prime without seeded scheme", args: []string{"--prime", "-n", "10", "-p", "0.01"}, contains: "incompatible"},
+		{name: "unknown format", args: []string{"--format", "v3", "-n", "10", "-p", "0.01"}, contains: "must be one of"},
+		{name: "exists", args: []string{"-n", "10", "-p", "0.01"}, contains: "file exists"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := newFilter(t, "1000", "0.01")
+			before := readFile(t, path)
+			requireFailure(t, runCLI(t, nil, append([]string{"create", path}, tt.args...)...), tt.contains)
+			require.Equal(t, before, readFile(t, path), "existing filter changed")
+			fresh := filepath.Join(t.TempDir(), "new.bloom")
+			if tt.name != "exists" {
+				requireFailure(t, runCLI(t, nil, append([]string{"create", fresh}, tt.args...)...), tt.contains)
+			}
+			entries, err := os.ReadDir(filepath.Dir(fresh))
+			require.NoError(t, err)
+			require.Empty(t, entries, "file left behind")
+		})
+	}
+}
+
+func TestCreateMissingDirectory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "no", "such", "dir", "f.bloom")
+	requireFailure(t, runCLI(t, nil, "create", path, "-n", "10", "-p", "0.01"), "no such file or directory")
+}

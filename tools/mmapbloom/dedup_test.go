@@ -1,0 +1,117 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
+)
+
+func TestDedup(t *testing.T) {
+	tests := []struct {
+		name  string
+		input string
+		args  []string
+		first string // printed by the first run
+		count int    // keys in first
+	}{
+		{name: "duplicates", input: "a\nb\na\nc\nb\na\n", first: "a\nb\nc\n", count: 3},
+		{name: "CRLF and empty lines", input: "a\r\n\na\n\n", first: "a\r\n\n", count: 2},
+		{name: "final line without LF", input: "x\ny", first: "x\ny\n", count: 2},
+		{name: "NUL keys", input: "a\x00a\nb\x00a\x00", args: []string{"-0"}, first: "a\x00a\nb\x00", count: 2},
+		{name: "v1 file", input: "k\nk\n", args: []string{"--format", "v1", "--seed", "3"}, first: "k\n", count: 1},
+		{name: "empty", input: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "seen.bloom")
+			keys := writeFile(t, dir, "keys.txt", []byte(tt.input))
+			args := append([]string{"dedup", path, "-n", "1000", "-p", "0.0001", keys}, tt.args...)
+			r := runCLI(t, nil, args...)
+			requireOK(t, r)
+			require.Equal(t, tt.first, r.stdout)
+			r = runCLI(t, nil, args...)
+			requireOK(t, r)
+			require.Empty(t, r.stdout, "second run printed lines")
+			require.Equal(t, float64(tt.count), infoOf(t, path)["count"])
+		})
+	}
+}
+
+func TestDedupExistingIgnoresCreateFlags(t *testing.T) {
+	path := newFilter(t, "1000", "0.01")
+	requireOK(t, runCLI(t, []byte("a\n"), "add", path))
+	before := infoOf(t, path)
+	r := runCLI(t, []byte("a\nb\n"), "dedup", path, "-n", "5", "-p", "0.5", "--format", "v1", "--seed", "9")
+	requireOK(t, r)
+	require.Equal(t, "b\n", r.stdout)
+	after := infoOf(t, path)
+	for _, field := range []string{"format_version", "n", "p", "m", "k", "seed"} {
+		assert.Equal(t, before[field], after[field], field)
+	}
+}
+
+func TestDedupSample(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "seen.bloom")
+	sample := filepath.Join(testkit.RepoRoot(), "testdata", "phishing-sample.txt.gz")
+	first := runCLI(t, nil, "dedup", path, "-n", "100000", "-p", "0.001", sample)
+	requireOK(t, first)
+	lines := strings.Count(first.stdout, "\n")
+	assert.InDelta(t, 50000, lines, 100, "50,000 distinct URLs, a few false positives at p = 0.001")
+	second := runCLI(t, nil, "dedup", path, sample)
+	requireOK(t, second)
+	assert.Empty(t, second.stdout)
+}
+
+func TestDedupBadInput(t *testing.T) {
+	dir := t.TempDir()
+	good := writeFile(t, dir, "good.txt", []byte("good1\ngood2\n"))
+	missing := filepath.Join(dir, "new.bloom")
+	tests := []struct {
+		name     string
+		args     []string
+		contains string
+	}{
+		{name: "no size", args: []string{missing, good}, contains: "-n and -p are needed"},
+		{name: "no p", args: []string{missing, "-n", "10", good}, contains: "-n and -p are needed"},
+		{name: "no n", args: []string{missing, "-p", "0.1", good}, contains: "-n and -p are needed"},
+		{name: "bad p", args: []string{missing, "-n", "10", "-p", "1", good}, contains: "p must be"},
+		{name: "n zero", args: []string{missing, "-n", "0", "-p", "0.1", good}, contains: "n must be"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runCLI(t, nil, append([]string{"dedup"}, tt.args...)...)
+			requireFailure(t, r, tt.contains)
+			require.Empty(t, r.stdout)
+			require.NoFileExists(t, missing)
+		})
+	}
+	for name, keyFile := range badKeyFiles(t) {
+		t.Run("key file "+name, func(t *testing.T) {
+			path := newFilter(t, "1000", "0.01")
+			before := readFile(t, path)
+			r := runCLI(t, nil, "dedup", path, good, keyFile)
+			requireFailure(t, r, "key file")
+			require.Empty(t, r.stdout)
+			require.Equal(t, before, readFile(t, path), "filter changed")
+			r = runCLI(t, nil, "dedup", missing, "-n", "10", "-p", "0.1", good, keyFile)
+			requireFailure(t, r, "key file")
+			require.NoFileExists(t, missing)
+		})
+	}
+	for name, path := range badFilters(t) {
+		t.Run("filter "+name, func(t *testing.T) {
+			if name == "missing" {
+				t.Skip("a missing filter is created")
+			}
+			before := readFile(t, path)
+			requireFailure(t, runCLI(t, nil, "dedup", path, "-n", "10", "-p", "0.1", good), "")
+			require.Equal(t, before, readFile(t, path), "filter changed")
+		})
+	}
+}

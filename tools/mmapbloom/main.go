@@ -1,0 +1,112 @@
+// Command mmapbloom creates, fills, queries and merges memory-mapped Bloom
+// filter files. README.md beside this file documents every subcommand,
+// its flags, the exit statuses and the fields of info --json.
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
+)
+
+// Exit statuses, as grep's: a query that found nothing is not an error.
+const (
+	exitOK      = 0
+	exitNoMatch = 1
+	exitError   = 2
+)
+
+// errNoMatch is returned by test when no input line gave a printed
+// answer; it ends the command with exitNoMatch and no message.
+var errNoMatch = errors.New("no line matched")
+
+// cli is the command line: one field per subcommand.
+type cli struct {
+	Create createCmd `cmd:"" help:"Create an empty filter file sized for n keys at false-positive probability p."`
+	Add    addCmd    `cmd:"" help:"Add keys, one per line, from key files or stdin."`
+	Test   testCmd   `cmd:"" help:"Print the input lines that may be in the filter (like grep)."`
+	Dedup  dedupCmd  `cmd:"" help:"Print the input lines not seen before and add them; create FILE if missing."`
+	Info   infoCmd   `cmd:"" help:"Print the header fields and bit-array statistics of a filter."`
+	Merge  mergeCmd  `cmd:"" help:"OR the bits of each SRC filter into DST."`
+}
+
+// env is what a subcommand's Run gets besides its flags: the streams.
+type env struct {
+	stdin  io.Reader
+	stdout *bufio.Writer
+	stderr io.Writer
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run parses args, runs the subcommand and returns the exit status. Any
+// error is one line on stderr.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	exit := -1
+	parser, err := kong.New(&cli{},
+		kong.Name("mmapbloom"),
+		kong.Description("Memory-mapped persistent Bloom filter files."),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(code int) { exit = code }),
+	)
+	if err != nil {
+		return status(stderr, err)
+	}
+	ctx, err := parser.Parse(args)
+	if exit >= 0 { // --help printed the usage
+		return exit
+	}
+	if err != nil {
+		return status(stderr, fmt.Errorf("%w (see mmapbloom --help)", err))
+	}
+	out := bufio.NewWriterSize(stdout, 64<<10)
+	err = ctx.Run(&env{stdin: stdin, stdout: out, stderr: stderr})
+	return status(stderr, errors.Join(err, out.Flush()))
+}
+
+// status maps err to an exit status, printing it as one line.
+func status(stderr io.Writer, err error) int {
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errNoMatch):
+		return exitNoMatch
+	}
+	msg := strings.ReplaceAll(err.Error(), "\n", "; ")
+	fmt.Fprintf(stderr, "mmapbloom: %s\n", strings.TrimPrefix(msg, "mmapbloom: "))
+	return exitError
+}
+
+// closeFilter makes the writes to f durable, closes it, and returns err
+// joined with any error of doing so.
+func closeFilter(f *mmapbloom.Filter, err error) error {
+	if err == nil {
+		err = f.Sync()
+	}
+	return errors.Join(err, f.Close())
+}
+
+// warnOverCapacity prints a warning when f holds more keys than it was
+// sized for.
+func warnOverCapacity(f *mmapbloom.Filter, stderr io.Writer) error {
+	over, err := f.OverCapacity()
+	if err != nil || !over {
+		return err
+	}
+	count, err := f.Count()
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stderr, "mmapbloom: warning: %s holds %d keys, more than its capacity n = %d: false-positive rate above p = %g\n",
+		f.Path(), count, f.N(), f.P())
+	return err
+}

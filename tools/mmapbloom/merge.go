@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
+)
+
+// mergeCmd ORs source filters into a destination filter.
+type mergeCmd struct {
+	Dst  string   `arg:"" help:"Filter file to merge into (needs no other process to have it open)."`
+	Srcs []string `arg:"" name:"src" help:"Filter files to merge from (opened read-only); same m, k, layout, scheme and seed as DST."`
+}
+
+// Run opens every source read-only and DST read-write, checks that all
+// have DST's shape, and only then merges them in turn.
+func (c *mergeCmd) Run(_ *env) error {
+	var srcs []*mmapbloom.Filter
+	defer func() {
+		for _, s := range srcs {
+			_ = s.Close()
+		}
+	}()
+	for _, path := range c.Srcs {
+		s, err := mmapbloom.Open(path, &mmapbloom.OpenOptions{ReadOnly: true})
+		if err != nil {
+			return err
+		}
+		srcs = append(srcs, s)
+	}
+	dst, err := mmapbloom.Open(c.Dst, nil)
+	if err != nil {
+		return err
+	}
+	return closeFilter(dst, mergeAll(dst, srcs))
+}
+
+// mergeAll merges every source into dst, after checking them all, so that
+// a mismatched source leaves dst unchanged.
+func mergeAll(dst *mmapbloom.Filter, srcs []*mmapbloom.Filter) error {
+	for _, s := range srcs {
+		if err := sameShape(dst, s); err != nil {
+			return err
+		}
+	}
+	for _, s := range srcs {
+		if err := dst.Merge(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sameShape reports an error wrapping mmapbloom.ErrMismatch when src
+// cannot be merged into dst.
+func sameShape(dst, src *mmapbloom.Filter) error {
+	a, b := dst.Header(), src.Header()
+	if a.M != b.M || a.K != b.K || a.Layout != b.Layout || a.Scheme != b.Scheme || a.Seed != b.Seed {
+		return fmt.Errorf("merge %s into %s: m, k, layout, scheme or seed differ: %w", src.Path(), dst.Path(), mmapbloom.ErrMismatch)
+	}
+	return nil
+}

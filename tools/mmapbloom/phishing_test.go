@@ -1,0 +1,70 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
+)
+
+// TestPhishingURLs runs the command on all 802,044 URLs of the shared data
+// set: every added URL tests present, the false-positive rate on 1,000,000
+// URLs never added stays near p, and a second dedup prints nothing.
+func TestPhishingURLs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("802,044 URLs: skipped with -short")
+	}
+	urls := testkit.Shared(t, "data/phishing-urls.txt.gz")
+	const total, n, p, absent = 802044, "1000000", 0.001, 1_000_000
+	start := time.Now()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "urls.bloom")
+	requireOK(t, runCLI(t, nil, "create", path, "-n", n, "-p", fmt.Sprint(p), "--seed", "1"))
+	requireOK(t, runCLI(t, nil, "add", path, urls))
+	require.Equal(t, float64(total), infoOf(t, path)["count"])
+
+	r := runCLI(t, nil, "test", "--bits", path, urls)
+	requireOK(t, r)
+	require.Equal(t, strings.Repeat("1\n", total), r.stdout, "an added URL tests absent")
+
+	r = runCLI(t, nil, "test", path, absentURLs(t, dir, absent))
+	require.Contains(t, []int{exitOK, exitNoMatch}, r.code, r.stderr)
+	fpr := float64(strings.Count(r.stdout, "\n")) / absent
+	t.Logf("false-positive rate %.6f (%d of %d URLs never added; p = %g at n = %s, %d keys held)",
+		fpr, strings.Count(r.stdout, "\n"), absent, p, n, total)
+	require.LessOrEqual(t, fpr, 1.5*p)
+
+	seen := filepath.Join(dir, "seen.bloom")
+	first := runCLI(t, nil, "dedup", seen, "-n", n, "-p", fmt.Sprint(p), urls)
+	requireOK(t, first)
+	require.InDelta(t, total, strings.Count(first.stdout, "\n"), total*p, "new URLs on the first dedup")
+	second := runCLI(t, nil, "dedup", seen, urls)
+	requireOK(t, second)
+	require.Empty(t, second.stdout, "the second dedup printed URLs")
+	t.Logf("run time %v", time.Since(start).Round(time.Millisecond))
+}
+
+// absentURLs writes count URLs that are not in the data set, one per
+// line, and returns the file's path.
+func absentURLs(t *testing.T, dir string, count int) string {
+	t.Helper()
+	path := filepath.Join(dir, "absent.txt")
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	w := bufio.NewWriter(f)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range count {
+		fmt.Fprintf(w, "https://absent.example/%d/%016x\n", i, rng.Uint64())
+	}
+	require.NoError(t, w.Flush())
+	require.NoError(t, f.Close())
+	return path
+}
