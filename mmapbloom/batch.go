@@ -23,6 +23,7 @@ type chunk struct {
 	start int                             // offset of the chunk's first key in the batch
 	first [chunkKeys]uint64               // blocked: first bit of each key's block
 	gs    [chunkKeys]uint32               // blocked: in-block hash
+	masks [chunkKeys][blockWords]uint64   // blocked, when setting: probe masks
 	locs  [chunkKeys * format.MaxK]uint64 // classic: k positions per key
 }
 
@@ -33,13 +34,15 @@ type pipeline struct {
 	keys [][]byte
 	next int // offset of the next chunk to hash
 	bufs [2]chunk
-	cur  int // index in bufs of the chunk to yield next
+	cur  int  // index in bufs of the chunk to yield next
+	set  bool // the chunks are for setting: compute the blocked masks
 }
 
-func newPipeline(f *Filter, keys [][]byte) *pipeline {
-	p := &pipeline{f: f, keys: keys}
+// start readies p for keys, to set their bits or to test them: it hashes
+// and prefetches the first chunk.
+func (p *pipeline) start(f *Filter, keys [][]byte, set bool) {
+	p.f, p.keys, p.set = f, keys, set
 	p.load(&p.bufs[0])
-	return p
 }
 
 // chunk returns the next hashed chunk (nil at the end), after hashing and
@@ -51,6 +54,9 @@ func (p *pipeline) chunk() *chunk {
 	}
 	p.cur ^= 1
 	p.load(&p.bufs[p.cur])
+	if p.set && p.f.blocked {
+		active.blockMasks(c.gs[:c.n], p.f.hdr.K, c.masks[:c.n])
+	}
 	return c
 }
 
@@ -78,7 +84,7 @@ func (p *pipeline) load(c *chunk) {
 // was clear before this call set it.
 func (f *Filter) setChunk(c *chunk, i int, report bool) bool {
 	if f.blocked {
-		return f.setBlock(c.first[i]/blockBits, c.gs[i], report)
+		return f.orLine(c.first[i]/blockBits, &c.masks[i], report)
 	}
 	k := int(f.hdr.K)
 	return f.setBits(c.locs[i*k:(i+1)*k], report)
@@ -100,10 +106,9 @@ func (f *Filter) testChunk(c *chunk, out []bool) {
 // each in order, and adds len(keys) to the count. Errors as for Add.
 func (f *Filter) AddBatch(keys [][]byte) error {
 	return f.run(false, true, func() error {
-		for p, c := newPipeline(f, keys), (*chunk)(nil); ; {
-			if c = p.chunk(); c == nil {
-				break
-			}
+		var p pipeline
+		p.start(f, keys, true)
+		for c := p.chunk(); c != nil; c = p.chunk() {
 			for i := range c.n {
 				f.setChunk(c, i, false)
 			}
@@ -121,10 +126,9 @@ func (f *Filter) TestBatch(keys [][]byte, present []bool) error {
 		return fmt.Errorf("mmapbloom: TestBatch: %d results for %d keys: %w", len(present), len(keys), ErrBadOptions)
 	}
 	return f.run(false, false, func() error {
-		for p, c := newPipeline(f, keys), (*chunk)(nil); ; {
-			if c = p.chunk(); c == nil {
-				break
-			}
+		var p pipeline
+		p.start(f, keys, false)
+		for c := p.chunk(); c != nil; c = p.chunk() {
 			f.testChunk(c, present[c.start:c.start+c.n])
 		}
 		return nil
@@ -140,10 +144,9 @@ func (f *Filter) TestAndAddBatch(keys [][]byte, present []bool) error {
 	}
 	return f.run(false, true, func() error {
 		added := uint64(0)
-		for p, c := newPipeline(f, keys), (*chunk)(nil); ; {
-			if c = p.chunk(); c == nil {
-				break
-			}
+		var p pipeline
+		p.start(f, keys, true)
+		for c := p.chunk(); c != nil; c = p.chunk() {
 			for i := range c.n {
 				present[c.start+i] = !f.setChunk(c, i, true)
 				if !present[c.start+i] {

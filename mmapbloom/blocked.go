@@ -1,8 +1,6 @@
 package mmapbloom
 
 import (
-	"sync/atomic"
-
 	"github.com/zeebo/xxh3"
 
 	"github.com/mmapbloom/mmapbloom/format"
@@ -62,27 +60,20 @@ func (f *Filter) line(block uint64) []uint64 {
 	return f.words[block*blockWords : block*blockWords+blockWords : block*blockWords+blockWords]
 }
 
-// testBlock reports whether every probe of g is set in block.
-func (f *Filter) testBlock(block uint64, g uint32) bool {
-	line := f.line(block)
-	for _, mul := range phiPow[:f.hdr.K] {
-		h := g * mul
-		if atomic.LoadUint64(&line[h>>29])&(1<<((h>>23)&63)) == 0 {
-			return false
-		}
-	}
-	return true
+// setBlock ORs the probes of g into block; with report it says whether
+// any bit was clear before this call set it (see orWord).
+func (f *Filter) setBlock(block uint64, g uint32, report bool) bool {
+	mask := blockMask(g, f.hdr.K)
+	return f.orLine(block, &mask, report)
 }
 
-// setBlock ORs the probes of g into block, skipping words that already
-// hold them; with report it says whether any bit was clear before this
-// call set it (see orWord).
-func (f *Filter) setBlock(block uint64, g uint32, report bool) (set bool) {
-	line, mask := f.line(block), blockMask(g, f.hdr.K)
+// orLine ORs an 8-word mask into block, skipping the words that already
+// hold their part (a zero part included: no branch on it, which would be
+// mispredicted); with report it says whether any bit was clear before.
+func (f *Filter) orLine(block uint64, mask *[blockWords]uint64, report bool) (set bool) {
+	line := f.line(block)
 	for w, m := range mask {
-		if m != 0 && orWord(&line[w], m, report) {
-			set = true
-		}
+		set = orWord(&line[w], m, report) || set
 	}
 	return set
 }

@@ -14,6 +14,9 @@ package mmapbloom
 //     512 inside the array; 1 <= k <= format.MaxK; len(gs) and len(out) are
 //     at least len(blocks). Reads only, with plain loads: a concurrent OR
 //     by another process is seen or not, as with single probes.
+//   - blockMasks(gs, k, masks) sets masks[i] to the 512-bit mask (8 words)
+//     of the k in-block probes of gs[i], as blockMask does. len(masks) is
+//     at least len(gs).
 //
 // The results of every implementation are identical to the generic one;
 // kernel_test.go checks that for each implementation this CPU can run.

@@ -51,6 +51,19 @@ var laneMasks = func() (m [9][8]uint32) {
 	return m
 }()
 
+func (k kernel) blockMasks(gs []uint32, probes uint32, masks [][blockWords]uint64) {
+	if k == kernelGeneric || len(gs) == 0 {
+		blockMasksGeneric(gs, probes, masks)
+		return
+	}
+	_ = masks[len(gs)-1]
+	if k == kernelAVX512 {
+		blockMasksAVX512(&gs[0], &masks[0][0], len(gs), int(probes), &phiPow[0])
+		return
+	}
+	blockMasksAVX2(&gs[0], &masks[0][0], len(gs), int(probes), &phiPow[0])
+}
+
 // prefetchLines issues PREFETCHT0 for the line of bit bits[i] of words,
 // i < n.
 //
@@ -68,3 +81,15 @@ func testBlocksAVX2Asm(words *uint64, blocks *uint64, gs *uint32, out *bool, n, 
 //
 //go:noescape
 func testBlocksAVX512Asm(words *uint64, blocks *uint64, gs *uint32, out *bool, n, k int, mults *uint32)
+
+// blockMasksAVX512 is blockMasks for n keys with AVX-512F: each probe sets
+// its bit in all 8 words of a register by a variable shift that is 0 in
+// every word but its own.
+//
+//go:noescape
+func blockMasksAVX512(gs *uint32, masks *uint64, n, k int, mults *uint32)
+
+// blockMasksAVX2 is blockMasksAVX512 with the 8 words in two registers.
+//
+//go:noescape
+func blockMasksAVX2(gs *uint32, masks *uint64, n, k int, mults *uint32)

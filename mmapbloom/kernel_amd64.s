@@ -139,3 +139,106 @@ group512:
 
 	VZEROUPPER
 	RET
+
+// laneOffsets holds the first bit of each 64-bit word of a block.
+DATA laneOffsets<>+0(SB)/8, $0
+DATA laneOffsets<>+8(SB)/8, $64
+DATA laneOffsets<>+16(SB)/8, $128
+DATA laneOffsets<>+24(SB)/8, $192
+DATA laneOffsets<>+32(SB)/8, $256
+DATA laneOffsets<>+40(SB)/8, $320
+DATA laneOffsets<>+48(SB)/8, $384
+DATA laneOffsets<>+56(SB)/8, $448
+GLOBL laneOffsets<>(SB), RODATA|NOPTR, $64
+
+// func blockMasksAVX512(gs *uint32, masks *uint64, n, k int, mults *uint32)
+//
+// Per key: for each probe, pos = (g * mults[j]) >> 23 is broadcast to the
+// 8 word lanes of Z1; lane w shifts 1 left by pos - 64w, which gives 0 for
+// every lane but the probe's word (shift counts above 63, negative ones
+// included, give 0). Z0 ORs the probes into the 8-word mask.
+TEXT ·blockMasksAVX512(SB), NOSPLIT, $0-40
+	MOVQ gs+0(FP), SI
+	MOVQ masks+8(FP), DI
+	MOVQ n+16(FP), CX
+	MOVQ k+24(FP), DX
+	MOVQ mults+32(FP), R10
+
+	MOVQ         $1, AX
+	VPBROADCASTQ AX, Z14
+	VMOVDQU64    laneOffsets<>(SB), Z13
+
+key512:
+	MOVL   (SI), R8
+	VPXORQ Z0, Z0, Z0
+	XORQ   BX, BX
+
+probe512:
+	MOVL         R8, AX
+	IMULL        (R10)(BX*4), AX
+	SHRL         $23, AX
+	VPBROADCASTQ AX, Z1
+	VPSUBQ       Z13, Z1, Z1
+	VPSLLVQ      Z1, Z14, Z1
+	VPORQ        Z1, Z0, Z0
+	INCQ         BX
+	CMPQ         BX, DX
+	JB           probe512
+
+	VMOVDQU64 Z0, (DI)
+	ADDQ      $4, SI
+	ADDQ      $64, DI
+	DECQ      CX
+	JNZ       key512
+
+	VZEROUPPER
+	RET
+
+// func blockMasksAVX2(gs *uint32, masks *uint64, n, k int, mults *uint32)
+//
+// As blockMasksAVX512, with the 8 word lanes in two registers: Y0 for
+// words 0-3, Y15 for words 4-7.
+TEXT ·blockMasksAVX2(SB), NOSPLIT, $0-40
+	MOVQ gs+0(FP), SI
+	MOVQ masks+8(FP), DI
+	MOVQ n+16(FP), CX
+	MOVQ k+24(FP), DX
+	MOVQ mults+32(FP), R10
+
+	MOVQ         $1, AX
+	MOVQ         AX, X14
+	VPBROADCASTQ X14, Y14
+	VMOVDQU      laneOffsets<>+0(SB), Y13
+	VMOVDQU      laneOffsets<>+32(SB), Y12
+
+key2:
+	MOVL  (SI), R8
+	VPXOR Y0, Y0, Y0
+	VPXOR Y15, Y15, Y15
+	XORQ  BX, BX
+
+probe2:
+	MOVL         R8, AX
+	IMULL        (R10)(BX*4), AX
+	SHRL         $23, AX
+	MOVQ         AX, X1
+	VPBROADCASTQ X1, Y1
+	VPSUBQ       Y13, Y1, Y2
+	VPSUBQ       Y12, Y1, Y3
+	VPSLLVQ      Y2, Y14, Y2
+	VPSLLVQ      Y3, Y14, Y3
+	VPOR         Y2, Y0, Y0
+	VPOR         Y3, Y15, Y15
+	INCQ         BX
+	CMPQ         BX, DX
+	JB           probe2
+
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y15, 32(DI)
+	ADDQ    $4, SI
+	ADDQ    $64, DI
+	DECQ    CX
+	JNZ     key2
+
+	VZEROUPPER
+	RET

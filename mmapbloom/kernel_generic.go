@@ -31,3 +31,10 @@ func testLine(line []uint64, g uint32, k uint32) bool {
 	}
 	return true
 }
+
+// blockMasksGeneric is the pure-Go blockMasks.
+func blockMasksGeneric(gs []uint32, k uint32, masks [][blockWords]uint64) {
+	for i, g := range gs {
+		masks[i] = blockMask(g, k)
+	}
+}

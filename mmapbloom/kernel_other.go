@@ -9,3 +9,7 @@ func (kernel) prefetch(words []uint64, bits []uint64) { prefetchGeneric(words, b
 func (kernel) testBlocks(words []uint64, blocks []uint64, gs []uint32, k uint32, out []bool) {
 	testBlocksGeneric(words, blocks, gs, k, out)
 }
+
+func (kernel) blockMasks(gs []uint32, k uint32, masks [][blockWords]uint64) {
+	blockMasksGeneric(gs, k, masks)
+}

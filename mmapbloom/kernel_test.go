@@ -63,3 +63,23 @@ func TestKernelsMatchGeneric(t *testing.T) {
 		require.Greater(t, answers[false], 1000)
 	})
 }
+
+// TestBlockMasksMatchGeneric checks every kernel's blockMasks against the
+// generic one for every k.
+func TestBlockMasksMatchGeneric(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	gs := make([]uint32, 257)
+	want := make([][blockWords]uint64, len(gs))
+	got := make([][blockWords]uint64, len(gs))
+	forEachKernel(t, func(t *testing.T) {
+		for k := uint32(1); k <= format.MaxK; k++ {
+			for i := range gs {
+				gs[i] = rng.Uint32()
+			}
+			gs[0], gs[1] = 0, ^uint32(0)
+			blockMasksGeneric(gs, k, want)
+			active.blockMasks(gs, k, got)
+			require.Equal(t, want, got, "k=%d", k)
+		}
+	})
+}

@@ -73,7 +73,10 @@ func (f *Filter) Locations(key []byte) []uint64 {
 // testKey reports whether every bit of key is set.
 func (f *Filter) testKey(key []byte) bool {
 	if f.blocked {
-		return f.testBlock(f.loc.blockHash(key))
+		block, g := f.loc.blockHash(key)
+		first, gs, out := [1]uint64{block * blockBits}, [1]uint32{g}, [1]bool{}
+		active.testBlocks(f.words, first[:], gs[:], f.hdr.K, out[:])
+		return out[0]
 	}
 	var buf [format.MaxK]uint64
 	return f.testBits(f.loc.locate(key, buf[:]))
