@@ -9,60 +9,60 @@ import "errors"
 var (
 	// ErrInvalidP is returned when the false-positive probability p is not
 	// a finite number in the open interval (0, 1).
-	ErrInvalidP = errors.New("mmapbloom: p must be a finite number in (0, 1)")
+	ErrInvalidP = errors.New("p must be a finite number in (0, 1)")
 
 	// ErrInvalidN is returned when the capacity n is 0.
-	ErrInvalidN = errors.New("mmapbloom: n must be at least 1")
+	ErrInvalidN = errors.New("n must be at least 1")
 
 	// ErrInvalidK is returned when the number of hash functions k is 0 or
 	// above format.MaxK (a p too small for the capacity asks for that).
-	ErrInvalidK = errors.New("mmapbloom: k out of range")
+	ErrInvalidK = errors.New("k out of range")
 
 	// ErrInvalidM is returned when the number of bits m is 0 or does not
 	// suit the format or layout (v1.1 needs a multiple of 64 below 2^32,
 	// the blocked layout a multiple of 512).
-	ErrInvalidM = errors.New("mmapbloom: m out of range")
+	ErrInvalidM = errors.New("m out of range")
 
 	// ErrTooLarge is returned when a filter does not fit the chosen format
 	// or this platform's address space.
-	ErrTooLarge = errors.New("mmapbloom: filter too large")
+	ErrTooLarge = errors.New("filter too large")
 
 	// ErrBadOptions is returned for a combination of options that cannot
 	// work together (a hash scheme the format or layout does not have).
-	ErrBadOptions = errors.New("mmapbloom: incompatible options")
+	ErrBadOptions = errors.New("incompatible options")
 
 	// ErrExists is returned by Create when the path exists and
 	// CreateOptions.Overwrite is false.
-	ErrExists = errors.New("mmapbloom: file exists")
+	ErrExists = errors.New("file exists")
 
 	// ErrInUse is returned when an operation that needs every other user
 	// out (Clear, Merge into a filter, Create with Overwrite, Seal) finds
 	// the file open elsewhere, or when Open finds such an operation running.
-	ErrInUse = errors.New("mmapbloom: filter file in use by another process")
+	ErrInUse = errors.New("filter file in use by another process")
 
 	// ErrReadOnly is returned by writing calls on a filter opened read-only.
-	ErrReadOnly = errors.New("mmapbloom: filter opened read-only")
+	ErrReadOnly = errors.New("filter opened read-only")
 
 	// ErrSealed is returned by writing calls on a sealed filter; Unseal
 	// makes it writable again.
-	ErrSealed = errors.New("mmapbloom: filter is sealed")
+	ErrSealed = errors.New("filter is sealed")
 
 	// ErrClosed is returned by calls on a closed filter.
-	ErrClosed = errors.New("mmapbloom: filter is closed")
+	ErrClosed = errors.New("filter is closed")
 
 	// ErrMismatch is returned by Merge when the two filters differ in m, k,
 	// layout, hash scheme or seed; the wrapping message names the field.
-	ErrMismatch = errors.New("mmapbloom: filters cannot be merged")
+	ErrMismatch = errors.New("filters cannot be merged")
 
 	// ErrFileChanged is returned when the file under a mapping was
 	// truncated, shrunk or rewritten by someone else while mapped. The
 	// Filter stays unusable; close it and open the file again.
-	ErrFileChanged = errors.New("mmapbloom: filter file changed while mapped")
+	ErrFileChanged = errors.New("filter file changed while mapped")
 
 	// ErrDataChecksum is returned by Verify when the bit array of a sealed
 	// filter does not match the checksum recorded by Seal.
-	ErrDataChecksum = errors.New("mmapbloom: bit array does not match its sealed checksum")
+	ErrDataChecksum = errors.New("bit array does not match its sealed checksum")
 
 	// ErrNotSealed is returned by Verify on a filter that was never sealed.
-	ErrNotSealed = errors.New("mmapbloom: filter is not sealed")
+	ErrNotSealed = errors.New("filter is not sealed")
 )

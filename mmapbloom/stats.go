@@ -20,16 +20,18 @@ type Stats struct {
 
 	// EstimatedCardinality estimates the number of distinct keys added
 	// from the set bits X: -(m/k) ln(1 - X/m) (Swamidass and Baldi 2007,
-	// "Mathematical correction for fingerprint similarity measures").
-	// +Inf when every bit is set.
+	// "Mathematical correction for fingerprint similarity measures"),
+	// summed block by block for the blocked layout. +Inf when every bit
+	// (of some block) is set.
 	EstimatedCardinality float64
 
 	// EstimatedFPR is the probability that a key never added tests present
-	// now: FillRatio^k.
+	// now: FillRatio^k, or its mean over blocks for the blocked layout.
 	EstimatedFPR float64
 
 	// TheoreticalFPR is the false-positive rate expected at n keys,
-	// (1 - e^(-kn/m))^k (document 004's bloom_false_positive_rate); 0 when
+	// (1 - e^(-kn/m))^k (document 004's bloom_false_positive_rate), or the
+	// Poisson block model of OptimalBlocked for the blocked layout; 0 when
 	// n is 0.
 	TheoreticalFPR float64
 
@@ -40,26 +42,54 @@ type Stats struct {
 
 // Stats counts the set bits (a pass over the whole array, O(m)) and
 // returns them with the header fields and the estimates derived from them.
-// Errors: ErrClosed, ErrFileChanged.
+// For the blocked layout the estimates are taken block by block, since
+// keys fill blocks unevenly. Errors: ErrClosed, ErrFileChanged.
 func (f *Filter) Stats() (Stats, error) {
 	var s Stats
 	err := f.run(false, false, func() error {
 		s = Stats{M: f.hdr.M, K: f.hdr.K, N: f.hdr.N, P: f.hdr.P, Count: f.loadCount()}
+		if f.blocked {
+			f.blockStats(&s)
+			return nil
+		}
 		for i := range f.words {
 			s.SetBits += uint64(bits.OnesCount64(atomic.LoadUint64(&f.words[i])))
 		}
+		m, k := float64(s.M), float64(s.K)
+		s.EstimatedCardinality = -m / k * math.Log1p(-float64(s.SetBits)/m)
+		s.EstimatedFPR = math.Pow(float64(s.SetBits)/m, k)
+		s.TheoreticalFPR = FalsePositiveRate(s.M, s.K, s.N)
 		return nil
 	})
 	if err != nil {
 		return Stats{}, err
 	}
-	m, k := float64(s.M), float64(s.K)
-	s.FillRatio = float64(s.SetBits) / m
-	s.EstimatedCardinality = -m / k * math.Log1p(-s.FillRatio)
-	s.EstimatedFPR = math.Pow(s.FillRatio, k)
-	s.TheoreticalFPR = FalsePositiveRate(s.M, s.K, s.N)
+	s.FillRatio = float64(s.SetBits) / float64(s.M)
 	s.OverCapacity = s.N > 0 && s.Count > s.N
 	return s, nil
+}
+
+// blockStats fills the bit count and estimates of a blocked filter: the
+// cardinality and false-positive estimates summed over blocks, each block
+// a classic filter of 512 bits, and the theoretical rate at n from the
+// Poisson model of OptimalBlocked.
+func (f *Filter) blockStats(s *Stats) {
+	k := float64(s.K)
+	blocks := len(f.words) / blockWords
+	for b := range blocks {
+		var set int
+		line := f.line(uint64(b))
+		for i := range line {
+			set += bits.OnesCount64(atomic.LoadUint64(&line[i]))
+		}
+		fill := float64(set) / blockBits
+		s.SetBits += uint64(set)
+		s.EstimatedCardinality += -blockBits / k * math.Log1p(-fill)
+		s.EstimatedFPR += math.Pow(fill, k) / float64(blocks)
+	}
+	if s.N > 0 {
+		s.TheoreticalFPR, _ = blockedFPR(float64(s.N)/float64(blocks), s.K)
+	}
 }
 
 // FalsePositiveRate returns the expected false-positive rate of a classic
