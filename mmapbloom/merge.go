@@ -17,7 +17,7 @@ func (f *Filter) Merge(src *Filter) error {
 	if src == f {
 		return fmt.Errorf("mmapbloom: merge %s into itself: %w", f.path, ErrMismatch)
 	}
-	if err := f.compatible(src); err != nil {
+	if err := f.Compatible(src); err != nil {
 		return err
 	}
 	return f.exclusive("merge into", func() (err error) {
@@ -45,8 +45,11 @@ func (f *Filter) Merge(src *Filter) error {
 	})
 }
 
-// compatible reports whether src has the shape of f.
-func (f *Filter) compatible(src *Filter) error {
+// Compatible reports whether src can be merged into f: nil when both have
+// the same m, k, layout, hash scheme and seed, else ErrMismatch wrapped
+// with the first field that differs and both values. It reads only the
+// headers as decoded at open.
+func (f *Filter) Compatible(src *Filter) error {
 	a, b := f.hdr, src.hdr
 	var field string
 	var x, y any

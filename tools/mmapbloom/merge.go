@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
@@ -39,7 +37,7 @@ func (c *mergeCmd) Run(_ *env) error {
 // a mismatched source leaves dst unchanged.
 func mergeAll(dst *mmapbloom.Filter, srcs []*mmapbloom.Filter) error {
 	for _, s := range srcs {
-		if err := sameShape(dst, s); err != nil {
+		if err := dst.Compatible(s); err != nil {
 			return err
 		}
 	}
@@ -47,16 +45,6 @@ func mergeAll(dst *mmapbloom.Filter, srcs []*mmapbloom.Filter) error {
 		if err := dst.Merge(s); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// sameShape reports an error wrapping mmapbloom.ErrMismatch when src
-// cannot be merged into dst.
-func sameShape(dst, src *mmapbloom.Filter) error {
-	a, b := dst.Header(), src.Header()
-	if a.M != b.M || a.K != b.K || a.Layout != b.Layout || a.Scheme != b.Scheme || a.Seed != b.Seed {
-		return fmt.Errorf("merge %s into %s: m, k, layout, scheme or seed differ: %w", src.Path(), dst.Path(), mmapbloom.ErrMismatch)
 	}
 	return nil
 }
