@@ -68,10 +68,13 @@ type CreateOptions struct {
 // ErrExists, ErrInUse (Overwrite of a file in use), the os error
 // (ENOSPC, EACCES) wrapped.
 func Create(path string, n uint64, p float64, opts *CreateOptions) (*Filter, error) {
+	if err := checkNP(n, p); err != nil {
+		return nil, fmt.Errorf("mmapbloom: create %s: %w", path, err)
+	}
 	o, target := withDefaults(opts, p)
 	m, k, err := o.size(n, target)
 	if err != nil {
-		return nil, fmt.Errorf("mmapbloom: create %s: %w", path, err)
+		return nil, fmt.Errorf("mmapbloom: create %s: sizing for n = %d, p = %v: %w", path, n, p, err)
 	}
 	return create(path, o, m, k, n, p)
 }
@@ -227,7 +230,7 @@ func create(path string, o CreateOptions, m uint64, k uint32, n uint64, p float6
 // buildTemp writes a complete filter file under a temporary name beside
 // path: disk space reserved, header written, synced.
 func buildTemp(path string, header []byte, size int64) (*os.File, error) {
-	dir, base := filepath.Split(path)
+	dir, base := filepath.Dir(path), filepath.Base(path)
 	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
 	if err != nil {
 		return nil, fmt.Errorf("mmapbloom: create %s: %w", path, err)
@@ -273,6 +276,9 @@ func publish(tmp, path string, overwrite bool) error {
 // replace renames tmp over path while holding an exclusive lock on the
 // file being replaced, so that no process loses a filter it has open.
 func replace(tmp, path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("mmapbloom: overwrite %s: a directory: %w", path, ErrExists)
+	}
 	old, err := os.Open(path)
 	if err == nil {
 		defer old.Close()

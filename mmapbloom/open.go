@@ -78,7 +78,7 @@ func readHeader(file *os.File) (format.Header, error) {
 		return format.Header{}, fmt.Errorf("mmapbloom: %w", err)
 	}
 	if !st.Mode().IsRegular() {
-		return format.Header{}, fmt.Errorf("mmapbloom: %s is not a regular file: %w", file.Name(), format.ErrShortHeader)
+		return format.Header{}, fmt.Errorf("mmapbloom: %s: not a regular file: %w", file.Name(), fs.ErrInvalid)
 	}
 	var buf [format.HeaderSize]byte
 	if n, err := file.ReadAt(buf[:], 0); n < len(buf) {

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"os"
+
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
@@ -20,6 +23,9 @@ func (c *mergeCmd) Run(_ *env) error {
 		}
 	}()
 	for _, path := range c.Srcs {
+		if sameFile(c.Dst, path) {
+			return fmt.Errorf("merge %s into itself: %w", path, mmapbloom.ErrMismatch)
+		}
 		s, err := mmapbloom.Open(path, &mmapbloom.OpenOptions{ReadOnly: true})
 		if err != nil {
 			return err
@@ -47,4 +53,11 @@ func mergeAll(dst *mmapbloom.Filter, srcs []*mmapbloom.Filter) error {
 		}
 	}
 	return nil
+}
+
+// sameFile reports whether two paths name one existing file.
+func sameFile(a, b string) bool {
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
 }

@@ -61,7 +61,7 @@ func TestMergeBadInput(t *testing.T) {
 		{name: "second source mismatched", src: func(t *testing.T, _ string) []string {
 			return []string{newFilter(t, "1000", "0.01"), create(t, "-n", "1000", "-p", "0.01", "--seed", "2")}
 		}, contains: "cannot be merged"},
-		{name: "itself", src: func(_ *testing.T, dst string) []string { return []string{dst} }, contains: "in use"},
+		{name: "itself", src: func(_ *testing.T, dst string) []string { return []string{dst} }, contains: "into itself"},
 		{name: "no source", src: func(*testing.T, string) []string { return nil }, contains: "expected"},
 	}
 	for _, tt := range tests {
