@@ -39,14 +39,12 @@ type pipeline struct {
 	keys [][]byte
 	next int // offset of the next chunk to hash
 	bufs [2]chunk
-	cur  int  // index in bufs of the chunk to yield next
-	set  bool // the chunks are for setting: compute the blocked masks
+	cur  int // index in bufs of the chunk to yield next
 }
 
-// start readies p for keys, to set their bits or to test them: it hashes
-// and prefetches the first chunk.
-func (p *pipeline) start(f *Filter, keys [][]byte, set bool) {
-	p.f, p.keys, p.set = f, keys, set
+// start readies p for keys: it hashes and prefetches the first chunk.
+func (p *pipeline) start(f *Filter, keys [][]byte) {
+	p.f, p.keys = f, keys
 	p.load(&p.bufs[0])
 }
 
@@ -59,9 +57,6 @@ func (p *pipeline) chunk() *chunk {
 	}
 	p.cur ^= 1
 	p.load(&p.bufs[p.cur])
-	if p.set && p.f.blocked {
-		active.blockMasks(c.gs[:c.n], p.f.hdr.K, c.masks[:c.n])
-	}
 	return c
 }
 
@@ -89,7 +84,14 @@ func (p *pipeline) load(c *chunk) {
 	active.prefetch(f.words, c.locs[:c.n*k])
 }
 
-// setChunk sets the bits of key i of c; with report it says whether any
+// maskChunk computes the probe masks of a blocked chunk, for setChunk.
+func (f *Filter) maskChunk(c *chunk) {
+	if f.blocked {
+		active.blockMasks(c.gs[:c.n], f.hdr.K, c.masks[:c.n])
+	}
+}
+
+// setChunk sets the bits of key i of c (masks computed by maskChunk); with report it says whether any
 // was clear before this call set it.
 func (f *Filter) setChunk(c *chunk, i int, report bool) bool {
 	if f.blocked {
@@ -116,8 +118,12 @@ func (f *Filter) testChunk(c *chunk, out []bool) {
 func (f *Filter) AddBatch(keys [][]byte) error {
 	return f.run(false, true, func() error {
 		var p pipeline
-		p.start(f, keys, true)
+		p.start(f, keys)
 		for c := p.chunk(); c != nil; c = p.chunk() {
+			if f.blocked && active.addBlocks(f, c.first[:c.n], c.gs[:c.n]) {
+				continue
+			}
+			f.maskChunk(c)
 			for i := range c.n {
 				f.setChunk(c, i, false)
 			}
@@ -136,7 +142,7 @@ func (f *Filter) TestBatch(keys [][]byte, present []bool) error {
 	}
 	return f.run(false, false, func() error {
 		var p pipeline
-		p.start(f, keys, false)
+		p.start(f, keys)
 		for c := p.chunk(); c != nil; c = p.chunk() {
 			f.testChunk(c, present[c.start:c.start+c.n])
 		}
@@ -154,8 +160,9 @@ func (f *Filter) TestAndAddBatch(keys [][]byte, present []bool) error {
 	return f.run(false, true, func() error {
 		added := uint64(0)
 		var p pipeline
-		p.start(f, keys, true)
+		p.start(f, keys)
 		for c := p.chunk(); c != nil; c = p.chunk() {
+			f.maskChunk(c)
 			for i := range c.n {
 				present[c.start+i] = !f.setChunk(c, i, true)
 				if !present[c.start+i] {

@@ -17,6 +17,11 @@ package mmapbloom
 //   - blockMasks(gs, k, masks) sets masks[i] to the 512-bit mask (8 words)
 //     of the k in-block probes of gs[i], as blockMask does. len(masks) is
 //     at least len(gs).
+//   - addBlocks(f, blocks, gs) sets, with atomic ORs, the k probes of
+//     gs[i] in the block of f starting at bit blocks[i], for every i, as
+//     setBlock does without its report, and returns true; or returns false
+//     having done nothing, where no kernel of its own exists (then the
+//     caller sets the bits with setBlock).
 //
 // The results of every implementation are identical to the generic one;
 // kernel_test.go checks that for each implementation this CPU can run.

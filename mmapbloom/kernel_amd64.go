@@ -64,6 +64,15 @@ func (k kernel) blockMasks(gs []uint32, probes uint32, masks [][blockWords]uint6
 	blockMasksAVX2(&gs[0], &masks[0][0], len(gs), int(probes), &phiPow[0])
 }
 
+func (k kernel) addBlocks(f *Filter, blocks []uint64, gs []uint32) bool {
+	if k != kernelAVX512 || len(blocks) == 0 {
+		return false
+	}
+	_ = gs[len(blocks)-1]
+	addBlocksAVX512(&f.words[0], &blocks[0], &gs[0], len(blocks), int(f.hdr.K), &phiPow[0])
+	return true
+}
+
 // prefetchLines issues PREFETCHT0 for the line of bit bits[i] of words,
 // i < n.
 //
@@ -93,3 +102,10 @@ func blockMasksAVX512(gs *uint32, masks *uint64, n, k int, mults *uint32)
 //
 //go:noescape
 func blockMasksAVX2(gs *uint32, masks *uint64, n, k int, mults *uint32)
+
+// addBlocksAVX512 is addBlocks for n keys with AVX-512F: the probe mask of
+// each key is built, tested against its block and ORed in with one LOCK OR
+// per word that lacks bits, in registers.
+//
+//go:noescape
+func addBlocksAVX512(words *uint64, blocks *uint64, gs *uint32, n, k int, mults *uint32)

@@ -242,3 +242,67 @@ probe2:
 
 	VZEROUPPER
 	RET
+
+// func addBlocksAVX512(words *uint64, blocks *uint64, gs *uint32, n, k int, mults *uint32)
+//
+// Per key: Z0 = the probe mask (as blockMasksAVX512), Z2 = the mask bits
+// its block lacks; K1 flags the words with any; each flagged word gets one
+// LOCK OR of its mask word, and a block that holds every bit is not
+// written at all. The 64-byte frame holds Z2 for the scalar ORs.
+TEXT ·addBlocksAVX512(SB), NOSPLIT, $64-48
+	MOVQ words+0(FP), SI
+	MOVQ blocks+8(FP), DI
+	MOVQ gs+16(FP), R8
+	MOVQ n+24(FP), CX
+	MOVQ k+32(FP), DX
+	MOVQ mults+40(FP), R10
+
+	MOVQ         $1, AX
+	VPBROADCASTQ AX, Z14
+	VMOVDQU64    laneOffsets<>(SB), Z13
+
+keyAdd:
+	MOVL   (R8), R9
+	VPXORQ Z0, Z0, Z0
+	XORQ   BX, BX
+
+probeAdd:
+	MOVL         R9, AX
+	IMULL        (R10)(BX*4), AX
+	SHRL         $23, AX
+	VPBROADCASTQ AX, Z1
+	VPSUBQ       Z13, Z1, Z1
+	VPSLLVQ      Z1, Z14, Z1
+	VPORQ        Z1, Z0, Z0
+	INCQ         BX
+	CMPQ         BX, DX
+	JB           probeAdd
+
+	MOVQ      (DI), R11
+	SHRQ      $3, R11
+	ADDQ      SI, R11
+	VMOVDQU64 (R11), Z1
+	VPANDNQ   Z0, Z1, Z2
+	VPTESTMQ  Z2, Z2, K1
+	KMOVW     K1, AX
+	TESTL     AX, AX
+	JZ        nextAdd
+	VMOVDQU64 Z2, 0(SP)
+
+orAdd:
+	BSFL  AX, BX
+	MOVQ  0(SP)(BX*8), R12
+	LOCK
+	ORQ   R12, (R11)(BX*8)
+	LEAL  -1(AX), R13
+	ANDL  R13, AX
+	JNZ   orAdd
+
+nextAdd:
+	ADDQ $4, R8
+	ADDQ $8, DI
+	DECQ CX
+	JNZ  keyAdd
+
+	VZEROUPPER
+	RET

@@ -13,3 +13,5 @@ func (kernel) testBlocks(words []uint64, blocks []uint64, gs []uint32, k uint32,
 func (kernel) blockMasks(gs []uint32, k uint32, masks [][blockWords]uint64) {
 	blockMasksGeneric(gs, k, masks)
 }
+
+func (kernel) addBlocks(*Filter, []uint64, []uint32) bool { return false }

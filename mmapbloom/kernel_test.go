@@ -83,3 +83,42 @@ func TestBlockMasksMatchGeneric(t *testing.T) {
 		}
 	})
 }
+
+// TestAddBlocksMatchGeneric checks every kernel's addBlocks against
+// setBlock: the same words after adding the same keys, for every k, into
+// blocks that are empty, partly and fully set.
+func TestAddBlocksMatchGeneric(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	f := newTestFilter(t, 2000, 0.01, nil) // blocked512
+	n := len(f.words) / blockWords
+	blocks := make([]uint64, 300)
+	gs := make([]uint32, len(blocks))
+	forEachKernel(t, func(t *testing.T) {
+		for k := uint32(1); k <= format.MaxK; k += 3 {
+			for i := range f.words {
+				f.words[i] = rng.Uint64() & rng.Uint64() & rng.Uint64()
+				if i%5 == 0 {
+					f.words[i] = ^uint64(0)
+				}
+			}
+			want := append([]uint64(nil), f.words...)
+			for i := range blocks {
+				blocks[i] = uint64(rng.IntN(n)) * blockBits
+				gs[i] = rng.Uint32()
+				mask := blockMask(gs[i], k)
+				for w, m := range mask {
+					want[blocks[i]/64+uint64(w)] |= m
+				}
+			}
+			saved := f.hdr.K
+			f.hdr.K = k
+			if !active.addBlocks(f, blocks, gs) {
+				for i := range blocks {
+					f.setBlock(blocks[i]/blockBits, gs[i], false)
+				}
+			}
+			f.hdr.K = saved
+			require.Equal(t, want, f.words, "k=%d", k)
+		}
+	})
+}
