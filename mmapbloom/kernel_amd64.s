@@ -151,12 +151,30 @@ DATA laneOffsets<>+48(SB)/8, $384
 DATA laneOffsets<>+56(SB)/8, $448
 GLOBL laneOffsets<>(SB), RODATA|NOPTR, $64
 
+// PROBE_MASK_512 builds in Z0 the 8-word probe mask of the in-block hash
+// in R9, for DX probes with multipliers at R10; Z13 holds laneOffsets and
+// Z14 ones. Each probe's bit position (g * mults[j]) >> 23 is broadcast to
+// the 8 word lanes, and lane w shifts 1 left by position - 64w: 0 in every
+// lane but the probe's word (counts above 63, negative ones included, give
+// 0). Clobbers AX, BX, Z1.
+#define PROBE_MASK_512(loop) \
+	VPXORQ       Z0, Z0, Z0; \
+	XORQ         BX, BX; \
+loop: \
+	MOVL         R9, AX; \
+	IMULL        (R10)(BX*4), AX; \
+	SHRL         $23, AX; \
+	VPBROADCASTQ AX, Z1; \
+	VPSUBQ       Z13, Z1, Z1; \
+	VPSLLVQ      Z1, Z14, Z1; \
+	VPORQ        Z1, Z0, Z0; \
+	INCQ         BX; \
+	CMPQ         BX, DX; \
+	JB           loop
+
 // func blockMasksAVX512(gs *uint32, masks *uint64, n, k int, mults *uint32)
 //
-// Per key: for each probe, pos = (g * mults[j]) >> 23 is broadcast to the
-// 8 word lanes of Z1; lane w shifts 1 left by pos - 64w, which gives 0 for
-// every lane but the probe's word (shift counts above 63, negative ones
-// included, give 0). Z0 ORs the probes into the 8-word mask.
+// Per key: PROBE_MASK_512, then the mask is stored.
 TEXT ·blockMasksAVX512(SB), NOSPLIT, $0-40
 	MOVQ gs+0(FP), SI
 	MOVQ masks+8(FP), DI
@@ -169,21 +187,8 @@ TEXT ·blockMasksAVX512(SB), NOSPLIT, $0-40
 	VMOVDQU64    laneOffsets<>(SB), Z13
 
 key512:
-	MOVL   (SI), R8
-	VPXORQ Z0, Z0, Z0
-	XORQ   BX, BX
-
-probe512:
-	MOVL         R8, AX
-	IMULL        (R10)(BX*4), AX
-	SHRL         $23, AX
-	VPBROADCASTQ AX, Z1
-	VPSUBQ       Z13, Z1, Z1
-	VPSLLVQ      Z1, Z14, Z1
-	VPORQ        Z1, Z0, Z0
-	INCQ         BX
-	CMPQ         BX, DX
-	JB           probe512
+	MOVL (SI), R9
+	PROBE_MASK_512(probe512)
 
 	VMOVDQU64 Z0, (DI)
 	ADDQ      $4, SI
@@ -245,7 +250,7 @@ probe2:
 
 // func addBlocksAVX512(words *uint64, blocks *uint64, gs *uint32, n, k int, mults *uint32)
 //
-// Per key: Z0 = the probe mask (as blockMasksAVX512), Z2 = the mask bits
+// Per key: Z0 = the probe mask (PROBE_MASK_512), Z2 = the mask bits
 // its block lacks; K1 flags the words with any; each flagged word gets one
 // LOCK OR of its mask word, and a block that holds every bit is not
 // written at all. The 64-byte frame holds Z2 for the scalar ORs.
@@ -262,21 +267,8 @@ TEXT ·addBlocksAVX512(SB), NOSPLIT, $64-48
 	VMOVDQU64    laneOffsets<>(SB), Z13
 
 keyAdd:
-	MOVL   (R8), R9
-	VPXORQ Z0, Z0, Z0
-	XORQ   BX, BX
-
-probeAdd:
-	MOVL         R9, AX
-	IMULL        (R10)(BX*4), AX
-	SHRL         $23, AX
-	VPBROADCASTQ AX, Z1
-	VPSUBQ       Z13, Z1, Z1
-	VPSLLVQ      Z1, Z14, Z1
-	VPORQ        Z1, Z0, Z0
-	INCQ         BX
-	CMPQ         BX, DX
-	JB           probeAdd
+	MOVL (R8), R9
+	PROBE_MASK_512(probeAdd)
 
 	MOVQ      (DI), R11
 	SHRQ      $3, R11
