@@ -140,7 +140,7 @@ func (f *Filter) TestBatch(keys [][]byte, present []bool) error {
 	if len(present) < len(keys) {
 		return fmt.Errorf("mmapbloom: TestBatch: %d results for %d keys: %w", len(present), len(keys), ErrBadOptions)
 	}
-	return f.run(false, false, func() error {
+	return f.read(func() error {
 		var p pipeline
 		p.start(f, keys)
 		for c := p.chunk(); c != nil; c = p.chunk() {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -45,6 +46,7 @@ func BenchmarkProbe(b *testing.B) {
 			name := fmt.Sprintf("layout=%v/impl=%s/n=%d", layout, kern, n)
 			b.Run(name+"/op=test-present", func(b *testing.B) { benchTest(b, f, present) })
 			b.Run(name+"/op=test-absent", func(b *testing.B) { benchTest(b, f, absent) })
+			b.Run(name+"/op=parallel-test-present", func(b *testing.B) { benchParallelTest(b, f, present) })
 			b.Run(name+"/op=batch-test-present", func(b *testing.B) { benchBatchTest(b, f, present) })
 			b.Run(name+"/op=batch-test-absent", func(b *testing.B) { benchBatchTest(b, f, absent) })
 			b.Run(name+"/op=add", func(b *testing.B) { benchAdd(b, f, absent) })
@@ -65,6 +67,25 @@ func benchTest(b *testing.B, f *Filter, keys [][]byte) {
 			i = 0
 		}
 	}
+}
+
+// benchParallelTest calls Test from GOMAXPROCS goroutines at once, each
+// from its own place in keys.
+func benchParallelTest(b *testing.B, f *Filter, keys [][]byte) {
+	b.ReportAllocs()
+	var next atomic.Int64
+	b.RunParallel(func(pb *testing.PB) {
+		i := int(next.Add(int64(len(keys)/8))) % len(keys)
+		for pb.Next() {
+			if _, err := f.Test(keys[i]); err != nil {
+				b.Error(err)
+				return
+			}
+			if i++; i == len(keys) {
+				i = 0
+			}
+		}
+	})
 }
 
 func benchAdd(b *testing.B, f *Filter, keys [][]byte) {

@@ -3,6 +3,7 @@ package mmapbloom
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -21,21 +22,24 @@ import (
 // another's bits. Clear, Merge (into this filter), Seal and Unseal need
 // every other handle on the file closed and fail with ErrInUse otherwise.
 type Filter struct {
-	// mu is held shared by every probe and exclusively by Close, Clear,
-	// Merge, Seal and Unseal, so the mapping never goes away under a probe.
+	// mu is held shared by every call that writes (and by Sync, Count and
+	// Stats) and exclusively by Close, Clear, Merge, Seal and Unseal.
+	// Test and TestBatch take no lock (see read in guard.go).
 	mu       sync.RWMutex
 	path     string
 	file     *os.File
-	data     mmap.MMap     // header, then the bit array
-	hdr      format.Header // as at open; Count is read live from the mapping
-	head     []uint64      // the header as 8 words
-	words    []uint64      // the bit array as words
-	count32  *uint32       // the v1.1 count field
-	want     [4]uint64     // immutable header words 0, 3, 5 and 7 (see checkHeader)
+	data     mmap.MMap                      // header, then the bit array
+	release  runtime.Cleanup                // unmaps data (or, after Close, its reservation) once f is unreachable
+	hdr      format.Header                  // as at open; Count is read live from the mapping
+	head     *[format.HeaderSize / 8]uint64 // the header as 8 words
+	words    []uint64                       // the bit array as words
+	last     *uint64                        // the last word of the mapping (see run)
+	count32  *uint32                        // the v1.1 count field
+	want     atomic.Pointer[[4]uint64]      // immutable header words 0, 3, 5 and 7 (see checkHeader)
 	loc      locator
 	blocked  bool // format.LayoutBlocked512
 	readOnly bool
-	closed   bool
+	closed   atomic.Bool // set by Close, before it retires the mapping
 	broken   atomic.Bool // set once a fault showed the file changed
 }
 
@@ -47,12 +51,14 @@ func newFilter(file *os.File, data mmap.MMap, hdr format.Header, readOnly bool) 
 	}
 	f := &Filter{
 		path: file.Name(), file: file, data: data, hdr: hdr, readOnly: readOnly,
-		head:    all[:format.HeaderSize/8],
+		head:    (*[format.HeaderSize / 8]uint64)(all),
 		words:   all[format.HeaderSize/8:],
+		last:    &all[len(all)-1],
 		loc:     newLocator(hdr),
 		blocked: hdr.Layout == format.LayoutBlocked512,
 	}
-	f.want = f.immutableWords()
+	f.want.Store(f.immutableWords())
+	f.release = runtime.AddCleanup(f, release, data)
 	if hdr.Version == format.V1 {
 		f.count32 = uint32At(data, format.OffCount)
 	}
@@ -92,7 +98,7 @@ func (f *Filter) ReadOnly() bool { return f.readOnly }
 // set bits or change the header. The caller holds mu.
 func (f *Filter) usable(write bool) error {
 	switch {
-	case f.closed:
+	case f.closed.Load():
 		return ErrClosed
 	case f.broken.Load():
 		return fmt.Errorf("%s: %w", f.Path(), ErrFileChanged)
@@ -109,25 +115,31 @@ func (f *Filter) usable(write bool) error {
 // (seed) and 7 (v2 data crc and header crc, which covers every immutable
 // byte; v1.1 file crc and byte size). Only Seal and Unseal change them,
 // with every other handle closed.
-func (f *Filter) immutableWords() [4]uint64 {
-	return [4]uint64{
+func (f *Filter) immutableWords() *[4]uint64 {
+	return &[4]uint64{
 		atomic.LoadUint64(&f.head[0]), atomic.LoadUint64(&f.head[3]),
 		atomic.LoadUint64(&f.head[5]), atomic.LoadUint64(&f.head[7]),
 	}
 }
 
 // checkHeader detects a file rewritten in place under the mapping by
-// comparing the immutable header words with their values at open. It
-// touches one cache line that every probe keeps hot.
+// comparing the immutable header words with their values at open (or at
+// the last Seal or Unseal), and marks the Filter broken if they differ.
+// The caller holds mu.
 func (f *Filter) checkHeader() error {
-	if atomic.LoadUint64(&f.head[0]) != f.want[0] ||
-		atomic.LoadUint64(&f.head[3]) != f.want[1] ||
-		atomic.LoadUint64(&f.head[5]) != f.want[2] ||
-		atomic.LoadUint64(&f.head[7]) != f.want[3] {
+	if !f.headerIntact() {
 		f.broken.Store(true)
 		return fmt.Errorf("%s: header rewritten: %w", f.Path(), ErrFileChanged)
 	}
 	return nil
+}
+
+// headerIntact reports whether the immutable header words hold their
+// expected values. It touches one cache line that every probe keeps hot.
+func (f *Filter) headerIntact() bool {
+	want := f.want.Load()
+	return (atomic.LoadUint64(&f.head[0])^want[0])|(atomic.LoadUint64(&f.head[3])^want[1])|
+		(atomic.LoadUint64(&f.head[5])^want[2])|(atomic.LoadUint64(&f.head[7])^want[3]) == 0
 }
 
 // Count returns the number of adds recorded in the header: Add calls plus

@@ -30,12 +30,38 @@ func (f *Filter) run(exclusive, write bool, op func() error) (err error) {
 	if err := f.checkHeader(); err != nil {
 		return err
 	}
-	atomic.LoadUint64(&f.words[len(f.words)-1])
+	atomic.LoadUint64(f.last)
 	return op()
 }
 
-// recoverFault turns a memory fault inside run into ErrFileChanged and
-// restores the goroutine's panic-on-fault setting. Other panics go on.
+// read executes op, which only reads the mapping, with the checks of run
+// but without the in-process lock, whose two locked instructions per call
+// would be full barriers: with none, the cache miss of one Test overlaps
+// the work of the calls around it. What the lock would exclude:
+//   - Close: it retires the mapping into an inaccessible reservation (see
+//     Close), so op answers from the file, or faults and returns ErrClosed;
+//   - Seal and Unseal, which rewrite header words: a header that does not
+//     match sends the call to run, which waits for them and checks again;
+//   - Clear and Merge: a Test beside them sees each bit before or after
+//     they write it, as beside another process's calls.
+func (f *Filter) read(op func() error) (err error) {
+	switch {
+	case f.closed.Load():
+		return ErrClosed
+	case f.broken.Load():
+		return fmt.Errorf("%s: %w", f.Path(), ErrFileChanged)
+	}
+	defer f.recoverFault(debug.SetPanicOnFault(true), &err)
+	if !f.headerIntact() {
+		return f.run(false, false, op)
+	}
+	atomic.LoadUint64(f.last)
+	return op()
+}
+
+// recoverFault turns a memory fault inside run or read into ErrClosed if
+// the Filter was closed meanwhile, else into ErrFileChanged, and restores
+// the goroutine's panic-on-fault setting. Other panics go on.
 func (f *Filter) recoverFault(restore bool, err *error) {
 	debug.SetPanicOnFault(restore)
 	r := recover()
@@ -45,6 +71,10 @@ func (f *Filter) recoverFault(restore bool, err *error) {
 	fault, ok := r.(interface{ Addr() uintptr })
 	if !ok {
 		panic(r)
+	}
+	if f.closed.Load() {
+		*err = ErrClosed
+		return
 	}
 	f.broken.Store(true)
 	*err = fmt.Errorf("%s: fault at %#x (file truncated or shrunk?): %w", f.Path(), fault.Addr(), ErrFileChanged)

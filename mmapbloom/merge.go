@@ -34,7 +34,7 @@ func (f *Filter) Merge(src *Filter) error {
 		if err := src.checkHeader(); err != nil {
 			return err
 		}
-		atomic.LoadUint64(&src.words[len(src.words)-1])
+		atomic.LoadUint64(src.last)
 		for i := range f.words {
 			if s := atomic.LoadUint64(&src.words[i]); s != 0 {
 				atomic.OrUint64(&f.words[i], s)

@@ -94,19 +94,28 @@ func readHeader(file *os.File) (format.Header, error) {
 	return hdr, nil
 }
 
-// Close unmaps the filter and closes its file, releasing the lock. Data
-// written stays in the page cache and reaches the disk in the kernel's
-// time; call Sync first to make it durable. Calls after Close fail with
-// ErrClosed; Close itself may be called again and returns nil.
+// Close releases the file and its lock. Data written stays in the page
+// cache and reaches the disk in the kernel's time; call Sync first to make
+// it durable. Calls after Close fail with ErrClosed; Close itself may be
+// called again and returns nil.
+//
+// Test and TestBatch take no lock, so one may still be running on another
+// goroutine: Close replaces the file's mapping with an inaccessible
+// reservation of the same addresses (no memory, no file) instead of
+// unmapping it, so such a call either answers from the file or faults on
+// the reservation and returns ErrClosed. The reservation is unmapped when
+// the Filter is garbage-collected.
 func (f *Filter) Close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.closed {
+	if f.closed.Load() {
 		return nil
 	}
-	f.closed = true
-	err := f.data.Unmap()
-	f.data, f.head, f.words, f.count32 = nil, nil, nil, nil
+	f.closed.Store(true)
+	err := retire(f.data)
+	if err != nil {
+		f.release.Stop() // unmapped already; the addresses may be reused
+	}
 	return errors.Join(err, f.file.Close())
 }
 

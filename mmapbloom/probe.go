@@ -25,7 +25,7 @@ func (f *Filter) AddString(key string) error { return f.Add(bytesOf(key)) }
 // absent; true means present, or a false positive with probability about
 // p at n keys. Test never writes. Errors: ErrClosed, ErrFileChanged.
 func (f *Filter) Test(key []byte) (present bool, err error) {
-	err = f.run(false, false, func() error {
+	err = f.read(func() error {
 		present = f.testKey(key)
 		return nil
 	})

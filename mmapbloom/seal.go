@@ -119,7 +119,7 @@ func (f *Filter) writeHeader(h format.Header) error {
 		}
 	}
 	f.hdr.Flags, f.hdr.DataCRC = h.Flags, h.DataCRC
-	f.want = f.immutableWords()
+	f.want.Store(f.immutableWords())
 	return f.flush()
 }
 
