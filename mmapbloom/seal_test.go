@@ -115,11 +115,25 @@ func TestHeaderCorruptionDetected(t *testing.T) {
 // the array (padding included) makes Verify fail with ErrDataChecksum,
 // that the seal survives a reopen, and that Unseal gives back the header
 // of before Seal (apart from the count) and a writable filter.
+// absentKey returns a key that f answers absent for.
+func absentKey(t *testing.T, f *Filter) []byte {
+	t.Helper()
+	for i := 0; ; i++ {
+		key := []byte(fmt.Sprintf("new key %d", i))
+		ok, err := f.Test(key)
+		require.NoError(t, err)
+		if !ok {
+			return key
+		}
+	}
+}
+
 func TestSealVerify(t *testing.T) {
 	for _, opts := range testLayouts {
 		t.Run(layoutName(opts), func(t *testing.T) {
 			f := newTestFilter(t, 1000, 0.01, opts)
 			require.NoError(t, f.AddBatch(procKeys(0, 0, 1000)))
+			key := absentKey(t, f) // not a false positive (p = 0.01, random seed)
 			path := f.Path()
 			if isV1(opts) {
 				before, err := os.ReadFile(path)
@@ -151,7 +165,6 @@ func TestSealVerify(t *testing.T) {
 			require.Equal(t, hdr.DataCRC, f.Header().DataCRC)
 			require.NoError(t, f.Verify())
 
-			key := []byte("new key")
 			for name, call := range map[string]func() error{
 				"Add":             func() error { return f.Add(key) },
 				"AddString":       func() error { return f.AddString(string(key)) },
