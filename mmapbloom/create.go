@@ -210,7 +210,7 @@ func create(path string, o CreateOptions, m uint64, k uint32, n uint64, p float6
 	if err != nil {
 		return nil, err
 	}
-	f, err := openFile(tmp, false)
+	f, err := openFile(tmp, OpenOptions{})
 	if err == nil {
 		err = publish(tmp.Name(), path, o.Overwrite)
 		f.path = path

@@ -25,32 +25,35 @@ type Filter struct {
 	// mu is held shared by every call that writes (and by Sync, Count and
 	// Stats) and exclusively by Close, Clear, Merge, Seal and Unseal.
 	// Test and TestBatch take no lock (see read in guard.go).
-	mu       sync.RWMutex
-	path     string
-	file     *os.File
-	data     mmap.MMap                      // header, then the bit array
-	release  runtime.Cleanup                // unmaps data (or, after Close, its reservation) once f is unreachable
-	hdr      format.Header                  // as at open; Count is read live from the mapping
-	head     *[format.HeaderSize / 8]uint64 // the header as 8 words
-	words    []uint64                       // the bit array as words
-	last     *uint64                        // the last word of the mapping (see run)
-	count32  *uint32                        // the v1.1 count field
-	want     atomic.Pointer[[4]uint64]      // immutable header words 0, 3, 5 and 7 (see checkHeader)
-	loc      locator
-	blocked  bool // format.LayoutBlocked512
-	readOnly bool
-	closed   atomic.Bool // set by Close, before it retires the mapping
-	broken   atomic.Bool // set once a fault showed the file changed
+	mu         sync.RWMutex
+	path       string
+	file       *os.File
+	data       mmap.MMap                      // header, then the bit array
+	release    runtime.Cleanup                // unmaps data (or, after Close, its reservation) once f is unreachable
+	hdr        format.Header                  // as at open; Count is read live from the mapping
+	head       *[format.HeaderSize / 8]uint64 // the header as 8 words
+	words      []uint64                       // the bit array as words
+	last       *uint64                        // the last word of the mapping (see run)
+	count32    *uint32                        // the v1.1 count field
+	want       atomic.Pointer[[4]uint64]      // immutable header words 0, 3, 5 and 7 (see checkHeader)
+	loc        locator
+	blocked    bool // format.LayoutBlocked512
+	readOnly   bool
+	exactCount bool          // OpenOptions.ExactCount
+	closed     atomic.Bool   // set by Close, before it retires the mapping
+	broken     atomic.Bool   // set once a fault showed the file changed
+	pending    atomic.Uint64 // adds this handle has not yet added to the header count (count.go)
 }
 
 // newFilter builds a Filter over a file already locked shared and mapped.
-func newFilter(file *os.File, data mmap.MMap, hdr format.Header, readOnly bool) (*Filter, error) {
+func newFilter(file *os.File, data mmap.MMap, hdr format.Header, opts OpenOptions) (*Filter, error) {
 	all, err := wordsOf(data)
 	if err != nil {
 		return nil, err
 	}
 	f := &Filter{
-		path: file.Name(), file: file, data: data, hdr: hdr, readOnly: readOnly,
+		path: file.Name(), file: file, data: data, hdr: hdr,
+		readOnly: opts.ReadOnly, exactCount: opts.ExactCount,
 		head:    (*[format.HeaderSize / 8]uint64)(all),
 		words:   all[format.HeaderSize/8:],
 		last:    &all[len(all)-1],
@@ -140,60 +143,4 @@ func (f *Filter) headerIntact() bool {
 	want := f.want.Load()
 	return (atomic.LoadUint64(&f.head[0])^want[0])|(atomic.LoadUint64(&f.head[3])^want[1])|
 		(atomic.LoadUint64(&f.head[5])^want[2])|(atomic.LoadUint64(&f.head[7])^want[3]) == 0
-}
-
-// Count returns the number of adds recorded in the header: Add calls plus
-// TestAndAdd calls that set a new bit, over every process that wrote the
-// file. A v1.1 file's 32-bit count stops at 2^32-1.
-func (f *Filter) Count() (uint64, error) {
-	var c uint64
-	err := f.run(false, false, func() error {
-		c = f.loadCount()
-		return nil
-	})
-	return c, err
-}
-
-func (f *Filter) loadCount() uint64 {
-	if f.count32 != nil {
-		return uint64(atomic.LoadUint32(f.count32))
-	}
-	return atomic.LoadUint64(&f.head[1])
-}
-
-// addCount adds delta to the header count, atomically; the v1.1 32-bit
-// count saturates instead of wrapping.
-func (f *Filter) addCount(delta uint64) {
-	if f.count32 == nil {
-		atomic.AddUint64(&f.head[1], delta)
-		return
-	}
-	for {
-		old := atomic.LoadUint32(f.count32)
-		next := uint64(old) + delta
-		if next > 1<<32-1 {
-			next = 1<<32 - 1
-		}
-		if atomic.CompareAndSwapUint32(f.count32, old, uint32(next)) {
-			return
-		}
-	}
-}
-
-// storeCount sets the header count; the caller holds the exclusive locks.
-func (f *Filter) storeCount(c uint64) {
-	if f.count32 != nil {
-		atomic.StoreUint32(f.count32, uint32(min(c, 1<<32-1)))
-		return
-	}
-	atomic.StoreUint64(&f.head[1], c)
-}
-
-// OverCapacity reports whether more keys were added than the capacity n
-// the filter was sized for, so that its false-positive rate is above p
-// (document 003's Add signals the same). A filter created from an explicit
-// m and k has no capacity and never reports it.
-func (f *Filter) OverCapacity() (bool, error) {
-	c, err := f.Count()
-	return f.hdr.N > 0 && c > f.hdr.N, err
 }

@@ -9,13 +9,8 @@ import (
 
 // run executes op against the mapping with the checks every call needs:
 // the in-process lock (shared, or exclusive for calls that need every
-// other user out), the handle's state, the header, and the last word of
-// the mapping. A fault while run or op touches the mapping (the file was
-// truncated or shrunk under it, which would otherwise kill the process
-// with SIGBUS) becomes ErrFileChanged, and the Filter refuses further
-// calls. Touching the last word makes a file shrunk by a page or more
-// fail every call, not only the calls whose keys fall in the lost pages.
-func (f *Filter) run(exclusive, write bool, op func() error) (err error) {
+// other user out), then those of guarded.
+func (f *Filter) run(exclusive, write bool, op func() error) error {
 	if exclusive {
 		f.mu.Lock()
 		defer f.mu.Unlock()
@@ -23,6 +18,17 @@ func (f *Filter) run(exclusive, write bool, op func() error) (err error) {
 		f.mu.RLock()
 		defer f.mu.RUnlock()
 	}
+	return f.guarded(write, op)
+}
+
+// guarded executes op after checking the handle's state, the header and
+// the last word of the mapping. A fault while it or op touches the mapping
+// (the file was truncated or shrunk under it, which would otherwise kill
+// the process with SIGBUS) becomes ErrFileChanged, and the Filter refuses
+// further calls. Touching the last word makes a file shrunk by a page or
+// more fail every call, not only the calls whose keys fall in the lost
+// pages. The caller holds mu.
+func (f *Filter) guarded(write bool, op func() error) (err error) {
 	if err := f.usable(write); err != nil {
 		return err
 	}

@@ -48,6 +48,7 @@ type helperArgs struct {
 	Writers  int    // number of writers whose progress a reader follows
 	Mode     string // how a writer adds: add, string or batch
 	ReadOnly bool   // open read-only
+	Exact    bool   // open with OpenOptions.ExactCount
 	Seed     uint64 // random seed
 }
 
@@ -326,7 +327,7 @@ type writerResult struct{ Adds uint64 }
 // progress after every call that returned.
 func roleWriter(t *testing.T, h *helper) {
 	a := h.args
-	f, err := Open(a.Path, nil)
+	f, err := Open(a.Path, &OpenOptions{ExactCount: a.Exact})
 	require.NoError(t, err)
 	defer f.Close()
 	prog := openProgress(t, a.Progress)

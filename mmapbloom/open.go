@@ -15,6 +15,15 @@ type OpenOptions struct {
 	// ErrReadOnly and the file is never written. Needed for files this
 	// process may not write (mode 0444, another user's). Default false.
 	ReadOnly bool
+
+	// ExactCount adds every add to the header count at once: one locked
+	// add per call on the header's cache line, which every process adding
+	// to the file then passes back and forth, so that the count in the
+	// file is exact at every moment, also after a crash. Default false:
+	// each handle adds its adds to the header in groups (see Count), and
+	// two processes adding single keys run about twice as fast as one
+	// instead of about 1.5 times.
+	ExactCount bool
 }
 
 // Open maps the filter file at path. It reads and validates the 64-byte
@@ -28,7 +37,11 @@ type OpenOptions struct {
 // when another process holds the file exclusively, ErrTooLarge when the
 // file does not fit this platform's address space.
 func Open(path string, opts *OpenOptions) (*Filter, error) {
-	readOnly := opts != nil && opts.ReadOnly
+	var o OpenOptions
+	if opts != nil {
+		o = *opts
+	}
+	readOnly := o.ReadOnly
 	flag := os.O_RDWR
 	if readOnly {
 		flag = os.O_RDONLY
@@ -40,7 +53,7 @@ func Open(path string, opts *OpenOptions) (*Filter, error) {
 		}
 		return nil, fmt.Errorf("mmapbloom: %w", err)
 	}
-	f, err := openFile(file, readOnly)
+	f, err := openFile(file, o)
 	if err != nil {
 		_ = file.Close()
 		return nil, err
@@ -49,7 +62,7 @@ func Open(path string, opts *OpenOptions) (*Filter, error) {
 }
 
 // openFile locks, validates and maps an open file.
-func openFile(file *os.File, readOnly bool) (*Filter, error) {
+func openFile(file *os.File, opts OpenOptions) (*Filter, error) {
 	if err := lockShared(file); err != nil {
 		return nil, err
 	}
@@ -57,11 +70,11 @@ func openFile(file *os.File, readOnly bool) (*Filter, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := mapFile(file, format.HeaderSize+hdr.ByteSize, readOnly)
+	data, err := mapFile(file, format.HeaderSize+hdr.ByteSize, opts.ReadOnly)
 	if err != nil {
 		return nil, err
 	}
-	f, err := newFilter(file, data, hdr, readOnly)
+	f, err := newFilter(file, data, hdr, opts)
 	if err != nil {
 		_ = data.Unmap()
 		return nil, err
@@ -94,7 +107,8 @@ func readHeader(file *os.File) (format.Header, error) {
 	return hdr, nil
 }
 
-// Close releases the file and its lock. Data written stays in the page
+// Close adds this handle's pending adds to the header count (see Count)
+// and releases the file and its lock. Data written stays in the page
 // cache and reaches the disk in the kernel's time; call Sync first to make
 // it durable. Calls after Close fail with ErrClosed; Close itself may be
 // called again and returns nil.
@@ -110,6 +124,10 @@ func (f *Filter) Close() error {
 	defer f.mu.Unlock()
 	if f.closed.Load() {
 		return nil
+	}
+	if !f.readOnly {
+		// A Filter whose file changed under it has no count to publish.
+		_ = f.guarded(false, func() error { f.publishCount(); return nil })
 	}
 	f.closed.Store(true)
 	err := retire(f.data)

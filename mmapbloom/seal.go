@@ -123,9 +123,11 @@ func (f *Filter) writeHeader(h format.Header) error {
 	return f.flush()
 }
 
-// flush writes the mapped pages to the file and the file to the disk, and
-// waits (msync with MS_SYNC, then fsync). The caller is inside run.
+// flush publishes this handle's pending count, writes the mapped pages to
+// the file and the file to the disk, and waits (msync with MS_SYNC, then
+// fsync). The caller is inside run.
 func (f *Filter) flush() error {
+	f.publishCount()
 	if err := f.data.Flush(); err != nil {
 		return fmt.Errorf("mmapbloom: msync %s: %w", f.path, err)
 	}

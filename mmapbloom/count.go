@@ -1,0 +1,92 @@
+package mmapbloom
+
+import "sync/atomic"
+
+// countBatch is how many adds a handle counts on its own before it adds
+// them to the header count, so that processes adding to one file do not
+// pass the header's cache line back and forth on every add.
+const countBatch = 256
+
+// Count returns the number of adds recorded in the header: Add calls plus
+// TestAndAdd calls that set a new bit, over every process that wrote the
+// file, this handle's own adds included. Another handle's latest adds
+// reach the header in groups: up to countBatch-1 of them are missing until
+// that handle adds more, or calls Count, Stats, Sync, Seal or Close; a
+// process that dies without Close loses them from the count (never a key
+// from the filter). OpenOptions.ExactCount makes a handle add each add to
+// the header at once. A v1.1 file's 32-bit count stops at 2^32-1. Errors:
+// ErrClosed, ErrFileChanged.
+func (f *Filter) Count() (uint64, error) {
+	var c uint64
+	err := f.run(false, false, func() error {
+		c = f.loadCount()
+		return nil
+	})
+	return c, err
+}
+
+// OverCapacity reports whether more keys were added than the capacity n
+// the filter was sized for, so that its false-positive rate is above p
+// (document 003's Add signals the same). A filter created from an explicit
+// m and k has no capacity and never reports it.
+func (f *Filter) OverCapacity() (bool, error) {
+	c, err := f.Count()
+	return f.hdr.N > 0 && c > f.hdr.N, err
+}
+
+// loadCount publishes this handle's pending adds and returns the header
+// count. The caller is inside run.
+func (f *Filter) loadCount() uint64 {
+	f.publishCount()
+	if f.count32 != nil {
+		return uint64(atomic.LoadUint32(f.count32))
+	}
+	return atomic.LoadUint64(&f.head[1])
+}
+
+// addCount counts delta adds, in the header once this handle has
+// countBatch of them pending (at once with OpenOptions.ExactCount). The
+// caller is inside run.
+func (f *Filter) addCount(delta uint64) {
+	switch {
+	case f.exactCount:
+		f.addHeaderCount(delta)
+	case f.pending.Add(delta) >= countBatch:
+		f.publishCount()
+	}
+}
+
+// publishCount adds this handle's pending adds to the header count. The
+// caller is inside run.
+func (f *Filter) publishCount() {
+	if delta := f.pending.Swap(0); delta > 0 {
+		f.addHeaderCount(delta)
+	}
+}
+
+// addHeaderCount adds delta to the header count, atomically; the v1.1
+// 32-bit count saturates instead of wrapping.
+func (f *Filter) addHeaderCount(delta uint64) {
+	if f.count32 == nil {
+		atomic.AddUint64(&f.head[1], delta)
+		return
+	}
+	for {
+		old := atomic.LoadUint32(f.count32)
+		next := min(uint64(old)+delta, 1<<32-1)
+		if atomic.CompareAndSwapUint32(f.count32, old, uint32(next)) {
+			return
+		}
+	}
+}
+
+// storeCount sets the header count and drops the pending adds; the
+// caller holds the exclusive locks.
+func (f *Filter) storeCount(c uint64) {
+	f.pending.Store(0)
+	if f.count32 != nil {
+		atomic.StoreUint32(f.count32, uint32(min(c, 1<<32-1)))
+		return
+	}
+	atomic.StoreUint64(&f.head[1], c)
+}
