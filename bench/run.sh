@@ -89,6 +89,7 @@ step phishing-batch.bench env BENCH_DIR="$BENCH_DIR" go test -run '^$' \
 	-bench "^BenchmarkPeersPhishing\$/^lib=mmapbloom/^n=/$BATCH" -benchtime="${BATCH_OPS}x" -count 1 -timeout 0 .
 step cold.bench "$OUT/bin/procbench" cold -dir "$BENCH_DIR" -runs "$COLD_RUNS" -size "$COLD_SIZE" -bab-n 50M -keys 1M
 step scale.bench "$OUT/bin/procbench" scale -dir "$BENCH_DIR" -n "$SCALE_N"
+step memlat.bench env BENCH_DIR="$BENCH_DIR" go test -run '^$' -bench '^BenchmarkMemoryLatency$' -count 1 .
 
 go run ./cmd/report -md ../BENCHMARKS.md -machine "$OUT/machine.txt" -commands "$OUT/commands.txt" \
 	-notes targets-notes.txt -label "$LABEL" "$OUT"/*.bench

@@ -62,5 +62,6 @@ func run(args []string) error {
 	writeTargets(&b, rs, reasons)
 	writePeers(&b, rs)
 	writeProcess(&b, rs)
+	writeMemory(&b, rs)
 	return splice(*md, b.String())
 }
