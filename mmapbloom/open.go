@@ -22,7 +22,7 @@ type OpenOptions struct {
 	// file is exact at every moment, also after a crash. Default false:
 	// each handle adds its adds to the header in groups (see Count), and
 	// two processes adding single keys run about twice as fast as one
-	// instead of about 1.5 times.
+	// (measured 2.0-2.1x; 1.5-1.8x when every add updated the header).
 	ExactCount bool
 }
 
