@@ -135,7 +135,7 @@ func (f *Filter) AddBatch(keys [][]byte) error {
 
 // TestBatch sets present[i] to Test(keys[i]) for every key. present must
 // be at least as long as keys (ErrBadOptions otherwise). Errors as for
-// Test.
+// Test; after an error the contents of present are undefined.
 func (f *Filter) TestBatch(keys [][]byte, present []bool) error {
 	if len(present) < len(keys) {
 		return fmt.Errorf("mmapbloom: TestBatch: %d results for %d keys: %w", len(present), len(keys), ErrBadOptions)

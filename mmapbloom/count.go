@@ -9,13 +9,14 @@ const countBatch = 256
 
 // Count returns the number of adds recorded in the header: Add calls plus
 // TestAndAdd calls that set a new bit, over every process that wrote the
-// file, this handle's own adds included. Another handle's latest adds
-// reach the header in groups: up to countBatch-1 of them are missing until
-// that handle adds more, or calls Count, Stats, Sync, Seal or Close; a
-// process that dies without Close loses them from the count (never a key
-// from the filter). OpenOptions.ExactCount makes a handle add each add to
-// the header at once. A v1.1 file's 32-bit count stops at 2^32-1. Errors:
-// ErrClosed, ErrFileChanged.
+// file, this handle's own adds included. Each handle adds its adds to the
+// header in groups of 256 (countBatch), and whenever it calls Count,
+// OverCapacity, Stats, Sync, Seal, Merge (as either filter) or Close; until
+// then another handle's count lacks up to 255 of them, and if its process
+// dies first they are lost from the count (never a key from the filter).
+// A handle opened with OpenOptions.ExactCount adds each add call's adds at
+// once. A v1.1 file's 32-bit count stops at 2^32-1. Errors: ErrClosed,
+// ErrFileChanged.
 func (f *Filter) Count() (uint64, error) {
 	var c uint64
 	err := f.run(false, false, func() error {

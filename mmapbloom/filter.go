@@ -3,7 +3,6 @@ package mmapbloom
 import (
 	"fmt"
 	"os"
-	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -29,7 +28,6 @@ type Filter struct {
 	path       string
 	file       *os.File
 	data       mmap.MMap                      // header, then the bit array
-	release    runtime.Cleanup                // unmaps data (or, after Close, its reservation) once f is unreachable
 	hdr        format.Header                  // as at open; Count is read live from the mapping
 	head       *[format.HeaderSize / 8]uint64 // the header as 8 words
 	words      []uint64                       // the bit array as words
@@ -40,7 +38,7 @@ type Filter struct {
 	blocked    bool // format.LayoutBlocked512
 	readOnly   bool
 	exactCount bool          // OpenOptions.ExactCount
-	closed     atomic.Bool   // set by Close, before it retires the mapping
+	closed     atomic.Bool   // set by Close, before it unmaps (see read)
 	broken     atomic.Bool   // set once a fault showed the file changed
 	pending    atomic.Uint64 // adds this handle has not yet added to the header count (count.go)
 }
@@ -61,7 +59,6 @@ func newFilter(file *os.File, data mmap.MMap, hdr format.Header, opts OpenOption
 		blocked: hdr.Layout == format.LayoutBlocked512,
 	}
 	f.want.Store(f.immutableWords())
-	f.release = runtime.AddCleanup(f, release, data)
 	if hdr.Version == format.V1 {
 		f.count32 = uint32At(data, format.OffCount)
 	}

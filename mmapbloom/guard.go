@@ -44,8 +44,11 @@ func (f *Filter) guarded(write bool, op func() error) (err error) {
 // but without the in-process lock, whose two locked instructions per call
 // would be full barriers: with none, the cache miss of one Test overlaps
 // the work of the calls around it. What the lock would exclude:
-//   - Close: it retires the mapping into an inaccessible reservation (see
-//     Close), so op answers from the file, or faults and returns ErrClosed;
+//   - Close: it sets closed before it unmaps, and read checks closed again
+//     after op, so a call that overlaps Close returns ErrClosed whatever op
+//     saw: the file, a fault on the unmapped range (recovered), or memory
+//     mapped there since. op must only read the mapping, and its results
+//     are void when read returns an error;
 //   - Seal and Unseal, which rewrite header words: a header that does not
 //     match sends the call to run, which waits for them and checks again;
 //   - Clear and Merge: a Test beside them sees each bit before or after
@@ -62,7 +65,11 @@ func (f *Filter) read(op func() error) (err error) {
 		return f.run(false, false, op)
 	}
 	atomic.LoadUint64(f.last)
-	return op()
+	err = op()
+	if f.closed.Load() {
+		return ErrClosed
+	}
+	return err
 }
 
 // recoverFault turns a memory fault inside run or read into ErrClosed if

@@ -41,6 +41,7 @@ func (f *Filter) Merge(src *Filter) error {
 			}
 		}
 		f.addCount(src.loadCount())
+		f.publishCount()
 		return nil
 	})
 }

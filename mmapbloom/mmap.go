@@ -4,7 +4,6 @@ package mmapbloom
 // huge-page advice is in advise_linux.go).
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -40,21 +39,3 @@ func mapFile(f *os.File, size uint64, readOnly bool) (mmap.MMap, error) {
 	}
 	return m, nil
 }
-
-// retire replaces the mapping m with an anonymous, inaccessible (PROT_NONE)
-// reservation of the same addresses, in one mmap(MAP_FIXED) call: the file
-// is no longer mapped (nor its lock held through the mapping), and a late
-// access through a stale view of m faults instead of reading whatever the
-// addresses might be reused for. The reservation uses no memory; release
-// it with release. If the call fails, m is unmapped instead and retire
-// returns the error.
-func retire(m mmap.MMap) error {
-	_, err := unix.MmapPtr(-1, 0, pointerOf(m), uintptr(len(m)), unix.PROT_NONE, unix.MAP_PRIVATE|unix.MAP_ANON|unix.MAP_FIXED)
-	if err != nil {
-		return errors.Join(fmt.Errorf("mmapbloom: retire mapping: %w", err), m.Unmap())
-	}
-	return nil
-}
-
-// release unmaps m, a mapping or its reservation.
-func release(m mmap.MMap) { _ = m.Unmap() }

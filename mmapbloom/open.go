@@ -16,13 +16,14 @@ type OpenOptions struct {
 	// process may not write (mode 0444, another user's). Default false.
 	ReadOnly bool
 
-	// ExactCount adds every add to the header count at once: one locked
-	// add per call on the header's cache line, which every process adding
-	// to the file then passes back and forth, so that the count in the
-	// file is exact at every moment, also after a crash. Default false:
-	// each handle adds its adds to the header in groups (see Count), and
-	// two processes adding single keys run about twice as fast as one
-	// (measured 2.0-2.1x; 1.5-1.8x when every add updated the header).
+	// ExactCount adds every add call's adds to the header count at once
+	// (a batch call's at its end): one locked add per call on the header's
+	// cache line, which every process adding to the file then passes back
+	// and forth, so that the count in the file is exact between calls, also
+	// after a crash. Default false: each handle adds its adds to the header
+	// in groups (see Count), and two processes adding single keys run about
+	// twice as fast as one (measured 2.0-2.1x; 1.5-1.8x when every add
+	// updated the header).
 	ExactCount bool
 }
 
@@ -107,18 +108,17 @@ func readHeader(file *os.File) (format.Header, error) {
 	return hdr, nil
 }
 
-// Close adds this handle's pending adds to the header count (see Count)
-// and releases the file and its lock. Data written stays in the page
-// cache and reaches the disk in the kernel's time; call Sync first to make
-// it durable. Calls after Close fail with ErrClosed; Close itself may be
-// called again and returns nil.
+// Close adds this handle's pending adds to the header count (see Count),
+// unmaps the file and closes it, releasing the lock. Data written stays in
+// the page cache and reaches the disk in the kernel's time; call Sync
+// first to make it durable. Calls that use the file fail with ErrClosed
+// after Close (Header, M, K, N, P, Path and Locations still answer from
+// the header read at open); Close itself may be called again and returns
+// nil.
 //
 // Test and TestBatch take no lock, so one may still be running on another
-// goroutine: Close replaces the file's mapping with an inaccessible
-// reservation of the same addresses (no memory, no file) instead of
-// unmapping it, so such a call either answers from the file or faults on
-// the reservation and returns ErrClosed. The reservation is unmapped when
-// the Filter is garbage-collected.
+// goroutine: it answers from the file if it ends before Close starts, and
+// otherwise returns ErrClosed (see read in guard.go).
 func (f *Filter) Close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -130,11 +130,7 @@ func (f *Filter) Close() error {
 		_ = f.guarded(false, func() error { f.publishCount(); return nil })
 	}
 	f.closed.Store(true)
-	err := retire(f.data)
-	if err != nil {
-		f.release.Stop() // unmapped already; the addresses may be reused
-	}
-	return errors.Join(err, f.file.Close())
+	return errors.Join(f.data.Unmap(), f.file.Close())
 }
 
 // Sync writes the mapped bits and header to the disk and waits for it

@@ -29,7 +29,7 @@ func (f *Filter) Test(key []byte) (present bool, err error) {
 		present = f.testKey(key)
 		return nil
 	})
-	return present, err
+	return present && err == nil, err
 }
 
 // TestString is Test for a string key, without copying it.

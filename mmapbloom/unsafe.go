@@ -1,6 +1,5 @@
 // This file is the only one in package mmapbloom that imports unsafe: it
-// views the mapped bytes as 64-bit words for sync/atomic, and gives the
-// address of a mapping to the system calls of mmap.go.
+// views the mapped bytes as 64-bit words for sync/atomic.
 
 package mmapbloom
 
@@ -32,7 +31,3 @@ func uint32At(b []byte, off int) *uint32 {
 func bytesOf(s string) []byte {
 	return unsafe.Slice(unsafe.StringData(s), len(s))
 }
-
-// pointerOf returns the address of the first byte of b, which must not be
-// empty, for the system calls that take one (mmap.go).
-func pointerOf(b []byte) unsafe.Pointer { return unsafe.Pointer(&b[0]) }
