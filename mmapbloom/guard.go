@@ -44,11 +44,12 @@ func (f *Filter) guarded(write bool, op func() error) (err error) {
 // but without the in-process lock, whose two locked instructions per call
 // would be full barriers: with none, the cache miss of one Test overlaps
 // the work of the calls around it. What the lock would exclude:
-//   - Close: it sets closed before it unmaps, and read checks closed again
-//     after op, so a call that overlaps Close returns ErrClosed whatever op
-//     saw: the file, a fault on the unmapped range (recovered), or memory
-//     mapped there since. op must only read the mapping, and its results
-//     are void when read returns an error;
+//   - Close: it sets closed before it unmaps and clears the Filter's views
+//     of the mapping, and read checks closed again after op, so a call that
+//     overlaps Close returns ErrClosed whatever op saw: the file, memory
+//     mapped at its addresses since, a fault on the unmapped range or a
+//     half-cleared view (recovered, see recoverFault). op must only read
+//     the mapping, and its results are void when read returns an error;
 //   - Seal and Unseal, which rewrite header words: a header that does not
 //     match sends the call to run, which waits for them and checks again;
 //   - Clear and Merge: a Test beside them sees each bit before or after
@@ -77,22 +78,25 @@ func (f *Filter) read(op func() error) (err error) {
 	return err
 }
 
-// recoverFault turns a memory fault inside run or read into ErrClosed if
-// the Filter was closed meanwhile, else into ErrFileChanged, and restores
-// the goroutine's panic-on-fault setting. Other panics go on.
+// recoverFault restores the goroutine's panic-on-fault setting and turns
+// a panic inside run or read into an error: any panic into ErrClosed if
+// the Filter was closed meanwhile (only a lock-free read can overlap
+// Close; it may fault on the unmapped range, or index a view of the
+// mapping that Close cleared half-way), else a memory fault into
+// ErrFileChanged. Other panics go on.
 func (f *Filter) recoverFault(restore bool, err *error) {
 	debug.SetPanicOnFault(restore)
 	r := recover()
 	if r == nil {
 		return
 	}
-	fault, ok := r.(interface{ Addr() uintptr })
-	if !ok {
-		panic(r)
-	}
 	if f.closed.Load() {
 		*err = ErrClosed
 		return
+	}
+	fault, ok := r.(interface{ Addr() uintptr })
+	if !ok {
+		panic(r)
 	}
 	f.broken.Store(true)
 	*err = fmt.Errorf("%s: fault at %#x (file truncated or shrunk?): %w", f.Path(), fault.Addr(), ErrFileChanged)

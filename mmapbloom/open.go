@@ -117,7 +117,8 @@ func readHeader(file *os.File) (format.Header, error) {
 // nil.
 //
 // Test and TestBatch take no lock, so one may still be running on another
-// goroutine: it answers from the file if it ends before Close starts, and
+// goroutine: it answers from the file if it ends before Close marks the
+// handle closed (after waiting for the calls that hold the lock), and
 // otherwise returns ErrClosed (see read in guard.go).
 func (f *Filter) Close() error {
 	f.mu.Lock()
@@ -130,7 +131,14 @@ func (f *Filter) Close() error {
 		_ = f.guarded(false, func() error { f.publishCount(); return nil })
 	}
 	f.closed.Store(true)
-	return errors.Join(f.data.Unmap(), f.file.Close())
+	err := f.data.Unmap()
+	// No pointer into the unmapped range may outlive Close: the Go heap
+	// may be placed there later, and the garbage collector stops the
+	// process on a pointer into an unused part of it. A Test racing Close
+	// may read these fields half-written; read turns what that causes into
+	// ErrClosed.
+	f.data, f.head, f.words, f.last, f.count32 = nil, nil, nil, nil, nil
+	return errors.Join(err, f.file.Close())
 }
 
 // Sync writes the mapped bits and header to the disk and waits for it
