@@ -95,7 +95,8 @@ func (f *Filter) P() float64 { return f.hdr.P }
 func (f *Filter) ReadOnly() bool { return f.readOnly }
 
 // usable reports why a call may not run now; write is true for calls that
-// set bits or change the header. The caller holds mu.
+// set bits or change the header. The caller holds mu, or, for a read
+// (write false), needs only the atomic closed and broken flags.
 func (f *Filter) usable(write bool) error {
 	switch {
 	case f.closed.Load():

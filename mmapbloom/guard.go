@@ -60,11 +60,8 @@ func (f *Filter) read(op func() error) (err error) {
 	if raceEnabled {
 		return f.run(false, false, op)
 	}
-	switch {
-	case f.closed.Load():
-		return ErrClosed
-	case f.broken.Load():
-		return fmt.Errorf("%s: %w", f.Path(), ErrFileChanged)
+	if err := f.usable(false); err != nil {
+		return err
 	}
 	defer f.recoverFault(debug.SetPanicOnFault(true), &err)
 	if !f.headerIntact() {
