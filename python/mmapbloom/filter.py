@@ -74,8 +74,9 @@ class Filter:
         self.blocked = hdr.layout == LAYOUT_BLOCKED512
         self._locate = hashing.locator(hdr.scheme, hdr.m, hdr.k, hdr.seed)
         self._map(writable)
-        self._want = (self._mm[0:OFF_COUNT], self._mm[OFF_COUNT + (4 if hdr.version == V1 else 8):HEADER_SIZE])
-        self._wantfrom = HEADER_SIZE - len(self._want[1])
+        # Go's checkHeader compares words 0, 3, 5 and 7; 5 is n in v2
+        # (covered by the header crc in word 7) and reserved in v1.1.
+        self._want = (self._words[0], self._words[3], self._words[7])
         self._nowrite = not writable or hdr.sealed
         self._test = self._tester()
         self._add = self._adder()
@@ -96,7 +97,7 @@ class Filter:
         """Refuse a call on a closed, broken, read-only or sealed handle, or
         when the file is now too short for the mapping (touching a page past
         its end would kill the interpreter with SIGBUS) or its header was
-        rewritten. One lseek and two short compares per call."""
+        rewritten. One lseek and three word compares per call."""
         if self._closed or self._broken or (write and self._nowrite):
             self._refuse(write)
         if os.lseek(self._fd, 0, os.SEEK_END) < self._size:
@@ -104,8 +105,8 @@ class Filter:
             raise errors.FileChanged(
                 f"{self.path}: file is {os.fstat(self._fd).st_size} bytes, the mapping needs {self._size} "
                 "(truncated or shrunk?)")
-        mm, want = self._mm, self._want
-        if mm[0:OFF_COUNT] != want[0] or mm[self._wantfrom:HEADER_SIZE] != want[1]:
+        words, want = self._words, self._want
+        if words[0] != want[0] or words[7] != want[2] or words[3] != want[1]:
             self._broken = True
             raise errors.FileChanged(f"{self.path}: header rewritten while mapped")
 
