@@ -16,8 +16,12 @@ processes can add to and test one file at once, with no server::
 """
 
 import os as _os
+import sys as _sys
 
-from .create import create
+if _sys.byteorder != "little":  # the files are little-endian and read as native words, as in Go
+    raise ImportError("mmapbloom needs a little-endian host (the Go library does not build on big-endian ones either)")
+
+from .create import create  # noqa: E402 (after the byte-order check)
 from .errors import (BadK, BadMagic, BadScheme, ChecksumError, Closed, FileChanged, FilterExists, FormatError,
                      InUse, InvalidArgument, Mismatch, MmapBloomError, NoAtomics, ReadOnly, Sealed,
                      ShortHeader, SizeMismatch, TooLarge, Truncated, UnknownFlags, UnknownLayout, UnknownScheme,
