@@ -290,6 +290,18 @@ func TestPythonCreateHeaders(t *testing.T) {
 		require.NoError(t, g.Close())
 		out := runPy(t, py, "test", pyPath, "from go", "not added")
 		require.Equal(t, "1 0\n", string(out), "Python reads Go's add")
+
+		out = runPy(t, py, "add", goPath, "from python", "from python")
+		require.Equal(t, "0 1\n", string(out), "Python adds to Go's file")
+		g, err = Open(goPath, &OpenOptions{ReadOnly: true})
+		require.NoError(t, err, "Go opens the file after Python's add")
+		ok, err := g.Test([]byte("from python"))
+		require.NoError(t, err)
+		require.True(t, ok, "Go reads Python's add")
+		count, err := g.Count()
+		require.NoError(t, err)
+		require.Equal(t, uint64(1), count)
+		require.NoError(t, g.Close())
 	}
 }
 

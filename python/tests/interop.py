@@ -2,6 +2,7 @@
 
 usage: interop.py create PATH N P LAYOUT SCHEME VERSION SEED PRIME
        interop.py test PATH KEY...      print 1 or 0 per key, on one line
+       interop.py add PATH KEY...       add the keys, print 1 or 0 (present before) per key
        interop.py writer PATH ID COUNT  add keys "w{ID}-{s}", print {"New": adds that set a bit}
        interop.py hold PATH             open rw, print "ready", wait for stdin to close
        interop.py exclusive PATH OTHER  try clear and union while Go holds PATH
@@ -21,6 +22,11 @@ def create(path, n, p, layout, scheme, version, seed, prime):
 def test(path, *keys):
     with mmapbloom.open(path) as f:
         print(" ".join("1" if k in f else "0" for k in keys))
+
+
+def add(path, *keys):
+    with mmapbloom.open(path, "rw") as f:
+        print(" ".join("1" if f.add(k) else "0" for k in keys))
 
 
 def writer(path, wid, count):
@@ -55,4 +61,4 @@ def exclusive(path, other):
 
 
 if __name__ == "__main__":
-    {"create": create, "test": test, "writer": writer, "hold": hold, "exclusive": exclusive}[sys.argv[1]](*sys.argv[2:])
+    {"create": create, "test": test, "add": add, "writer": writer, "hold": hold, "exclusive": exclusive}[sys.argv[1]](*sys.argv[2:])

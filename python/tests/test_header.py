@@ -3,6 +3,7 @@
 its exception, never crashes."""
 
 import os
+import random
 import struct
 import unittest
 
@@ -154,6 +155,28 @@ class DecodeTest(unittest.TestCase):
         c = bytearray(b)
         c[8:16] = b"\xff" * 8  # the count is mutable
         self.assertEqual(H.decode(c).count, (1 << 64) - 1)
+
+
+class FuzzTest(unittest.TestCase):
+    def test_mutated_headers(self):
+        """Random byte edits of valid headers, with and without a fixed crc:
+        decode returns a header or raises a FormatError, nothing else."""
+        rng = random.Random(1)
+        bases = [valid_v1().encode(), valid_v2().encode(), blocked.encode()]
+        decoded = 0
+        for _ in range(20_000):
+            b = bytearray(rng.choice(bases))
+            for _ in range(rng.randint(1, 4)):
+                b[rng.randrange(64)] = rng.randrange(256)
+            if b[3] == 2 and rng.random() < 0.7:
+                fix_crc(b)
+            b = bytes(b[:rng.choice((64, 64, 64, rng.randrange(64)))])
+            try:
+                H.decode(b)
+                decoded += 1
+            except mmapbloom.FormatError:
+                pass
+        self.assertGreater(decoded, 100)
 
 
 class HostileFileTest(TempDirTest):
