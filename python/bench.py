@@ -1,6 +1,9 @@
 """Per-process throughput of the Python package: single `in` and add, and
-the batch forms, for each layout, in keys per second (wall clock and CPU
-time of this process, since the machine may be shared).
+the batch forms, for each layout, in keys per second. Each operation runs
+over its keys in 10 rounds; the table gives the median and the best
+round's rate by the wall clock, and the median by this process's CPU time
+(the machine may be shared: a round that lost the CPU shows in the median,
+not in the best).
 
 usage: PYTHONPATH=python python3 python/bench.py [--n 1000000] [--keys 200000] [--dir /tmp]
 """
@@ -8,6 +11,7 @@ usage: PYTHONPATH=python python3 python/bench.py [--n 1000000] [--keys 200000] [
 import argparse
 import os
 import platform
+import statistics
 import tempfile
 import time
 
@@ -20,10 +24,29 @@ SHAPES = [
 ]
 
 
-def timed(fn, count):
-    w, c = time.perf_counter(), time.process_time()
-    fn()
-    return count / (time.perf_counter() - w), count / (time.process_time() - c)
+ROUNDS = 10
+
+
+def timed(run, keys):
+    """Run run(chunk) over keys in ROUNDS chunks; return the median and best
+    wall-clock rate and the median CPU-time rate, in keys per second."""
+    size = len(keys) // ROUNDS
+    wall, cpu = [], []
+    for r in range(ROUNDS):
+        chunk = keys[r * size:(r + 1) * size]
+        w, c = time.perf_counter(), time.process_time()
+        run(chunk)
+        wall.append(size / (time.perf_counter() - w))
+        cpu.append(size / max(time.process_time() - c, 1e-9))
+    return statistics.median(wall), max(wall), statistics.median(cpu)
+
+
+def singles(op):
+    return lambda chunk: [op(k) for k in chunk]
+
+
+def batches(op):
+    return lambda chunk: [op(chunk[i:i + 1000]) for i in range(0, len(chunk), 1000)]
 
 
 def bench(path, n, nkeys, shape):
@@ -32,14 +55,11 @@ def bench(path, n, nkeys, shape):
     batch = [f"https://example.net/batch/{i}/index.html" for i in range(nkeys)]
     rows = {}
     with mmapbloom.create(path, n, 0.01, **shape) as f:
-        add, contains = f.add, f.__contains__
-        rows["add (new keys)"] = timed(lambda: [add(k) for k in added], nkeys)
-        rows["in (present keys)"] = timed(lambda: [contains(k) for k in added], nkeys)
-        rows["in (absent keys)"] = timed(lambda: [contains(k) for k in fresh], nkeys)
-        rows["add_batch (new keys, 1000 per call)"] = timed(
-            lambda: [f.add_batch(batch[i:i + 1000]) for i in range(0, nkeys, 1000)], nkeys)
-        rows["test_batch (present, 1000 per call)"] = timed(
-            lambda: [f.test_batch(added[i:i + 1000]) for i in range(0, nkeys, 1000)], nkeys)
+        rows["add (new keys)"] = timed(singles(f.add), added)
+        rows["in (present keys)"] = timed(singles(f.__contains__), added)
+        rows["in (absent keys)"] = timed(singles(f.__contains__), fresh)
+        rows["add_batch (new keys, 1000 per call)"] = timed(batches(f.add_batch), batch)
+        rows["test_batch (present keys, 1000 per call)"] = timed(batches(f.test_batch), added)
     os.unlink(path)
     return rows
 
@@ -63,12 +83,12 @@ def main():
     a = ap.parse_args()
     print(f"# Python {platform.python_version()}, {cpu_model()}, {os.cpu_count()} cores; "
           f"load before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print(f"# n = {a.n:,} at p = 0.01, {a.keys:,} keys per row; keys/s, wall clock (CPU time of the process)")
-    print("| layout, scheme | operation | keys/s wall | keys/s CPU |")
-    print("|---|---|---:|---:|")
+    print(f"# n = {a.n:,} at p = 0.01, {a.keys:,} keys per row in {ROUNDS} rounds; keys per second")
+    print("| layout, scheme | operation | wall, median | wall, best round | CPU time, median |")
+    print("|---|---|---:|---:|---:|")
     for name, shape in SHAPES:
-        for op, (wall, cpu) in bench(os.path.join(a.dir, f"bench-{os.getpid()}.bloom"), a.n, a.keys, shape).items():
-            print(f"| {name} | {op} | {wall:,.0f} | {cpu:,.0f} |")
+        for op, rates in bench(os.path.join(a.dir, f"bench-{os.getpid()}.bloom"), a.n, a.keys, shape).items():
+            print(f"| {name} | {op} | " + " | ".join(f"{x:,.0f}" for x in rates) + " |")
     print(f"# load after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

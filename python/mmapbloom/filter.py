@@ -7,6 +7,7 @@ file at once.
 """
 
 import ctypes
+import itertools
 import math
 import mmap
 import os
@@ -78,7 +79,7 @@ class Filter:
         # (covered by the header crc in word 7) and reserved in v1.1.
         self._want = (self._words[0], self._words[3], self._words[7])
         self._nowrite = not writable or hdr.sealed
-        self._test = self._tester()
+        self._test, self._test_many = self._tester()
         self._add = self._adder()
 
     def _map(self, writable):
@@ -138,20 +139,23 @@ class Filter:
     def test_batch(self, keys):
         """[key in self for key in keys], with one check of the file for the batch."""
         self._check()
-        kb, test = hashing.key_bytes, self._test
-        return [test(key if type(key) is bytes else kb(key)) for key in keys]
+        kb = hashing.key_bytes
+        return self._test_many([key if type(key) is bytes else kb(key) for key in keys])
 
     def _tester(self):
-        """The function key (bytes) -> bool of this filter's layout."""
+        """The functions key (bytes) -> bool and list of keys -> list of
+        bools of this filter's layout."""
         mm, words, hdr = self._mm, self._words, self.header
         if self.blocked:
-            probe = hashing.blocked_probe(hdr.m, hdr.k, hdr.seed)
+            xxh, seed = hashing.xxhash.xxh3_64_intdigest, hdr.seed
+            probe = hashing.blocked_probe_of_hash(hdr.m, hdr.k)
 
-            def test(key):
-                off, mask = probe(key)
+            def test_hash(h):
+                off, mask = probe(h)
                 off += HEADER_SIZE
                 return int.from_bytes(mm[off:off + 64], "little") & mask == mask
-            return test
+            return (lambda key: test_hash(xxh(key, seed)),
+                    lambda keys: list(map(test_hash, map(xxh, keys, itertools.repeat(seed)))))
         locate = self._locate
 
         def test(key):
@@ -159,7 +163,7 @@ class Filter:
                 if not (words[8 + (p >> 6)] >> (p & 63)) & 1:
                     return False
             return True
-        return test
+        return test, lambda keys: list(map(test, keys))
 
     def __len__(self):
         """The header count: adds that set at least one clear bit, over every

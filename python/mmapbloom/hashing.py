@@ -101,13 +101,18 @@ def _packed(k):
 def blocked_probe(m, k, seed):
     """Return a function key -> (byte offset of the key's block in the
     array, 512-bit mask of its k probes: bit i is bit i of the block)."""
-    xxh, blocks = xxhash.xxh3_64_intdigest, m // BLOCK_BITS
-    packed, n = _packed(k), 8 * k
+    xxh, of_hash = xxhash.xxh3_64_intdigest, blocked_probe_of_hash(m, k)
+    return lambda key: of_hash(xxh(key, seed))
+
+
+def blocked_probe_of_hash(m, k):
+    """blocked_probe from the key's xxh3-64 hash h, for callers that hash
+    many keys at once."""
+    blocks, packed, n = m // BLOCK_BITS, _packed(k), 8 * k
     lanes = struct.Struct("<" + "2xH4x" * k).unpack
     bit, or_ = _LANE_BIT.__getitem__, operator.or_
 
-    def probe(key):
-        h = xxh(key, seed)
+    def probe(h):
         return ((h * blocks) >> 64) << 6, reduce(or_, map(bit, lanes(((h & MASK32) * packed).to_bytes(n, "little"))))
     return probe
 
@@ -185,20 +190,24 @@ def _blocked(m, k, seed):
 
 
 def _remix(m, k, seed):
+    # All k positions at once: lane i (128 bits wide, so that products do
+    # not carry into the next lane) of one integer holds x_i = lo + i*step
+    # mod 2^64; murmur3's fmix64 runs on every lane together, then lane i's
+    # high word of x_i * m is position i.
     xxh = xxhash.xxh3_128_intdigest
-    rng = range(k)
+    ones = sum(1 << (128 * i) for i in range(k))
+    index = sum(i << (128 * i) for i in range(k))
+    low64, low31 = MASK64 * ones, ((1 << 31) - 1) * ones
+    high_words = struct.Struct("<" + "8xQ" * k).unpack
+    n = 16 * k
 
     def locate(key):
         v = xxh(key, seed)
-        lo, step = v & MASK64, (v >> 64) | 1
-        out = []
-        for i in rng:
-            x = (lo + i * step) & MASK64
-            x ^= x >> 33
-            x = (x * _FMIX_C1) & MASK64
-            x ^= x >> 33
-            x = (x * _FMIX_C2) & MASK64
-            x ^= x >> 33
-            out.append((x * m) >> 64)
-        return out
+        x = ((v & MASK64) * ones + ((v >> 64) | 1) * index) & low64
+        x ^= (x >> 33) & low31
+        x = (x * _FMIX_C1) & low64
+        x ^= (x >> 33) & low31
+        x = (x * _FMIX_C2) & low64
+        x ^= (x >> 33) & low31
+        return list(high_words((x * m).to_bytes(n, "little")))
     return locate
