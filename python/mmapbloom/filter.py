@@ -80,7 +80,7 @@ class Filter:
         self._want = (self._words[0], self._words[3], self._words[7])
         self._nowrite = not writable or hdr.sealed
         self._test, self._test_many = self._tester()
-        self._add = self._adder()
+        self._add, self._add_many = self._adder()
 
     def _map(self, writable):
         access = mmap.ACCESS_WRITE if writable else mmap.ACCESS_READ
@@ -91,6 +91,13 @@ class Filter:
         if writable:
             self._cbuf = ctypes.c_char.from_buffer(self._mm)
             self._addr = ctypes.addressof(self._cbuf)
+
+    # pybloomfiltermmap3's names for the header fields.
+    capacity = property(lambda self: self.n, doc="The capacity n the filter was sized for.")
+    error_rate = property(lambda self: self.p, doc="The false-positive probability p asked for at n keys.")
+    num_bits = property(lambda self: self.m, doc="Bits in the array, m.")
+    num_hashes = property(lambda self: self.k, doc="Bit positions per key, k.")
+    name = property(lambda self: self.path, doc="The file name.")
 
     # ---- guards -------------------------------------------------------
 
@@ -231,18 +238,19 @@ class Filter:
         """[self.add(key) for key in keys], with one check of the file and
         one count update for the batch."""
         self._check(True)
-        kb, add = hashing.key_bytes, self._add
-        out = [add(key if type(key) is bytes else kb(key)) for key in keys]
+        kb = hashing.key_bytes
+        out = self._add_many([key if type(key) is bytes else kb(key) for key in keys])
         self._counted(out.count(False))
         return out
 
     def _adder(self):
-        """The function key (bytes) -> present before, that sets the key's
-        bits: an atomic OR (libatomic) on each word that lacks some of them,
-        the OR's old value telling whether a bit was clear (as Go's
-        orWord); a plain OR for a single writer without libatomic."""
+        """The functions key (bytes) -> present before, and list of keys ->
+        list of those, that set the keys' bits: an atomic OR (libatomic) on
+        each word that lacks some of them, the OR's old value telling
+        whether a bit was clear (as Go's orWord); a plain OR for a single
+        writer without libatomic."""
         if not self.writable:
-            return None
+            return None, None
         mm, words, hdr = self._mm, self._words, self.header
         locate = self._locate
         if self._atomics is None:
@@ -254,15 +262,16 @@ class Filter:
                         words[i] |= bit
                         present = False
                 return present
-            return add_plain
+            return add_plain, lambda keys: list(map(add_plain, keys))
         fetch_or, addr = self._atomics.fetch_or_8, self._addr
         if self.blocked:
-            probe = hashing.blocked_probe(hdr.m, hdr.k, hdr.seed)
+            xxh, seed = hashing.xxhash.xxh3_64_intdigest, hdr.seed
+            probe = hashing.blocked_probe_of_hash(hdr.m, hdr.k)
             line = struct.Struct("<8Q")
             parts_of, cur_of = line.unpack, line.unpack_from
 
-            def add_blocked(key):
-                off, mask = probe(key)
+            def add_hash(h):
+                off, mask = probe(h)
                 off += HEADER_SIZE
                 if int.from_bytes(mm[off:off + 64], "little") & mask == mask:
                     return True
@@ -272,7 +281,8 @@ class Filter:
                         present = False
                     at += 8
                 return present
-            return add_blocked
+            return (lambda key: add_hash(xxh(key, seed)),
+                    lambda keys: list(map(add_hash, map(xxh, keys, itertools.repeat(seed)))))
 
         def add_classic(key):
             present = True
@@ -281,7 +291,7 @@ class Filter:
                 if not words[i] & bit and not fetch_or(addr + (i << 3), bit, 5) & bit:
                     present = False
             return present
-        return add_classic
+        return add_classic, lambda keys: list(map(add_classic, keys))
 
     def _counted(self, delta):
         if delta:

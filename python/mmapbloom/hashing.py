@@ -76,17 +76,6 @@ def need_xxhash(scheme):
             "this filter's hash scheme needs the xxhash module (Debian: apt-get install python3-xxhash)")
 
 
-def block_hash(seed, blocks):
-    """Return a function key -> (block, g) for the blocked512 scheme:
-    h = xxh3-64(key, seed), block = high word of h*blocks, g = low 32 bits of h."""
-    xxh = xxhash.xxh3_64_intdigest
-
-    def f(key):
-        h = xxh(key, seed)
-        return (h * blocks) >> 64, h & MASK32
-    return f
-
-
 # The in-block probes of g, all k at once: g * _packed(k) holds g * phi^(j+1)
 # in 64-bit lane j; bytes 2..3 of a lane are bits 16..31 of the product mod
 # 2^32, and their top 9 bits (>> 7) are the probe's bit in the block.
@@ -98,16 +87,10 @@ def _packed(k):
     return sum(p << (64 * j) for j, p in enumerate(PHI_POW[:k]))
 
 
-def blocked_probe(m, k, seed):
-    """Return a function key -> (byte offset of the key's block in the
-    array, 512-bit mask of its k probes: bit i is bit i of the block)."""
-    xxh, of_hash = xxhash.xxh3_64_intdigest, blocked_probe_of_hash(m, k)
-    return lambda key: of_hash(xxh(key, seed))
-
-
 def blocked_probe_of_hash(m, k):
-    """blocked_probe from the key's xxh3-64 hash h, for callers that hash
-    many keys at once."""
+    """Return a function h -> (byte offset of the block in the array,
+    512-bit mask of the k probes: bit i is bit i of the block) for a key
+    whose xxh3-64 hash is h."""
     blocks, packed, n = m // BLOCK_BITS, _packed(k), 8 * k
     lanes = struct.Struct("<" + "2xH4x" * k).unpack
     bit, or_ = _LANE_BIT.__getitem__, operator.or_
@@ -179,12 +162,12 @@ def _seeds(m, k, seed):
 
 
 def _blocked(m, k, seed):
-    bh = block_hash(seed, m // BLOCK_BITS)
+    xxh, blocks = xxhash.xxh3_64_intdigest, m // BLOCK_BITS
     pows = PHI_POW[:k]
 
     def locate(key):
-        block, g = bh(key)
-        base = block * BLOCK_BITS
+        h = xxh(key, seed)
+        base, g = ((h * blocks) >> 64) * BLOCK_BITS, h & MASK32
         return [base + (((g * p) & MASK32) >> 23) for p in pows]
     return locate
 

@@ -4,11 +4,13 @@ closing, modes, locks between handles, and single-writer mode."""
 import math
 import os
 import struct
+import subprocess
+import sys
 
 import mmapbloom
 from mmapbloom import atomics, header
 
-from .common import TempDirTest, require_xxhash
+from .common import REPO, TempDirTest, require_xxhash
 
 SHAPES = [
     {},  # default: blocked512
@@ -61,6 +63,7 @@ class FilterTest(TempDirTest):
             self.assertTrue(f.read_only)
             self.assertIn("a", f)
             self.assertEqual((f.n, f.p, f.seed, len(f)), (1000, 0.01, 42, 1))
+            self.assertEqual((f.capacity, f.error_rate, f.num_bits, f.num_hashes, f.name), (1000, 0.01, f.m, f.k, path))
             for op in (lambda: f.add("b"), lambda: f.add_batch(["b"]), f.clear):
                 with self.assertRaises(mmapbloom.ReadOnly):
                     op()
@@ -172,3 +175,29 @@ class FilterTest(TempDirTest):
         with mmapbloom.open(path, "rw", exact_count=True) as f:
             f.update(["a", "b", "c"])
             self.assertEqual(len(f), 0xFFFFFFFF)
+
+
+class WithoutXXHashTest(TempDirTest):
+    def test_murmur_schemes_need_no_xxhash(self):
+        """Without python-xxhash the murmur schemes and v1.1 work and the
+        xxh3 schemes raise a clear error."""
+        code = """if True:
+            import sys
+            sys.modules["xxhash"] = None  # import xxhash now fails
+            import mmapbloom
+            d = sys.argv[1]
+            for shape in ({"scheme": "murmur2-double"}, {"scheme": "murmur2-seeds"}, {"version": 1}):
+                with mmapbloom.create(d + "/m.bloom", 100, 0.01, overwrite=True, **shape) as f:
+                    assert not f.add("a") and "a" in f
+            for shape in ({}, {"scheme": "xxh3-remix"}):
+                try:
+                    mmapbloom.create(d + "/x.bloom", 100, 0.01, overwrite=True, **shape)
+                except mmapbloom.MmapBloomError as e:
+                    assert "xxhash" in str(e), e
+                else:
+                    raise AssertionError("created an xxh3 filter without xxhash")
+            print("ok")
+        """
+        env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"))
+        out = subprocess.run([sys.executable, "-c", code, self.dir], env=env, capture_output=True, text=True)
+        self.assertEqual(out.stdout, "ok\n", out.stderr)

@@ -53,11 +53,11 @@ class HashingTest(unittest.TestCase):
 
     def test_blocked(self):
         for m, k, seed in [(512, 1, 0), (512 * 1000, 7, 3), (512 * 12345, 64, (1 << 64) - 1)]:
-            probe = hashing.blocked_probe(m, k, seed)
+            probe = hashing.blocked_probe_of_hash(m, k)
             locate = hashing.locator(4, m, k, seed)
             for key in self.keys():
                 block, mask = blocked_spec(key, m, k, seed)
-                self.assertEqual(probe(key), (block * 64, mask))
+                self.assertEqual(probe(hashing.xxhash.xxh3_64_intdigest(key, seed)), (block * 64, mask))
                 self.assertEqual({p - block * 512 for p in locate(key)}, {i for i in range(512) if mask >> i & 1})
 
     def test_lcg_seeds(self):
