@@ -28,9 +28,12 @@ type CreateOptions struct {
 	Layout format.Layout
 
 	// Scheme is the hash scheme. Default: format.SchemeMurmurDoubleV1 for
-	// v1.1 files, format.SchemeMurmurDouble for classic v2 files,
+	// v1.1 files, format.SchemeXXH3Remix for classic v2 files,
 	// format.SchemeXXH3Blocked for blocked ones.
-	// format.SchemeMurmurSeeds is document 000's k seeded hashes.
+	// format.SchemeMurmurSeeds is document 000's k seeded hashes;
+	// format.SchemeMurmurDouble, double MurmurHash64A, is kept for the
+	// files made with it (its positions repeat when m has small factors:
+	// see FORMAT.md).
 	Scheme format.Scheme
 
 	// Seed is the hash seed, used as given when FixedSeed is set. By
@@ -124,7 +127,7 @@ func withDefaults(opts *CreateOptions, p float64) (o CreateOptions, sizeFor floa
 		case o.Layout == format.LayoutBlocked512:
 			o.Scheme = format.SchemeXXH3Blocked
 		default:
-			o.Scheme = format.SchemeMurmurDouble
+			o.Scheme = format.SchemeXXH3Remix
 		}
 	}
 	return o, sizeFor
