@@ -300,14 +300,19 @@ func TestPythonCreateHeaders(t *testing.T) {
 		require.True(t, ok, "Go reads Python's add")
 		count, err := g.Count()
 		require.NoError(t, err)
-		require.Equal(t, uint64(1), count)
+		want := uint64(1) // the second add of the same key is not counted
+		if c.opts.Format == format.V1 {
+			want = 2 // a v1.1 file counts add calls
+		}
+		require.Equal(t, want, count)
 		require.NoError(t, g.Close())
 	}
 }
 
 // newCounterResult is the report of a "newcounter" helper and of a
-// Python writer: how many of its adds set a new bit.
-type newCounterResult struct{ New uint64 }
+// Python writer: how many of its adds the header counts (those that set a
+// new bit; in a v1.1 file, Python's adds all count, as Go's Add calls do).
+type newCounterResult struct{ Counted uint64 }
 
 func init() { helperRoles["newcounter"] = roleNewCounter }
 
@@ -325,7 +330,7 @@ func roleNewCounter(t *testing.T, h *helper) {
 		present, err := f.TestAndAdd(mixedKey(a.ID, s))
 		require.NoError(t, err)
 		if !present {
-			res.New++
+			res.Counted++
 		}
 	}
 	require.NoError(t, f.Close())
@@ -334,8 +339,9 @@ func roleNewCounter(t *testing.T, h *helper) {
 
 // TestPythonAndGoWriters runs 4 Python processes and 2 Go processes that
 // add disjoint keys to one file at once, in every layout and scheme; Go
-// then finds every key, and the count is the number of adds each process
-// saw set a new bit.
+// then finds every key, and the count is the sum of the adds each process
+// counted: those that set a new bit (Python's adds to a v1.1 file all
+// count, as Go's Add calls do; the Go writers use TestAndAdd).
 func TestPythonAndGoWriters(t *testing.T) {
 	py := python(t)
 	const pyWriters, goWriters = 4, 2
@@ -374,13 +380,13 @@ func TestPythonAndGoWriters(t *testing.T) {
 			recvEach(t, gos, func(i int) any { return &goResults[i] })
 			for i, g := range gos {
 				g.finish(t)
-				news += goResults[i].New
+				news += goResults[i].Counted
 			}
 			for w, p := range pys {
 				require.NoError(t, p.cmd.Wait(), "python writer %d: %s", w, p.stderr.String())
 				var res newCounterResult
 				require.NoError(t, json.Unmarshal(p.out.Bytes(), &res), "python writer %d said %q", w, p.out.String())
-				news += res.New
+				news += res.Counted
 			}
 
 			f, err = Open(path, &OpenOptions{ReadOnly: true})
@@ -388,7 +394,7 @@ func TestPythonAndGoWriters(t *testing.T) {
 			defer f.Close()
 			count, err := f.Count()
 			require.NoError(t, err)
-			require.Equal(t, news, count, "count is not the number of adds that set a new bit")
+			require.Equal(t, news, count, "count is not the number of adds counted")
 			require.LessOrEqual(t, keys*(pyWriters+goWriters)-news, keys*(pyWriters+goWriters)/20, "too few new adds: %d", news)
 			present := make([]bool, keys)
 			for w := range uint32(pyWriters + goWriters) {

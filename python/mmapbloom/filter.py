@@ -17,6 +17,7 @@ import struct
 from . import errors, hashing, locks
 from . import atomics as _atomics
 from .header import (HEADER_SIZE, LAYOUT_BLOCKED512, OFF_COUNT, V1, decode)
+from .sizing import go_round
 
 COUNT_BATCH = 256  # Go: countBatch, adds a handle counts before publishing them
 _MASK64 = (1 << 64) - 1
@@ -72,6 +73,7 @@ class Filter:
             raise errors.TooLarge(f"{path}: {self._size} bytes do not fit this platform's address space")
         self.m, self.k, self.n, self.p, self.seed = hdr.m, hdr.k, hdr.n, hdr.p, hdr.seed
         self.layout, self.scheme = hdr.layout, hdr.scheme
+        self._count_calls = hdr.version == V1  # v1.1 counts add calls (Go: countCalls)
         self.blocked = hdr.layout == LAYOUT_BLOCKED512
         self._locate = hashing.locator(hdr.scheme, hdr.m, hdr.k, hdr.seed)
         self._map(writable)
@@ -173,8 +175,9 @@ class Filter:
         return test, lambda keys: list(map(test, keys))
 
     def __len__(self):
-        """The header count: adds that set at least one clear bit, over every
-        process, this handle's own pending adds published first (Go: Count)."""
+        """The header count: adds that set at least one clear bit (in a v1.1
+        file: add calls), over every process, this handle's own pending adds
+        published first; after union, the estimate of the union (Go: Count)."""
         self._check()
         self._publish()
         return self._count()
@@ -195,7 +198,7 @@ class Filter:
         (of some block) is set. Reads the whole array: O(m)."""
         self._check()
         est = self._estimate()
-        return est if math.isinf(est) else int(est + 0.5)
+        return est if math.isinf(est) else int(go_round(est))
 
     def _estimate(self):
         k, mm = float(self.k), self._mm
@@ -223,10 +226,11 @@ class Filter:
     def add(self, key):
         """Add key; return True when it was present before (every bit was
         already set), False when this call set at least one clear bit, and
-        only then count it (Go: TestAndAdd)."""
+        only then count it (Go: TestAndAdd; the count of a v1.1 file counts
+        every add call, as Go's Add does there, document 003's count)."""
         self._check(True)
         present = self._add(key if type(key) is bytes else hashing.key_bytes(key))
-        if not present:
+        if not present or self._count_calls:
             self._counted(1)
         return present
 
@@ -240,7 +244,7 @@ class Filter:
         self._check(True)
         kb = hashing.key_bytes
         out = self._add_many([key if type(key) is bytes else kb(key) for key in keys])
-        self._counted(out.count(False))
+        self._counted(len(out) if self._count_calls else out.count(False))
         return out
 
     def _adder(self):
@@ -361,7 +365,8 @@ class Filter:
         for every key either held. Both need the same m, k, layout, scheme
         and seed (Mismatch); this filter needs every other handle on its file
         closed (InUse); other may be shared. The count becomes the bit-based
-        cardinality estimate (as Go's Merge)."""
+        cardinality estimate of the union, rounded, at most the sum of the
+        two counts (a v1.1 file: the sum), as Go's Merge sets it."""
         if other is self:
             raise errors.Mismatch(f"union of {self.path} with itself")
         for name in ("m", "k", "layout", "scheme", "seed"):
@@ -377,8 +382,12 @@ class Filter:
                 src = int.from_bytes(other._mm[o:e], "little")
                 if src:
                     self._mm[o:e] = (int.from_bytes(self._mm[o:e], "little") | src).to_bytes(e - o, "little")
-            est = self._estimate()
-            self._store_count(_MASK64 if math.isinf(est) else int(est + 0.5))
+            self._publish()
+            if other.writable:
+                other._publish()
+            total = self._count() + other._count()
+            est = math.inf if self._count_calls else go_round(self._estimate())
+            self._store_count(int(est) if est < float(total) else total)
         self._alone("union into", op)
         return self
 

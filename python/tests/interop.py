@@ -3,7 +3,7 @@
 usage: interop.py create PATH N P LAYOUT SCHEME VERSION SEED PRIME
        interop.py test PATH KEY...      print 1 or 0 per key, on one line
        interop.py add PATH KEY...       add the keys, print 1 or 0 (present before) per key
-       interop.py writer PATH ID COUNT  add keys "w{ID}-{s}", print {"New": adds that set a bit}
+       interop.py writer PATH ID COUNT  add keys "w{ID}-{s}", print {"Counted": adds the header counts}
        interop.py hold PATH             open rw, print "ready", wait for stdin to close
        interop.py exclusive PATH OTHER  try clear and union while Go holds PATH
 """
@@ -30,7 +30,8 @@ def add(path, *keys):
 
 
 def writer(path, wid, count):
-    """Even writers add one key per call, odd ones in batches of 64."""
+    """Even writers add one key per call, odd ones in batches of 64. The
+    count counts the adds that set a new bit (v1.1: every add)."""
     new = 0
     keys = [f"w{wid}-{s}" for s in range(int(count))]
     with mmapbloom.open(path, "rw") as f:
@@ -41,7 +42,8 @@ def writer(path, wid, count):
         else:
             for i in range(0, len(keys), 64):
                 new += f.add_batch(keys[i:i + 64]).count(False)
-    print(json.dumps({"New": new}))
+        counted = len(keys) if f.header.version == 1 else new
+    print(json.dumps({"Counted": counted}))
 
 
 def hold(path):

@@ -33,10 +33,13 @@ class FilterTest(TempDirTest):
                 self.assertIn("https://example.com/", f)
                 self.assertIn(memoryview(b"\x00\xff"), f)
                 self.assertNotIn("https://example.org/", f)
-                self.assertEqual(len(f), 2, "only adds that set a new bit count")
+                v1 = shape.get("version") == 1  # a v1.1 file counts add calls
+                self.assertEqual(len(f), 4 if v1 else 2, "only adds that set a new bit count")
                 f.update(f"k{j}" for j in range(500))
                 self.assertTrue(all(f.test_batch([f"k{j}" for j in range(500)])))
                 self.assertEqual(f.add_batch(["k1", "new-key"]), [True, False])
+                if v1:
+                    self.assertEqual(len(f), 506)
                 self.assertLessEqual(abs(len(f) - 503), 10)
                 self.assertLessEqual(abs(f.approx_len() - 503), 25)
                 self.assertEqual(len(f.locations("x")), f.k)

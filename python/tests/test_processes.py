@@ -28,7 +28,7 @@ class ProcessesTest(TempDirTest):
                 for p in procs:
                     out, _ = p.communicate(timeout=300)
                     self.assertEqual(p.returncode, 0)
-                    new += json.loads(out)["New"]
+                    new += json.loads(out)["Counted"]
                 with mmapbloom.open(path) as f:
                     self.assertEqual(len(f), new)
                     self.assertGreater(new, WRITERS * KEYS * 0.95)
