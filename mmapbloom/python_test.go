@@ -457,3 +457,47 @@ func TestPythonLocks(t *testing.T) {
 		})
 	}
 }
+
+// TestPythonUnionMatchesMerge merges two filters holding different keys
+// (and some shared ones) with Go's Merge and, from copies, with Python's
+// union, and requires the results byte-identical: the same bits and the
+// same count.
+func TestPythonUnionMatchesMerge(t *testing.T) {
+	py := python(t)
+	for _, c := range pyCases() {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var paths [2]string
+			for i := range paths {
+				paths[i] = filepath.Join(dir, fmt.Sprintf("%d.bloom", i))
+				opts := c.opts
+				f, err := Create(paths[i], 5000, 0.01, &opts)
+				require.NoError(t, err)
+				for s := range uint64(3000) {
+					require.NoError(t, f.Add(mixedKey(uint32(i), s%2000+uint64(i)*1000)))
+				}
+				require.NoError(t, f.Close())
+			}
+			copies := [2]string{filepath.Join(dir, "py0.bloom"), filepath.Join(dir, "py1.bloom")}
+			for i := range paths {
+				data, err := os.ReadFile(paths[i])
+				require.NoError(t, err)
+				require.NoError(t, os.WriteFile(copies[i], data, 0o644))
+			}
+			f, err := Open(paths[0], nil)
+			require.NoError(t, err)
+			src, err := Open(paths[1], &OpenOptions{ReadOnly: true})
+			require.NoError(t, err)
+			require.NoError(t, f.Merge(src))
+			require.NoError(t, f.Close())
+			require.NoError(t, src.Close())
+			runPy(t, py, "union", copies[0], copies[1])
+			goFile, err := os.ReadFile(paths[0])
+			require.NoError(t, err)
+			pyFile, err := os.ReadFile(copies[0])
+			require.NoError(t, err)
+			require.Equal(t, hex.EncodeToString(goFile[:format.HeaderSize]), hex.EncodeToString(pyFile[:format.HeaderSize]), "headers (the count) differ")
+			require.True(t, bytes.Equal(goFile, pyFile), "bits differ")
+		})
+	}
+}

@@ -6,6 +6,7 @@ usage: interop.py create PATH N P LAYOUT SCHEME VERSION SEED PRIME
        interop.py writer PATH ID COUNT  add keys "w{ID}-{s}", print {"Counted": adds the header counts}
        interop.py hold PATH             open rw, print "ready", wait for stdin to close
        interop.py exclusive PATH OTHER  try clear and union while Go holds PATH
+       interop.py union PATH OTHER      OR OTHER into PATH
 """
 
 import json
@@ -52,6 +53,11 @@ def hold(path):
         sys.stdin.read()
 
 
+def union(path, other):
+    with mmapbloom.open(path, "rw") as f, mmapbloom.open(other) as g:
+        f.union(g)
+
+
 def exclusive(path, other):
     with mmapbloom.open(path, "rw") as f, mmapbloom.open(other) as g:
         for name, op in (("clear", f.clear), ("union", lambda: f.union(g))):
@@ -63,4 +69,4 @@ def exclusive(path, other):
 
 
 if __name__ == "__main__":
-    {"create": create, "test": test, "add": add, "writer": writer, "hold": hold, "exclusive": exclusive}[sys.argv[1]](*sys.argv[2:])
+    {"create": create, "test": test, "add": add, "writer": writer, "hold": hold, "exclusive": exclusive, "union": union}[sys.argv[1]](*sys.argv[2:])
