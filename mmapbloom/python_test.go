@@ -346,8 +346,11 @@ func TestPythonAndGoWriters(t *testing.T) {
 	py := python(t)
 	const pyWriters, goWriters = 4, 2
 	keys := uint64(20_000)
-	if stress() {
+	switch {
+	case stress():
 		keys = 200_000
+	case raceEnabled: // the Go writers run 5-10 times slower
+		keys = 5_000
 	}
 	for _, c := range pyCases() {
 		t.Run(c.name, func(t *testing.T) {
