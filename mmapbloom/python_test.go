@@ -124,7 +124,8 @@ func writeHexLines(t *testing.T, path string, keys [][]byte) {
 
 // sizingTable returns m and k of every sizing rule over a grid of n and
 // p, one "rule n p m k" line each (p as Go formats it, which Python's
-// float() reads exactly), or "rule n p error" where the rule refuses.
+// float() reads exactly), or "rule n p error" where the rule refuses; then
+// Create's default, "default n p layout m k".
 func sizingTable(t *testing.T) []byte {
 	rules := []struct {
 		name string
@@ -137,7 +138,7 @@ func sizingTable(t *testing.T) []byte {
 		{"seeds-prime", func(n uint64, p float64) (uint64, uint32, error) { return sizeSeeds(n, p, true) }},
 	}
 	ns := []uint64{1, 2, 3, 7, 10, 100, 999, 12_345, 109_397, 1_000_000, 50_000_000, 1 << 32, 1e12}
-	ps := []float64{0.5, 0.1, 0.05, 0.01, 0.001, 1e-4, 1e-5, 1e-6, 0.92e-7, 1e-10}
+	ps := []float64{0.99, 0.7, 0.5, 0.1, 0.05, 0.01, 0.001, 1e-4, 1e-5, 1e-6, 0.92e-7, 1e-10}
 	var b strings.Builder
 	for _, r := range rules {
 		for _, n := range ns {
@@ -153,6 +154,18 @@ func sizingTable(t *testing.T) []byte {
 				}
 				fmt.Fprintf(&b, "%s %d %s %d %d\n", r.name, n, ps, m, k)
 			}
+		}
+	}
+	for _, n := range ns { // Create's default layout and sizing
+		for _, p := range append(ps, 0.3, 0.9, 0.99) {
+			o, target := withDefaults(nil, n, p)
+			m, k, err := o.size(n, target)
+			ps := strconv.FormatFloat(p, 'g', -1, 64)
+			if err != nil {
+				fmt.Fprintf(&b, "default %d %s error\n", n, ps)
+				continue
+			}
+			fmt.Fprintf(&b, "default %d %s %s %d %d\n", n, ps, o.Layout, m, k)
 		}
 	}
 	return []byte(b.String())

@@ -34,16 +34,16 @@ def _version(value):
     raise errors.InvalidArgument(f"unknown format version {value!r} (1 or 2)")
 
 
-def _defaults(version, layout, scheme, p):
+def _defaults(version, layout, scheme, n, p):
     """Go's withDefaults: the layout, scheme and rate to size for."""
     size_for = p
     if layout == 0:
         layout = LAYOUT_CLASSIC
         if version == V2 and scheme == 0:
-            if p >= sizing.MIN_BLOCKED_P:
+            if sizing.blocked_pays(n, p):
                 layout = LAYOUT_BLOCKED512
             else:
-                size_for = p * sizing.SIZING_MARGIN
+                size_for = sizing.with_margin(p)
     if scheme == 0:
         if version == V1:
             scheme = SCHEME_MURMUR_DOUBLE_V1
@@ -79,7 +79,8 @@ def create(path, capacity, error_rate, *, layout=None, scheme=None, version=2, s
     probability error_rate, and open it read-write.
 
     layout: "classic" or "blocked512" (default: blocked512 when error_rate
-    >= 1e-6, else classic sized for 0.92 error_rate); scheme:
+    >= 1e-6 and it takes at most 1.4 times the classic bits, else classic
+    sized with Go's margin, 0.92 error_rate at small rates); scheme:
     "murmur2-double", "murmur2-seeds", "xxh3-remix" (the classic default),
     "xxh3-blocked"; version 1 writes the documents' v1.1 file. seed: a fixed
     hash seed (default: random). prime_m: round m up to a prime (scheme
@@ -93,7 +94,7 @@ def create(path, capacity, error_rate, *, layout=None, scheme=None, version=2, s
     sizing.check_np(capacity, error_rate)
     v = _version(version)
     lay, sch, size_for = _defaults(v, _id(layout, LAYOUT_NAMES, "layout"), _id(scheme, SCHEME_NAMES, "scheme"),
-                                   error_rate)
+                                   capacity, error_rate)
     if prime_m and sch != SCHEME_MURMUR_SEEDS:
         raise errors.InvalidArgument("prime_m needs scheme murmur2-seeds")
     if v == V1 and (lay != LAYOUT_CLASSIC or sch != SCHEME_MURMUR_DOUBLE_V1):
@@ -146,13 +147,16 @@ def _temp(directory, base):
 
 def _reserve(fd, size):
     """Allocate the file's blocks, so a full disk fails here, never as a
-    SIGBUS on a later write; file systems without it get a sparse file."""
+    SIGBUS on a later write; where fallocate is not supported, by writing
+    zeros (as Go's Create)."""
     try:
         os.posix_fallocate(fd, 0, size)
     except OSError as e:
         if e.errno not in (errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL):
             raise
-        os.ftruncate(fd, size)
+        zeros = bytes(min(size, 1 << 20))
+        for off in range(0, size, len(zeros)):
+            os.pwrite(fd, zeros[:size - off], off)
 
 
 def _publish(tmp, path, overwrite):

@@ -13,7 +13,8 @@ LN2_SQUARED = LN2 * LN2
 DOC003_LN2_SQUARED = 0.480453
 DOC003_LN2 = 0.69314
 MIN_BLOCKED_P = 1e-6  # Go: MinBlockedP
-SIZING_MARGIN = 0.92  # Go: sizingMargin
+_ONE_MINUS_MARGIN = 0.08  # Go's constant 1 - sizingMargin, exact (1 - 0.92 in floats is 0.07999999999999996)
+MAX_DEFAULT_RATIO = 1.4  # Go: MaxDefaultRatio
 BLOCK_BITS = 512
 
 
@@ -39,14 +40,37 @@ def round_k(kf):
     return int(k)
 
 
+def with_margin(p):
+    """The rate the default layouts are sized for to stay at or below p:
+    p (1 - 0.08 (1 - p)), 0.92 p at small p (Go: withMargin)."""
+    return p * (1 - _ONE_MINUS_MARGIN * (1 - p))
+
+
 def optimal_classic(n, p):
-    """m = ceil(-n ln p / (ln 2)^2), k = round(ln 2 m / n) (Go: OptimalClassic)."""
+    """m = ceil(-n ln p / (ln 2)^2), k = round(ln 2 m / n); when k is 1, m
+    at least ceil(n / -ln(1 - p)), what one probe needs (Go: OptimalClassic)."""
     check_np(n, p)
     mf = math.ceil(-float(n) * math.log(p) / LN2_SQUARED)
     if mf > MAX_BITS_V2:
         raise errors.TooLarge(f"n = {n}, p = {p} needs {mf} bits, above {MAX_BITS_V2}")
     m = int(mf)
-    return m, round_k(LN2 * float(m) / float(n))
+    k = round_k(LN2 * float(m) / float(n))
+    if k == 1:
+        m = max(m, int(math.ceil(float(n) / -math.log1p(-p))))
+    return m, k
+
+
+def blocked_pays(n, p):
+    """Whether Create's default layout is blocked512: p >= 1e-6 and the
+    blocked layout needs at most 1.4 times the classic bits (Go: blockedPays)."""
+    if p < MIN_BLOCKED_P:
+        return False
+    try:
+        bm, _ = optimal_blocked(n, p)
+        cm, _ = optimal_classic(n, p)
+    except errors.MmapBloomError:
+        return False
+    return float(bm) <= MAX_DEFAULT_RATIO * float(cm)
 
 
 def size_v1(n, p):
@@ -118,7 +142,7 @@ def next_prime(x):
 
 def optimal_blocked(n, p):
     """The fewest 512-bit blocks whose false-positive rate stays at most
-    0.92 p three standard deviations above its mean, at the best k
+    with_margin(p) three standard deviations above its mean, at the best k
     (Go: OptimalBlocked)."""
     check_np(n, p)
     if p < MIN_BLOCKED_P:
@@ -127,9 +151,9 @@ def optimal_blocked(n, p):
     def fits(c):
         blocks = math.ceil(float(n) * c / BLOCK_BITS)
         mean, spread, _ = best_blocked_k(float(n) / blocks)
-        return mean + 3 * spread / math.sqrt(blocks) <= p * SIZING_MARGIN
+        return mean + 3 * spread / math.sqrt(blocks) <= with_margin(p)
 
-    lo, hi = 1.0, 128.0
+    lo, hi = 0.0, 128.0
     while hi - lo > 1e-4:
         c = (lo + hi) / 2
         if fits(c):

@@ -6,7 +6,8 @@ import shutil
 import unittest
 
 import mmapbloom
-from mmapbloom import sizing
+from mmapbloom import header, sizing
+from mmapbloom.create import _defaults, _size
 
 from .common import GOLDEN, GOLDEN_ADDED, TempDirTest, golden_cases, golden_queries, require_xxhash
 
@@ -76,7 +77,17 @@ class GoldenTest(TempDirTest):
 
 
 class SizingTest(unittest.TestCase):
-    """Python sizes every rule as Go does (sizing.txt, written by Go)."""
+    """Python sizes every rule, and picks Create's default layout, as Go
+    does (sizing.txt, written by Go)."""
+
+    def check_default(self, n, p, want):
+        layout, scheme, size_for = _defaults(2, 0, 0, n, p)
+        if want == ["error"]:
+            with self.assertRaises(mmapbloom.MmapBloomError):
+                _size(2, layout, scheme, False, n, size_for)
+            return
+        self.assertEqual(header.LAYOUT_NAMES[layout], want[0])
+        self.assertEqual(_size(2, layout, scheme, False, n, size_for), (int(want[1]), int(want[2])))
 
     RULES = {
         "classic": sizing.optimal_classic,
@@ -92,6 +103,9 @@ class SizingTest(unittest.TestCase):
         self.assertGreater(len(lines), 300)
         for rule, n, p, *want in lines:
             with self.subTest(rule=rule, n=n, p=p):
+                if rule == "default":
+                    self.check_default(int(n), float(p), want)
+                    continue
                 size = self.RULES[rule]
                 if want == ["error"]:
                     with self.assertRaises(mmapbloom.MmapBloomError):
