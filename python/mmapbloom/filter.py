@@ -7,6 +7,7 @@ file at once.
 """
 
 import ctypes
+import errno
 import itertools
 import math
 import mmap
@@ -76,6 +77,8 @@ class Filter:
         self._count_calls = hdr.version == V1  # v1.1 counts add calls (Go: countCalls)
         self.blocked = hdr.layout == LAYOUT_BLOCKED512
         self._locate = hashing.locator(hdr.scheme, hdr.m, hdr.k, hdr.seed)
+        if writable:
+            _allocate_holes(fd, self._size)
         self._map(writable)
         # Go's checkHeader compares words 0, 3, 5 and 7; 5 is n in v2
         # (covered by the header crc in word 7) and reserved in v1.1.
@@ -437,6 +440,20 @@ class Filter:
         state = "closed" if self._closed else ("rw" if self.writable else "r")
         return (f"<mmapbloom.Filter {self.path!r} {state} m={self.m} k={self.k} "
                 f"layout={self.layout} scheme={self.scheme}>")
+
+
+def _allocate_holes(fd, size):
+    """Give a sparse file's holes their disk blocks before any write, so a
+    full disk raises OSError (ENOSPC) here instead of SIGBUS on a write
+    through the mapping (Go's Open does the same). One SEEK_HOLE when the
+    file has none; where fallocate is not supported the holes stay."""
+    try:
+        if os.lseek(fd, 0, os.SEEK_HOLE) >= size:
+            return
+        os.posix_fallocate(fd, 0, size)
+    except OSError as e:
+        if e.errno not in (errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL, errno.ENXIO):
+            raise
 
 
 def _address_space():

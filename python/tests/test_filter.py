@@ -169,6 +169,25 @@ class FilterTest(TempDirTest):
         with mmapbloom.open(path) as f:
             self.assertEqual((len(f), "a" in f, "b" in f), (1, False, True))
 
+    def test_open_rw_allocates_holes(self):
+        """A sparse filter file gets its blocks at open "rw", so a full disk
+        fails there, not as SIGBUS on a later add; "r" leaves it sparse."""
+        path = self.path()
+        mmapbloom.create(path, 1_000_000, 0.01).close()
+        with open(path, "rb") as raw:
+            head = raw.read(64)
+        size = os.path.getsize(path)
+        os.unlink(path)
+        with open(path, "wb") as raw:
+            raw.write(head)
+            raw.truncate(size)
+        blocks = os.stat(path).st_blocks
+        mmapbloom.open(path).close()
+        self.assertEqual(os.stat(path).st_blocks, blocks)
+        with mmapbloom.open(path, "rw") as f:
+            self.assertGreaterEqual(os.stat(path).st_blocks * 512, size)
+            self.assertFalse(f.add("a"))
+
     def test_v1_count_saturates(self):
         path = self.path()
         mmapbloom.create(path, 1000, 0.01, version=1).close()
