@@ -15,7 +15,7 @@ import (
 type client struct {
 	s      *Server
 	nc     net.Conn
-	in     *limitReader
+	in     *guard
 	rd     *redcon.Reader
 	w      *redcon.Writer
 	id     int64
@@ -27,30 +27,12 @@ type client struct {
 }
 
 func newClient(s *Server, nc net.Conn) *client {
-	in := &limitReader{r: nc, max: s.cfg.MaxRequest}
+	in := &guard{r: nc, max: s.cfg.MaxRequest}
 	return &client{s: s, nc: nc, in: in, rd: redcon.NewReader(in), w: redcon.NewWriter(nc),
 		id: s.nextID.Add(1), authed: s.cfg.Password == ""}
 }
 
-// limitReader counts the bytes read since the last reset and fails with
-// ErrRequestTooLarge beyond max: redcon's Reader grows its buffer for as
-// long as a request is incomplete, so this bounds one request's memory.
-type limitReader struct {
-	r   io.Reader
-	n   int
-	max int
-}
 
-func (l *limitReader) Read(p []byte) (int, error) {
-	if l.n > l.max {
-		return 0, ErrRequestTooLarge
-	}
-	n, err := l.r.Read(p)
-	l.n += n
-	return n, err
-}
-
-func (l *limitReader) reset() { l.n = 0 }
 
 // serveClient reads pipelines of commands and answers them until the
 // client quits, fails, idles out or the server shuts down.
@@ -115,7 +97,7 @@ func readPipeline(rd *redcon.Reader) (cmds []redcon.Command, err error) {
 		}
 	}()
 	cmds, err = rd.ReadCommands()
-	if err != nil && !isNetErr(err) {
+	if err != nil && !isNetErr(err) && !errors.Is(err, errProtocol) {
 		err = fmt.Errorf("%w: %s", errProtocol, err.Error())
 	}
 	return cmds, err

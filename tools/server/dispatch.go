@@ -49,6 +49,9 @@ func lookup(name []byte) *command {
 // batch call (see batch.go).
 func (s *Server) execPipeline(c *client, cmds []redcon.Command) {
 	for i := 0; i < len(cmds) && !c.quit; {
+		if s.trace != nil {
+			s.trace(cmds[i].Args)
+		}
 		if n := s.execBatch(c, cmds[i:]); n > 0 {
 			i += n
 			continue

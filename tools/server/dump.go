@@ -75,17 +75,18 @@ func readAt(path string, buf []byte, off int64) error {
 // startLoad begins loading key from a dumped header: ErrKeyExists if the
 // key has a file.
 func (s *store) startLoad(key, header []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ok, err := s.existsLocked(key)
+	if err != nil {
+		return err
+	}
+	if ok {
+		return ErrKeyExists
+	}
 	hdr, err := format.Decode(header)
 	if err != nil || len(header) != format.HeaderSize {
 		return fmt.Errorf("%w: not a filter header (%v)", errBadData, err)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if ok, err := s.existsLocked(key); err != nil || ok {
-		if err == nil {
-			err = ErrKeyExists
-		}
-		return err
 	}
 	file, _, err := s.paths(key)
 	if err != nil {

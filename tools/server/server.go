@@ -84,6 +84,9 @@ type Server struct {
 	commands  atomic.Int64
 	rejected  atomic.Int64
 	protoErrs atomic.Int64
+
+	// trace, when set (by tests), sees every command before it runs.
+	trace func(args [][]byte)
 }
 
 // New checks cfg, fills its defaults and returns a server on cfg.Dir.
