@@ -107,4 +107,3 @@ func TestScanDumpLoadChunk(t *testing.T) {
 	require.EqualError(t, dst.BFLoadChunk(c, "other", 99, "x").Err(), "ERR not found")
 	require.EqualError(t, src.BFScanDump(c, "missing", 0).Err(), "ERR not found")
 }
-

@@ -32,8 +32,6 @@ func newClient(s *Server, nc net.Conn) *client {
 		id: s.nextID.Add(1), authed: s.cfg.Password == ""}
 }
 
-
-
 // serveClient reads pipelines of commands and answers them until the
 // client quits, fails, idles out or the server shuts down.
 func (s *Server) serveClient(c *client) {
