@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/tidwall/redcon"
@@ -96,7 +97,7 @@ func readPipeline(rd *redcon.Reader) (cmds []redcon.Command, err error) {
 	}()
 	cmds, err = rd.ReadCommands()
 	if err != nil && !isNetErr(err) && !errors.Is(err, errProtocol) {
-		err = fmt.Errorf("%w: %s", errProtocol, err.Error())
+		err = fmt.Errorf("%w: %s", errProtocol, strings.TrimPrefix(err.Error(), "Protocol error: "))
 	}
 	return cmds, err
 }
