@@ -215,4 +215,3 @@ func TestServeSharingProcess(t *testing.T) {
 	assert.EqualValues(t, n, card)
 	t.Logf("BF.CARD %d, header count %d, 200000 keys added", card, n)
 }
-
