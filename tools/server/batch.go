@@ -12,11 +12,11 @@ import (
 // how many commands it ran: 0 when cmds does not start with such a run
 // of at least two (or the client must authenticate first).
 func (s *Server) execBatch(c *client, cmds []redcon.Command) int {
-	if !c.authed || len(cmds) < 2 {
+	if s.noBatch || !c.authed || len(cmds) < 2 {
 		return 0
 	}
 	kind := batchKind(cmds[0].Args)
-	if kind == nil {
+	if kind == "" {
 		return 0
 	}
 	key := cmds[0].Args[1]
@@ -35,7 +35,7 @@ func (s *Server) execBatch(c *client, cmds []redcon.Command) int {
 	present := c.scratch(n)
 	clear(present)
 	var create *createSpec
-	if kind == commands["bf.add"] {
+	if kind == "bf.add" {
 		create = s.autoCreate()
 	}
 	err := c.use(key, create, func(b bloom) error {
@@ -60,15 +60,16 @@ func (s *Server) execBatch(c *client, cmds []redcon.Command) int {
 // maxBatch bounds one batch call, so a long pipeline answers in steps.
 const maxBatch = 1024
 
-// batchKind returns the command of a batchable BF.ADD or BF.EXISTS with
-// the right number of arguments, else nil.
-func batchKind(args [][]byte) *command {
-	if len(args) != 3 {
-		return nil
+// batchKind returns the name of a batchable command with the right
+// number of arguments, BF.ADD or BF.EXISTS, else "".
+func batchKind(args [][]byte) string {
+	switch {
+	case len(args) != 3:
+		return ""
+	case bytes.EqualFold(args[0], []byte("bf.add")):
+		return "bf.add"
+	case bytes.EqualFold(args[0], []byte("bf.exists")):
+		return "bf.exists"
 	}
-	cmd := lookup(args[0])
-	if cmd != commands["bf.add"] && cmd != commands["bf.exists"] {
-		return nil
-	}
-	return cmd
+	return ""
 }

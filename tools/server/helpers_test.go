@@ -31,7 +31,10 @@ func startServer(t *testing.T, cfg Config) (*Server, string) {
 }
 
 // serveOn serves s on a free port of 127.0.0.1 until the test ends.
-func serveOn(t *testing.T, s *Server) string {
+func serveOn(t *testing.T, s *Server) string { return serveOnB(t, s) }
+
+// serveOnB is serveOn for tests and benchmarks.
+func serveOnB(t testing.TB, s *Server) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)

@@ -20,7 +20,10 @@ import (
 
 // rawConn connects to addr with a plain TCP connection and a bounded
 // deadline.
-func rawConn(t *testing.T, addr string) net.Conn {
+func rawConn(t *testing.T, addr string) net.Conn { return rawConnB(t, addr) }
+
+// rawConnB is rawConn for tests and benchmarks.
+func rawConnB(t testing.TB, addr string) net.Conn {
 	t.Helper()
 	nc, err := net.Dial("tcp", addr)
 	require.NoError(t, err)

@@ -87,6 +87,8 @@ type Server struct {
 
 	// trace, when set (by tests), sees every command before it runs.
 	trace func(args [][]byte)
+	// noBatch turns off the batching of pipelined commands (benchmarks).
+	noBatch bool
 }
 
 // New checks cfg, fills its defaults and returns a server on cfg.Dir.
