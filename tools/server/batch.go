@@ -38,7 +38,7 @@ func (s *Server) execBatch(c *client, cmds []redcon.Command) int {
 	if kind == "bf.add" {
 		create = s.autoCreate()
 	}
-	err := c.use(key, create, func(b bloom) error {
+	err := c.use(key, create, func(b Bloom) error {
 		if create != nil {
 			return b.TestAndAddBatch(items, present)
 		}

@@ -76,3 +76,26 @@ func BenchmarkExec(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkExecMExists measures the server's work for BF.MEXISTS of 100
+// keys on the 120 MB filter of BenchmarkExec; ns/op is per key.
+func BenchmarkExecMExists(b *testing.B) {
+	s, err := New(Config{Dir: b.TempDir(), FilterIdle: -1, Log: log.New(io.Discard, "", 0)})
+	require.NoError(b, err)
+	defer func() { require.NoError(b, s.Shutdown()) }()
+	c := &client{s: s, w: redcon.NewWriter(io.Discard), id: 1, authed: true}
+	s.exec(c, [][]byte{[]byte("BF.RESERVE"), []byte("k"), []byte("0.01"), []byte("100000000"), []byte("NONSCALING")})
+	cmds := make([]redcon.Command, 1<<10)
+	for i := range cmds {
+		args := [][]byte{[]byte("BF.MEXISTS"), []byte("k")}
+		for j := range 100 {
+			args = append(args, fmt.Appendf(nil, "https://example.com/%d", (i*100+j)*7919))
+		}
+		cmds[i].Args = args
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i += 100 {
+		s.execPipeline(c, cmds[(i/100)%len(cmds):][:1])
+		c.w.SetBuffer(c.w.Buffer()[:0])
+	}
+}

@@ -33,7 +33,7 @@ func init() {
 // use runs fn on key's filter, opening it (or creating it from create)
 // first. A filter whose file changed under it is closed after fn, so the
 // next command opens the file anew.
-func (c *client) use(key []byte, create *createSpec, fn func(b bloom) error) error {
+func (c *client) use(key []byte, create *createSpec, fn func(b Bloom) error) error {
 	e, err := c.s.store.acquire(key, create)
 	if err != nil {
 		return err
@@ -122,7 +122,7 @@ func reserveExpansion(args [][]byte) (uint32, string) {
 // BF.ADD key item: :1 if the item was new (the add set a bit), else :0.
 func bfAdd(c *client, args [][]byte) {
 	var present bool
-	err := c.use(args[1], c.s.autoCreate(), func(b bloom) (err error) {
+	err := c.use(args[1], c.s.autoCreate(), func(b Bloom) (err error) {
 		present, err = b.TestAndAdd(args[2])
 		return err
 	})
@@ -139,7 +139,7 @@ func bfMAdd(c *client, args [][]byte) { c.addItems(args[1], args[2:], c.s.autoCr
 // addItems adds items to key's filter in one batch and answers an array.
 func (c *client) addItems(key []byte, items [][]byte, create *createSpec) {
 	present := c.scratch(len(items))
-	err := c.use(key, create, func(b bloom) error { return b.TestAndAddBatch(items, present) })
+	err := c.use(key, create, func(b Bloom) error { return b.TestAndAddBatch(items, present) })
 	if err != nil {
 		c.replyErr(err)
 		return
@@ -245,7 +245,7 @@ func insertOption(spec *createSpec, opt string, val []byte) string {
 // BF.EXISTS key item: :1 or :0; a missing key answers 0.
 func bfExists(c *client, args [][]byte) {
 	var present bool
-	err := c.use(args[1], nil, func(b bloom) (err error) {
+	err := c.use(args[1], nil, func(b Bloom) (err error) {
 		present, err = b.Test(args[2])
 		return err
 	})
@@ -261,7 +261,7 @@ func bfMExists(c *client, args [][]byte) {
 	items := args[2:]
 	present := c.scratch(len(items))
 	clear(present)
-	err := c.use(args[1], nil, func(b bloom) error { return b.TestBatch(items, present) })
+	err := c.use(args[1], nil, func(b Bloom) error { return b.TestBatch(items, present) })
 	if err != nil && !absent(err) {
 		c.replyErr(err)
 		return
@@ -282,7 +282,7 @@ func bfInfo(c *client, args [][]byte) {
 		return
 	}
 	var vals [5]uint64
-	err := c.use(args[1], nil, func(b bloom) error {
+	err := c.use(args[1], nil, func(b Bloom) error {
 		n, err := b.Count()
 		vals = [5]uint64{b.Capacity(), b.SizeBytes(), uint64(b.Layers()), n, uint64(b.Expansion())}
 		return err
@@ -314,7 +314,7 @@ func bfInfo(c *client, args [][]byte) {
 // missing key.
 func bfCard(c *client, args [][]byte) {
 	var n uint64
-	err := c.use(args[1], nil, func(b bloom) (err error) {
+	err := c.use(args[1], nil, func(b Bloom) (err error) {
 		n, err = b.Count()
 		return err
 	})

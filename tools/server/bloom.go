@@ -5,10 +5,10 @@ import (
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
-// bloom is what the server needs of a key's filter: a fixed filter file
+// Bloom is what the server needs of a key's filter: a fixed filter file
 // (*mmapbloom.Filter, through fixed) or a scaling set (through a Sets
 // backend). Every method is safe for concurrent use.
-type bloom interface {
+type Bloom interface {
 	TestAndAdd(key []byte) (bool, error)
 	TestAndAddBatch(keys [][]byte, present []bool) error
 	Test(key []byte) (bool, error)
@@ -34,15 +34,15 @@ type bloom interface {
 type Sets interface {
 	// Create makes the set directory dir sized for n keys in its first
 	// layer at a total false-positive probability p, growing by expansion.
-	Create(dir string, n uint64, p float64, expansion uint32) (bloom, error)
+	Create(dir string, n uint64, p float64, expansion uint32) (Bloom, error)
 	// Open opens the set directory dir.
-	Open(dir string) (bloom, error)
+	Open(dir string) (Bloom, error)
 	// Remove deletes the set directory dir, failing with
 	// mmapbloom.ErrInUse while another handle has it open.
 	Remove(dir string) error
 }
 
-// fixed is a fixed-size filter file as a bloom.
+// fixed is a fixed-size filter file as a Bloom.
 type fixed struct{ *mmapbloom.Filter }
 
 func (f fixed) Capacity() uint64 { return f.N() }

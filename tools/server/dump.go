@@ -31,7 +31,7 @@ type load struct {
 }
 
 // dumpHeader returns the current 64-byte header of a fixed filter.
-func dumpHeader(b bloom) ([]byte, error) {
+func dumpHeader(b Bloom) ([]byte, error) {
 	f, ok := b.(fixed)
 	if !ok {
 		return nil, errors.New("BF.SCANDUMP of a scaling filter is not supported yet")
@@ -44,7 +44,7 @@ func dumpHeader(b bloom) ([]byte, error) {
 }
 
 // dumpPiece returns the bit-array piece at offset off (empty at the end).
-func dumpPiece(b bloom, off uint64) ([]byte, error) {
+func dumpPiece(b Bloom, off uint64) ([]byte, error) {
 	f, ok := b.(fixed)
 	if !ok {
 		return nil, errors.New("BF.SCANDUMP of a scaling filter is not supported yet")
@@ -164,7 +164,7 @@ func (s *store) dropLoadLocked(key []byte) {
 func bfScanDump(c *client, args [][]byte) {
 	var piece []byte
 	var next int64
-	err := c.use(args[1], nil, func(b bloom) error {
+	err := c.use(args[1], nil, func(b Bloom) error {
 		it, ok := parseInt(args[2])
 		if !ok || it < 0 {
 			return errNotNumeric

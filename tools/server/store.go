@@ -30,7 +30,7 @@ type store struct {
 
 // entry is an open filter and the commands using it.
 type entry struct {
-	b      bloom
+	b      Bloom
 	refs   int  // commands running on b; b is not closed while > 0
 	used   bool // used since the idle closer last looked
 	broken bool // b failed (its file changed): closed at the last release
@@ -130,7 +130,7 @@ func (s *store) reserve(key []byte, spec createSpec) error {
 
 // openKey opens key's fixed file, else its set directory: ErrNotFound if
 // neither exists.
-func (s *store) openKey(key []byte) (bloom, error) {
+func (s *store) openKey(key []byte) (Bloom, error) {
 	file, set, err := s.paths(key)
 	if err != nil {
 		return nil, err
@@ -155,7 +155,7 @@ func (s *store) openKey(key []byte) (bloom, error) {
 }
 
 // createKey makes key's file (expansion 0) or set directory.
-func (s *store) createKey(key []byte, spec createSpec) (bloom, error) {
+func (s *store) createKey(key []byte, spec createSpec) (Bloom, error) {
 	file, set, err := s.paths(key)
 	if err != nil {
 		return nil, err
