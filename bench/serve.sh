@@ -17,7 +17,7 @@
 #   KEYSPACE  range of the random keys, redis-benchmark -r [100000000]
 #   BIG_N     capacity of each of the ten big filters [850000000: 1 GiB]
 #   OUT       working directory [bench/out/serve]; filters go to OUT/data
-#             (about 11 GiB of disk with the big filters)
+#             (about 11 GiB of disk for the big filters, removed at the end)
 #   PORTS     redis-server's and mmapbloom's ports ["16379 16380"]
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -27,6 +27,7 @@ BIG_N=${BIG_N:-850000000}
 OUT=${OUT:-$PWD/out/serve}
 read -r RPORT BPORT <<<"${PORTS:-16379 16380}"
 
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 mkdir -p "$OUT/bin"
 rm -rf "$OUT/data" && mkdir -p "$OUT/data"
 (cd .. && go build -o "$OUT/bin/mmapbloom" ./tools/mmapbloom)
@@ -87,7 +88,7 @@ mem() { awk -v k="$1" '$1 == k":" {printf "%.1f", $2 / 1024}' "/proc/$BPID/statu
 big_bytes=$(redis-cli -p "$BPORT" BF.INFO big0 SIZE | tail -1)
 
 echo
-echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores; load average before: $LOAD_BEFORE"
 echo "redis-benchmark -n $N -c 8 -P 16 -r $KEYSPACE, $(redis-server --version | cut -d' ' -f1-3)"
 echo
 echo "| command | server | requests/s | keys/s | p50 ms | p99 ms |"
@@ -98,3 +99,4 @@ echo "Syncs by the other process during the Sync-looping rows: $(cat "$OUT/syncl
 echo "redis-server RSS after $N SADDs: $((redis_rss / 1024)) MiB."
 echo "mmapbloom serve with ten filters of $big_bytes bytes open, 200,000 BF.ADD each (plus 'seen'): VmRSS $(mem VmRSS) MiB = RssAnon $(mem RssAnon) MiB (its own memory) + RssFile $(mem RssFile) MiB (page cache of the mapped pages it touched)."
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+rm -f "$OUT"/data/big*.bloom
