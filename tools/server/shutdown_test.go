@@ -140,7 +140,7 @@ func TestShutdownStuckClient(t *testing.T) {
 	nc := rawConn(t, ln.Addr().String())
 	echo := "*2\r\n$4\r\nECHO\r\n$1000\r\n" + strings.Repeat("e", 1000) + "\r\n"
 	require.NoError(t, nc.SetWriteDeadline(time.Now().Add(2*time.Second))) // the server stops reading
-	for range 20_000 { // 20 MB of replies owed, far beyond the socket buffers
+	for range 20_000 {                                                     // 20 MB of replies owed, far beyond the socket buffers
 		if _, err := nc.Write([]byte(echo)); err != nil {
 			break
 		}
