@@ -139,8 +139,10 @@ func TestShutdownStuckClient(t *testing.T) {
 	go func() { done <- s.Serve(ln) }()
 	nc := rawConn(t, ln.Addr().String())
 	echo := "*2\r\n$4\r\nECHO\r\n$1000\r\n" + strings.Repeat("e", 1000) + "\r\n"
-	require.NoError(t, nc.SetWriteDeadline(time.Now().Add(2*time.Second))) // the server stops reading
-	for range 20_000 {                                                     // 20 MB of replies owed, far beyond the socket buffers
+	// 20 MB of replies owed, far beyond the socket buffers; the server
+	// stops reading once they are full.
+	require.NoError(t, nc.SetWriteDeadline(time.Now().Add(2*time.Second)))
+	for range 20_000 {
 		if _, err := nc.Write([]byte(echo)); err != nil {
 			break
 		}
