@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"time"
 
 	"github.com/mmapbloom/mmapbloom/format"
 )
@@ -25,6 +26,10 @@ type OpenOptions struct {
 	// twice as fast as one (measured 2.0-2.1x; 1.5-1.8x when every add
 	// updated the header).
 	ExactCount bool
+
+	// Now is the clock of a windowed set (OpenSet, CreateSet): it decides
+	// which window is current. Default nil: time.Now. Filters ignore it.
+	Now func() time.Time
 }
 
 // Open maps the filter file at path. It reads and validates the 64-byte

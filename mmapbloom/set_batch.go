@@ -1,0 +1,146 @@
+package mmapbloom
+
+import "fmt"
+
+// The batch calls of a Set run on chunks of setChunk keys; each chunk
+// checks the generation (and rotates or grows the set) like a single-key
+// call. Within a chunk every layer is probed through its own batch
+// pipeline (batch.go: the keys hashed and their cache lines prefetched
+// chunkKeys at a time, one line per key for a blocked layer), newest layer
+// first, and each layer sees only the keys no newer layer holds, so a
+// present key stops at the layer that holds it, and an absent key costs
+// one line per live layer, with up to chunkKeys lines in flight.
+
+// setChunk is the number of keys a Set's batch call handles between two
+// generation checks.
+const setChunk = 256
+
+// pendingKeys gathers the keys of a chunk not yet found present, for one
+// layer's batch call.
+type pendingKeys struct {
+	n    int
+	idx  [setChunk]int
+	keys [setChunk][]byte
+	res  [setChunk]bool
+}
+
+// gather collects the keys whose present entry is false.
+func (p *pendingKeys) gather(keys [][]byte, present []bool) {
+	p.n = 0
+	for i, key := range keys {
+		if !present[i] {
+			p.idx[p.n], p.keys[p.n] = i, key
+			p.n++
+		}
+	}
+}
+
+// scatter sets present for the gathered keys the layer answered true
+// for, and returns how many those were.
+func (p *pendingKeys) scatter(present []bool) (hits int) {
+	for j := range p.n {
+		if p.res[j] {
+			present[p.idx[j]] = true
+			hits++
+		}
+	}
+	return hits
+}
+
+// testLayers sets present[i] for the keys not yet present that a layer
+// holds, asking layers newest first.
+func (p *pendingKeys) testLayers(layers []*Filter, keys [][]byte, present []bool) error {
+	for l := len(layers) - 1; l >= 0; l-- {
+		if p.gather(keys, present); p.n == 0 {
+			return nil
+		}
+		if err := layers[l].TestBatch(p.keys[:p.n], p.res[:p.n]); err != nil {
+			return err
+		}
+		p.scatter(present)
+	}
+	return nil
+}
+
+// AddBatch adds every key of keys, with the same effect as calling Add
+// on each in order. Errors as for Add.
+func (s *Set) AddBatch(keys [][]byte) error {
+	return s.batch(keys, nil, func(v *setView, keys [][]byte, present []bool) error {
+		return s.insertChunk(v, keys, present, true)
+	})
+}
+
+// TestBatch sets present[i] to Test(keys[i]) for every key. present must
+// be at least as long as keys (ErrBadOptions otherwise). Errors as for
+// Test; after an error the contents of present are undefined.
+func (s *Set) TestBatch(keys [][]byte, present []bool) error {
+	if len(present) < len(keys) {
+		return fmt.Errorf("mmapbloom: TestBatch: %d results for %d keys: %w", len(present), len(keys), ErrBadOptions)
+	}
+	return s.batch(keys, present, func(v *setView, keys [][]byte, present []bool) error {
+		clear(present)
+		var p pendingKeys
+		return p.testLayers(v.live(s.now), keys, present)
+	})
+}
+
+// TestAndAddBatch sets present[i] to TestAndAdd(keys[i]) for every key
+// in order, so a key repeated within the batch is new only the first
+// time. present must be at least as long as keys. Errors as for
+// TestAndAdd.
+func (s *Set) TestAndAddBatch(keys [][]byte, present []bool) error {
+	if len(present) < len(keys) {
+		return fmt.Errorf("mmapbloom: TestAndAddBatch: %d results for %d keys: %w", len(present), len(keys), ErrBadOptions)
+	}
+	return s.batch(keys, present, func(v *setView, keys [][]byte, present []bool) error {
+		return s.insertChunk(v, keys, present, false)
+	})
+}
+
+// batch runs op on each chunk of keys under its own generation check,
+// with the matching part of present, or of a scratch slice when present
+// is nil.
+func (s *Set) batch(keys [][]byte, present []bool, op func(v *setView, keys [][]byte, present []bool) error) error {
+	var scratch [setChunk]bool
+	for start := 0; start < len(keys); start += setChunk {
+		end := min(start+setChunk, len(keys))
+		out := scratch[:end-start]
+		if present != nil {
+			out = present[start:end]
+		}
+		if err := s.do(func(v *setView) error { return op(v, keys[start:end], out) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// insertChunk is insert for a chunk of keys (add true: AddBatch).
+func (s *Set) insertChunk(v *setView, keys [][]byte, present []bool, add bool) error {
+	v, err := s.writable(v)
+	if err != nil {
+		return err
+	}
+	live := v.live(s.now)
+	older, active := live[:len(live)-1], live[len(live)-1]
+	always := v.addsAlways(add)
+	clear(present)
+	var p pendingKeys
+	if !always {
+		if err := p.testLayers(older, keys, present); err != nil {
+			return err
+		}
+	}
+	if p.gather(keys, present); p.n > 0 {
+		if err := active.TestAndAddBatch(p.keys[:p.n], p.res[:p.n]); err != nil {
+			return err
+		}
+		if err := s.noteAdds(v, uint64(p.n-p.scatter(present))); err != nil {
+			return err
+		}
+	}
+	if always && !add {
+		return p.testLayers(older, keys, present)
+	}
+	return nil
+}
