@@ -100,8 +100,8 @@ type setView struct {
 	// activeEnd is the end of the newest layer's window (windowed sets).
 	activeEnd time.Time
 	// adds counts this handle's new adds to the newest layer since its
-	// last count check; known is the header count that check read.
-	adds, known atomic.Uint64
+	// last count check (set_grow.go).
+	adds atomic.Uint64
 }
 
 // active returns the layer that takes the adds.

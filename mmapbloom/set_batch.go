@@ -65,7 +65,7 @@ func (p *pendingKeys) testLayers(layers []*Filter, keys [][]byte, present []bool
 // AddBatch adds every key of keys, with the same effect as calling Add
 // on each in order. Errors as for Add.
 func (s *Set) AddBatch(keys [][]byte) error {
-	return s.batch(keys, nil, func(v *setView, keys [][]byte, present []bool) error {
+	return s.batch(keys, nil, func(v *setView, keys [][]byte, present []bool) (int, error) {
 		return s.insertChunk(v, keys, present, true)
 	})
 }
@@ -77,10 +77,10 @@ func (s *Set) TestBatch(keys [][]byte, present []bool) error {
 	if len(present) < len(keys) {
 		return fmt.Errorf("mmapbloom: TestBatch: %d results for %d keys: %w", len(present), len(keys), ErrBadOptions)
 	}
-	return s.batch(keys, present, func(v *setView, keys [][]byte, present []bool) error {
+	return s.batch(keys, present, func(v *setView, keys [][]byte, present []bool) (int, error) {
 		clear(present)
 		var p pendingKeys
-		return p.testLayers(v.live(s.now), keys, present)
+		return len(keys), p.testLayers(v.live(s.now), keys, present)
 	})
 }
 
@@ -92,35 +92,56 @@ func (s *Set) TestAndAddBatch(keys [][]byte, present []bool) error {
 	if len(present) < len(keys) {
 		return fmt.Errorf("mmapbloom: TestAndAddBatch: %d results for %d keys: %w", len(present), len(keys), ErrBadOptions)
 	}
-	return s.batch(keys, present, func(v *setView, keys [][]byte, present []bool) error {
+	return s.batch(keys, present, func(v *setView, keys [][]byte, present []bool) (int, error) {
 		return s.insertChunk(v, keys, present, false)
 	})
 }
 
-// batch runs op on each chunk of keys under its own generation check,
+// chunkOp handles a chunk of keys, with their part of present, on view v;
+// it returns how many of them, from the first, it handled.
+type chunkOp func(v *setView, keys [][]byte, present []bool) (int, error)
+
+// batch runs op on chunks of keys, each under its own generation check,
 // with the matching part of present, or of a scratch slice when present
 // is nil.
-func (s *Set) batch(keys [][]byte, present []bool, op func(v *setView, keys [][]byte, present []bool) error) error {
+func (s *Set) batch(keys [][]byte, present []bool, op chunkOp) error {
 	var scratch [setChunk]bool
-	for start := 0; start < len(keys); start += setChunk {
+	for start := 0; start < len(keys); {
 		end := min(start+setChunk, len(keys))
 		out := scratch[:end-start]
 		if present != nil {
 			out = present[start:end]
 		}
-		if err := s.do(func(v *setView) error { return op(v, keys[start:end], out) }); err != nil {
+		var done int
+		err := s.do(func(v *setView) (err error) {
+			done, err = op(v, keys[start:end], out)
+			return err
+		})
+		if err != nil {
 			return err
 		}
+		start += done
 	}
 	return nil
 }
 
-// insertChunk is insert for a chunk of keys (add true: AddBatch).
-func (s *Set) insertChunk(v *setView, keys [][]byte, present []bool, add bool) error {
+// insertChunk is insert for the first keys of a chunk (add true:
+// AddBatch): for a scalable set, as many as the growth check allows
+// before its next reading (see checkInterval).
+func (s *Set) insertChunk(v *setView, keys [][]byte, present []bool, add bool) (int, error) {
 	v, err := s.writable(v)
 	if err != nil {
-		return err
+		return 0, err
 	}
+	if !v.m.windowed() {
+		room := min(v.room(), len(keys))
+		keys, present = keys[:room], present[:room]
+	}
+	return len(keys), s.insertKeys(v, keys, present, add)
+}
+
+// insertKeys adds keys to v's newest layer and sets present.
+func (s *Set) insertKeys(v *setView, keys [][]byte, present []bool, add bool) error {
 	live := v.live(s.now)
 	older, active := live[:len(live)-1], live[len(live)-1]
 	always := v.addsAlways(add)

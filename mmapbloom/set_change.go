@@ -33,17 +33,19 @@ func crashPoint(name string) {
 // published, and whether it changed anything.
 type changeFunc func(m *manifest) (dropped []string, changed bool, err error)
 
-// change runs fn on the MANIFEST under the set's exclusive LOCK, taken
-// without waiting (ErrInUse: another handle is changing the set). If fn
+// change runs fn on the MANIFEST under the set's exclusive LOCK, waiting
+// while another handle holds it (that handle may be making the same
+// change, which fn then finds made), or, without wait, failing with
+// ErrInUse. If fn
 // changed it, the MANIFEST is written with the next generation (write,
 // fsync, rename, fsync directory), then CONTROL's generation is raised to
 // it, then the dropped files are unlinked. Before fn runs, a generation
 // left behind by a crash after a rename is repaired.
-func (s *Set) change(fn changeFunc) (bool, error) {
+func (s *Set) change(wait bool, fn changeFunc) (bool, error) {
 	if s.readOnly {
 		return false, fmt.Errorf("mmapbloom: set %s: %w", s.dir, ErrReadOnly)
 	}
-	unlock, err := lockSet(s.dir)
+	unlock, err := lockSet(s.dir, wait)
 	if err != nil {
 		return false, err
 	}
@@ -69,14 +71,18 @@ func (s *Set) change(fn changeFunc) (bool, error) {
 	return true, nil
 }
 
-// lockSet takes the exclusive lock of dir's LOCK file without waiting and
-// returns the function that releases it.
-func lockSet(dir string) (unlock func(), err error) {
+// lockSet takes the exclusive lock of dir's LOCK file, waiting for it or
+// not, and returns the function that releases it.
+func lockSet(dir string, wait bool) (unlock func(), err error) {
 	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("mmapbloom: %w", err)
 	}
-	if err := upgradeLock(f); err != nil {
+	lock := upgradeLock
+	if wait {
+		lock = waitExclusive
+	}
+	if err := lock(f); err != nil {
 		_ = f.Close()
 		return nil, err
 	}

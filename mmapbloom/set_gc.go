@@ -16,7 +16,7 @@ import (
 // way; try again), the os error.
 func (s *Set) GC() (removed []string, err error) {
 	err = s.do(func(*setView) error {
-		_, err := s.change(func(m *manifest) ([]string, bool, error) {
+		_, err := s.change(false, func(m *manifest) ([]string, bool, error) {
 			removed, err = removeOrphans(s.dir, m)
 			return nil, false, err
 		})

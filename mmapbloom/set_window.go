@@ -13,8 +13,9 @@ package mmapbloom
 // already; it reports whether it changed the set. Writing calls rotate by
 // themselves, so Rotate is needed only to free the disk space of expired
 // layers of a set no one writes (from cron, for example). A scalable set
-// never rotates. Errors: ErrClosed, ErrReadOnly, ErrInUse (another handle
-// is changing the set now; try again).
+// never rotates. It waits while another handle changes the set. Errors:
+// ErrClosed, ErrReadOnly, those of creating the layer and writing the
+// MANIFEST.
 func (s *Set) Rotate() (changed bool, err error) {
 	err = s.do(func(v *setView) error {
 		if !v.m.windowed() {
@@ -29,7 +30,7 @@ func (s *Set) Rotate() (changed bool, err error) {
 // rotate is Rotate inside do.
 func (s *Set) rotate() (bool, error) {
 	now := s.now()
-	return s.change(func(m *manifest) ([]string, bool, error) {
+	return s.change(true, func(m *manifest) ([]string, bool, error) {
 		cur := m.windowAt(now)
 		if cur <= m.Layers[len(m.Layers)-1].Window {
 			return nil, false, nil
@@ -53,12 +54,12 @@ func (s *Set) rotate() (bool, error) {
 
 // writable returns the view a writing call uses: v, or, when v's newest
 // window is over, the view after this handle or another rotated. If
-// another handle holds LOCK, the call adds to v's newest layer.
+// another handle holds LOCK, the call waits for its rotation.
 func (s *Set) writable(v *setView) (*setView, error) {
 	if !v.m.windowed() || s.now().Before(v.activeEnd) {
 		return v, nil
 	}
-	if _, err := s.rotate(); ignoreInUse(err) != nil {
+	if _, err := s.rotate(); err != nil {
 		return nil, err
 	}
 	return s.current()

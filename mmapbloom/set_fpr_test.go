@@ -1,0 +1,104 @@
+package mmapbloom
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// measureSetFPR tests trials keys never added and returns the fraction
+// that test present.
+func measureSetFPR(t *testing.T, s *Set, trials int) float64 {
+	t.Helper()
+	const batch = 4096
+	keys := make([][]byte, batch)
+	present := make([]bool, batch)
+	hits := 0
+	for start := 0; start < trials; start += batch {
+		n := min(batch, trials-start)
+		for i := range n {
+			keys[i] = setKey("absent", start+i)
+		}
+		require.NoError(t, s.TestBatch(keys[:n], present[:n]))
+		for _, ok := range present[:n] {
+			if ok {
+				hits++
+			}
+		}
+	}
+	return float64(hits) / float64(trials)
+}
+
+// requireFPR requires a measured rate at most p plus 3 standard
+// deviations of a binomial count over trials.
+func requireFPR(t *testing.T, got, p float64, trials int, what string) {
+	t.Helper()
+	limit := p + 3*math.Sqrt(p*(1-p)/float64(trials))
+	t.Logf("%s: measured FPR %.5f over %d keys (p = %g, limit %.5f)", what, got, trials, p, limit)
+	assert.LessOrEqual(t, got, limit, what)
+}
+
+// addRange adds keys [from, to) of family fam in batches.
+func addRange(t *testing.T, s *Set, fam string, from, to int) {
+	t.Helper()
+	keys := make([][]byte, 0, 4096)
+	for i := from; i < to; i++ {
+		keys = append(keys, setKey(fam, i))
+		if len(keys) == cap(keys) || i == to-1 {
+			require.NoError(t, s.AddBatch(keys))
+			keys = keys[:0]
+		}
+	}
+}
+
+// TestScalableSetFPR measures the false-positive rate of a scalable set
+// at 10 and 100 times its initial capacity, for RedisBloom's and bloomd's
+// parameters. MMAPBLOOM_STRESS=1 runs a 10 times larger set and more
+// trials.
+func TestScalableSetFPR(t *testing.T) {
+	n0, trials := 2000, 200_000
+	if stress() {
+		n0, trials = 20_000, 2_000_000
+	}
+	const p = 0.01
+	for _, o := range []SetOptions{{}, {Expansion: 4, Tightening: 0.9}} {
+		dir := filepath.Join(t.TempDir(), "fpr.bfset")
+		s, err := CreateSet(dir, uint64(n0), p, &o)
+		require.NoError(t, err)
+		added := 0
+		for _, x := range []int{10, 100} {
+			addRange(t, s, "k", added, x*n0)
+			added = x * n0
+			requireFPR(t, measureSetFPR(t, s, trials), p, trials,
+				fmt.Sprintf("expansion %d, %dx n0, %d layers", s.Expansion(), x, s.Layers()))
+		}
+		require.NoError(t, s.Close())
+	}
+}
+
+// TestWindowedSetFPR measures the false-positive rate of a windowed set
+// at steady state: every window holds n new keys, W windows kept.
+func TestWindowedSetFPR(t *testing.T) {
+	n, trials := 5000, 200_000
+	if stress() {
+		n, trials = 50_000, 2_000_000
+	}
+	const p, keep = 0.01, 4
+	clock := newFakeClock()
+	s, err := CreateSet(filepath.Join(t.TempDir(), "w.bfset"), uint64(n), p,
+		&SetOptions{Window: time.Hour, Keep: keep, Now: clock.now})
+	require.NoError(t, err)
+	defer s.Close()
+	for w := range 2 * keep {
+		addRange(t, s, fmt.Sprint("w", w), 0, n)
+		clock.advance(time.Hour)
+	}
+	clock.advance(-time.Minute) // inside the last window filled
+	require.Equal(t, keep, s.Layers())
+	requireFPR(t, measureSetFPR(t, s, trials), p, trials, "windowed steady state")
+}
