@@ -1,6 +1,9 @@
 package main
 
 import (
+	"errors"
+	"time"
+
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
@@ -12,6 +15,34 @@ type createCmd struct {
 	P     float64 `short:"p" name:"probability" placeholder:"P" required:"" help:"False-positive probability at n keys, in (0, 1)."`
 	Force bool    `help:"Replace FILE if it exists (refused while another process has it open)."`
 	shapeFlags
+	setFlags
+}
+
+// setFlags choose a filter set instead of a filter file: any of them, or
+// a FILE ending in .bfset, makes create build a set directory.
+type setFlags struct {
+	Expansion  *uint32       `help:"Scalable set: each new layer holds E times the keys of the previous one (default 2; bloomd uses 4)." placeholder:"E"`
+	Tightening *float64      `help:"Scalable set: layer i is sized at p(1-r)r^i, r in (0, 1) (default 0.5; bloomd uses 0.9)." placeholder:"R"`
+	Window     time.Duration `help:"Windowed set: window length D (e.g. 24h); n is the keys expected per window." placeholder:"DURATION"`
+	Keep       int           `help:"Windowed set: windows kept W (default 2); a key is forgotten (W-1)D to WD after it was last added." placeholder:"W"`
+	Refresh    bool          `help:"Windowed set: a dedup hit re-adds the key to the current window (last seen)."`
+}
+
+// wanted reports whether the flags or the name ask for a set.
+func (s setFlags) wanted(file string) bool {
+	return s.Expansion != nil || s.Tightening != nil || s.Window != 0 || s.Keep != 0 || s.Refresh || isSet(file)
+}
+
+// options returns the library's set options for the flags.
+func (s setFlags) options(layout format.Layout) *mmapbloom.SetOptions {
+	o := &mmapbloom.SetOptions{Window: s.Window, Keep: s.Keep, Refresh: s.Refresh, Layout: layout}
+	if s.Expansion != nil {
+		o.Expansion = *s.Expansion
+	}
+	if s.Tightening != nil {
+		o.Tightening = *s.Tightening
+	}
+	return o
 }
 
 // shapeFlags choose the format, layout, hash scheme and seed of a new
@@ -26,8 +57,10 @@ type shapeFlags struct {
 }
 
 var (
-	layoutIDs = map[string]format.Layout{"blocked512": format.LayoutBlocked512, "classic": format.LayoutClassic}
-	schemeIDs = map[string]format.Scheme{
+	errSetShape  = errors.New("a filter set takes --layout only: --format, --scheme, --seed, --prime and --force are for filter files (each layer gets its own random seed)")
+	errSetWindow = errors.New("--keep and --refresh need a positive --window")
+	layoutIDs    = map[string]format.Layout{"blocked512": format.LayoutBlocked512, "classic": format.LayoutClassic}
+	schemeIDs    = map[string]format.Scheme{
 		"murmur2-double": format.SchemeMurmurDouble,
 		"murmur2-seeds":  format.SchemeMurmurSeeds,
 		"xxh3-blocked":   format.SchemeXXH3Blocked,
@@ -47,13 +80,32 @@ func (s shapeFlags) options() *mmapbloom.CreateOptions {
 	return o
 }
 
-// Run creates the file.
+// Run creates the file or set.
 func (c *createCmd) Run(_ *env) error {
-	o := c.options()
+	o := c.shapeFlags.options()
 	o.Overwrite = c.Force
+	if c.setFlags.wanted(c.File) {
+		return c.createSet(o)
+	}
 	f, err := mmapbloom.Create(c.File, c.N, c.P, o)
 	if err != nil {
 		return err
 	}
 	return f.Close()
+}
+
+// createSet creates a filter set; of the shape flags only --layout
+// applies to its layers.
+func (c *createCmd) createSet(o *mmapbloom.CreateOptions) error {
+	if c.Format != "v2" || c.Scheme != "auto" || c.Seed != nil || c.Prime || c.Force {
+		return errSetShape
+	}
+	if c.Window < 0 || (c.Window == 0 && (c.Keep != 0 || c.Refresh)) {
+		return errSetWindow
+	}
+	s, err := mmapbloom.CreateSet(c.File, c.N, c.P, c.setFlags.options(o.Layout))
+	if err != nil {
+		return err
+	}
+	return s.Close()
 }

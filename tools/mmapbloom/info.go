@@ -14,7 +14,7 @@ import (
 
 // infoCmd prints a filter's header and bit-array statistics.
 type infoCmd struct {
-	File string `arg:"" help:"Filter file (opened read-only)."`
+	File string `arg:"" help:"Filter file or set (opened read-only)."`
 	JSON bool   `name:"json" help:"Print one JSON object (fields in README.md)."`
 }
 
@@ -43,8 +43,11 @@ type infoReport struct {
 	OverCapacity         bool     `json:"over_capacity"`
 }
 
-// Run reads the filter and prints the report.
+// Run reads the filter (or set) and prints the report.
 func (c *infoCmd) Run(e *env) error {
+	if isSet(c.File) {
+		return c.runSet(e)
+	}
 	r, err := report(c.File)
 	if err != nil {
 		return err

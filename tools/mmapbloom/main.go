@@ -29,12 +29,14 @@ var errNoMatch = errors.New("no line matched")
 
 // cli is the command line: one field per subcommand.
 type cli struct {
-	Create createCmd `cmd:"" help:"Create an empty filter file sized for n keys at false-positive probability p."`
-	Add    addCmd    `cmd:"" help:"Add keys, one per line, from key files or stdin."`
-	Test   testCmd   `cmd:"" help:"Print the input lines that may be in the filter (like grep)."`
+	Create createCmd `cmd:"" help:"Create an empty filter file (or filter set NAME.bfset) sized for n keys at false-positive probability p."`
+	Add    addCmd    `cmd:"" help:"Add keys, one per line, from key files or stdin, to a filter or set."`
+	Test   testCmd   `cmd:"" help:"Print the input lines that may be in the filter or set (like grep)."`
 	Dedup  dedupCmd  `cmd:"" help:"Print the input lines not seen before and add them; create FILE if missing."`
-	Info   infoCmd   `cmd:"" help:"Print the header fields and bit-array statistics of a filter."`
+	Info   infoCmd   `cmd:"" help:"Print the header fields and bit-array statistics of a filter, or of each layer of a set."`
 	Merge  mergeCmd  `cmd:"" help:"OR the bits of each SRC filter into DST."`
+	Rotate rotateCmd `cmd:"" help:"Start the current window of a windowed filter set and drop expired windows."`
+	GC     gcCmd     `cmd:"" help:"Remove the files a crash left in a filter set directory."`
 }
 
 // env is what a subcommand's Run gets besides its flags: the streams.
@@ -84,15 +86,6 @@ func status(stderr io.Writer, err error) int {
 	msg := strings.ReplaceAll(err.Error(), "\n", "; ")
 	fmt.Fprintf(stderr, "mmapbloom: %s\n", strings.TrimPrefix(msg, "mmapbloom: "))
 	return exitError
-}
-
-// closeFilter makes the writes to f durable, closes it, and returns err
-// joined with any error of doing so.
-func closeFilter(f *mmapbloom.Filter, err error) error {
-	if err == nil {
-		err = f.Sync()
-	}
-	return errors.Join(err, f.Close())
 }
 
 // warnOverCapacity prints a warning when f holds more keys than it was

@@ -36,7 +36,7 @@ func (c *mergeCmd) Run(_ *env) error {
 	if err != nil {
 		return err
 	}
-	return closeFilter(dst, mergeAll(dst, srcs))
+	return closeStore(dst, mergeAll(dst, srcs))
 }
 
 // mergeAll merges every source into dst, after checking them all, so that
