@@ -56,7 +56,7 @@ func BenchmarkProbe(b *testing.B) {
 	}
 }
 
-func benchTest(b *testing.B, f *Filter, keys [][]byte) {
+func benchTest(b *testing.B, f benchTarget, keys [][]byte) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
@@ -71,7 +71,7 @@ func benchTest(b *testing.B, f *Filter, keys [][]byte) {
 
 // benchParallelTest calls Test from GOMAXPROCS goroutines at once, each
 // from its own place in keys.
-func benchParallelTest(b *testing.B, f *Filter, keys [][]byte) {
+func benchParallelTest(b *testing.B, f benchTarget, keys [][]byte) {
 	b.ReportAllocs()
 	var next atomic.Int64
 	b.RunParallel(func(pb *testing.PB) {
@@ -88,7 +88,7 @@ func benchParallelTest(b *testing.B, f *Filter, keys [][]byte) {
 	})
 }
 
-func benchAdd(b *testing.B, f *Filter, keys [][]byte) {
+func benchAdd(b *testing.B, f benchTarget, keys [][]byte) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
@@ -103,7 +103,16 @@ func benchAdd(b *testing.B, f *Filter, keys [][]byte) {
 
 const benchBatch = 1024
 
-func benchBatchTest(b *testing.B, f *Filter, keys [][]byte) {
+// benchTarget is what the probe benchmarks call: a *Filter or a *Set.
+type benchTarget interface {
+	Test(key []byte) (bool, error)
+	TestBatch(keys [][]byte, present []bool) error
+	TestAndAddBatch(keys [][]byte, present []bool) error
+	Add(key []byte) error
+	AddBatch(keys [][]byte) error
+}
+
+func benchBatchTest(b *testing.B, f benchTarget, keys [][]byte) {
 	b.ReportAllocs()
 	out := make([]bool, benchBatch)
 	i := 0
@@ -119,7 +128,7 @@ func benchBatchTest(b *testing.B, f *Filter, keys [][]byte) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchBatch), "ns/key")
 }
 
-func benchBatchAdd(b *testing.B, f *Filter, keys [][]byte) {
+func benchBatchAdd(b *testing.B, f benchTarget, keys [][]byte) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {

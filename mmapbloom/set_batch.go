@@ -1,6 +1,9 @@
 package mmapbloom
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // The batch calls of a Set run on chunks of setChunk keys; each chunk
 // checks the generation (and rotates or grows the set) like a single-key
@@ -22,6 +25,21 @@ type pendingKeys struct {
 	idx  [setChunk]int
 	keys [setChunk][]byte
 	res  [setChunk]bool
+}
+
+// pendingPool recycles pendingKeys (8 KiB: the keys escape to the heap
+// through the layers' batch calls).
+var pendingPool = sync.Pool{New: func() any { return new(pendingKeys) }}
+
+// getPending returns an empty pendingKeys from the pool; release it with
+// put.
+func getPending() *pendingKeys { return pendingPool.Get().(*pendingKeys) }
+
+// put clears the key references and returns p to the pool.
+func (p *pendingKeys) put() {
+	clear(p.keys[:p.n])
+	p.n = 0
+	pendingPool.Put(p)
 }
 
 // gather collects the keys whose present entry is false.
@@ -79,7 +97,8 @@ func (s *Set) TestBatch(keys [][]byte, present []bool) error {
 	}
 	return s.batch(keys, present, func(v *setView, keys [][]byte, present []bool) (int, error) {
 		clear(present)
-		var p pendingKeys
+		p := getPending()
+		defer p.put()
 		return len(keys), p.testLayers(v.live(s.now), keys, present)
 	})
 }
@@ -146,7 +165,8 @@ func (s *Set) insertKeys(v *setView, keys [][]byte, present []bool, add bool) er
 	older, active := live[:len(live)-1], live[len(live)-1]
 	always := v.addsAlways(add)
 	clear(present)
-	var p pendingKeys
+	p := getPending()
+	defer p.put()
 	if !always {
 		if err := p.testLayers(older, keys, present); err != nil {
 			return err
