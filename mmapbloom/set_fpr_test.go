@@ -82,23 +82,34 @@ func TestScalableSetFPR(t *testing.T) {
 }
 
 // TestWindowedSetFPR measures the false-positive rate of a windowed set
-// at steady state: every window holds n new keys, W windows kept.
+// at steady state: every window holds n new keys, W windows kept, after
+// 2W windows. MMAPBLOOM_STRESS=1 adds the README's crawler cases at 1/100
+// scale: 50,000 keys a day, p = 0.001, W = 31 windows of a day against
+// W = 4 of 10 days.
 func TestWindowedSetFPR(t *testing.T) {
-	n, trials := 5000, 200_000
+	tests := []struct {
+		n, keep, trials int
+		p               float64
+	}{{5000, 4, 200_000, 0.01}}
 	if stress() {
-		n, trials = 50_000, 2_000_000
+		tests = []struct {
+			n, keep, trials int
+			p               float64
+		}{{50_000, 4, 2_000_000, 0.01}, {50_000, 31, 2_000_000, 0.001}, {500_000, 4, 2_000_000, 0.001}}
 	}
-	const p, keep = 0.01, 4
-	clock := newFakeClock()
-	s, err := CreateSet(filepath.Join(t.TempDir(), "w.bfset"), uint64(n), p,
-		&SetOptions{Window: time.Hour, Keep: keep, Now: clock.now})
-	require.NoError(t, err)
-	defer s.Close()
-	for w := range 2 * keep {
-		addRange(t, s, fmt.Sprint("w", w), 0, n)
-		clock.advance(time.Hour)
+	for _, tc := range tests {
+		clock := newFakeClock()
+		s, err := CreateSet(filepath.Join(t.TempDir(), "w.bfset"), uint64(tc.n), tc.p,
+			&SetOptions{Window: time.Hour, Keep: tc.keep, Now: clock.now})
+		require.NoError(t, err)
+		for w := range 2 * tc.keep {
+			addRange(t, s, fmt.Sprint("w", w), 0, tc.n)
+			clock.advance(time.Hour)
+		}
+		clock.advance(-time.Minute) // inside the last window filled
+		require.Equal(t, tc.keep, s.Layers())
+		requireFPR(t, measureSetFPR(t, s, tc.trials), tc.p, tc.trials,
+			fmt.Sprintf("windowed steady state, W = %d, n = %d per window", tc.keep, tc.n))
+		require.NoError(t, s.Close())
 	}
-	clock.advance(-time.Minute) // inside the last window filled
-	require.Equal(t, keep, s.Layers())
-	requireFPR(t, measureSetFPR(t, s, trials), p, trials, "windowed steady state")
 }
