@@ -113,6 +113,12 @@ type benchTarget interface {
 }
 
 func benchBatchTest(b *testing.B, f benchTarget, keys [][]byte) {
+	benchBatchCall(b, keys, f.TestBatch)
+}
+
+// benchBatchCall calls call on batches of benchBatch keys in turn and
+// reports ns/key.
+func benchBatchCall(b *testing.B, keys [][]byte, call func(keys [][]byte, present []bool) error) {
 	b.ReportAllocs()
 	out := make([]bool, benchBatch)
 	i := 0
@@ -120,7 +126,7 @@ func benchBatchTest(b *testing.B, f benchTarget, keys [][]byte) {
 		if i+benchBatch > len(keys) {
 			i = 0
 		}
-		if err := f.TestBatch(keys[i:i+benchBatch], out); err != nil {
+		if err := call(keys[i:i+benchBatch], out); err != nil {
 			b.Fatal(err)
 		}
 		i += benchBatch

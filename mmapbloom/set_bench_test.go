@@ -35,23 +35,6 @@ func BenchmarkSet(b *testing.B) {
 		b.Run(name+"/op=test-absent", func(b *testing.B) { benchTest(b, tc.t, absent) })
 		b.Run(name+"/op=batch-test-present", func(b *testing.B) { benchBatchTest(b, tc.t, present) })
 		b.Run(name+"/op=batch-test-absent", func(b *testing.B) { benchBatchTest(b, tc.t, absent) })
-		b.Run(name+"/op=batch-testandadd-present", func(b *testing.B) { benchBatchTestAndAdd(b, tc.t, present) })
+		b.Run(name+"/op=batch-testandadd-present", func(b *testing.B) { benchBatchCall(b, present, tc.t.TestAndAddBatch) })
 	}
-}
-
-// benchBatchTestAndAdd calls TestAndAddBatch on batches of keys.
-func benchBatchTestAndAdd(b *testing.B, f benchTarget, keys [][]byte) {
-	b.ReportAllocs()
-	out := make([]bool, benchBatch)
-	i := 0
-	for b.Loop() {
-		if i+benchBatch > len(keys) {
-			i = 0
-		}
-		if err := f.TestAndAddBatch(keys[i:i+benchBatch], out); err != nil {
-			b.Fatal(err)
-		}
-		i += benchBatch
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchBatch), "ns/key")
 }

@@ -52,6 +52,11 @@ func (c *infoCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	return c.print(e, r)
+}
+
+// print writes a report as JSON (--json) or as text.
+func (c *infoCmd) print(e *env, r interface{ writeText(*env) error }) error {
 	if c.JSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")

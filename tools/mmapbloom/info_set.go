@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"text/tabwriter"
@@ -42,12 +41,7 @@ func (c *infoCmd) runSet(e *env) error {
 	if err != nil {
 		return err
 	}
-	if c.JSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
-	}
-	return r.writeText(e)
+	return c.print(e, r)
 }
 
 // reportSet opens the set read-only and gathers its report.
