@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -15,6 +16,41 @@ import (
 func init() {
 	helperRoles["setwriter"] = roleSetWriter
 	helperRoles["setcrash"] = roleSetCrash
+	helperRoles["setlaggard"] = roleSetLaggard
+}
+
+// laggardReport is what roleSetLaggard saw after another process dropped
+// the layer it had mapped.
+type laggardReport struct {
+	OldLayerAnswers bool   // the dropped layer, through this process's mapping
+	SetAnswers      bool   // the set, on the call after the drop
+	Generation      uint64 // of the view that call used
+}
+
+// roleSetLaggard opens the windowed set at Path with a clock stopped at
+// Seed (Unix ns), checks that it holds key "k", reports ready, and on the
+// parent's "probe" (sent after another process dropped that layer) asks
+// the layer it still maps, then the set.
+func roleSetLaggard(t *testing.T, h *helper) {
+	a := h.args
+	s, err := OpenSet(a.Path, &OpenOptions{Now: func() time.Time { return time.Unix(0, int64(a.Seed)) }})
+	require.NoError(t, err)
+	defer s.Close()
+	ok, err := s.Test([]byte("k"))
+	require.NoError(t, err)
+	require.True(t, ok)
+	old := s.view.Load()
+	h.send(t, "ready")
+	cmd, ok := h.command()
+	require.True(t, ok && cmd == "probe", "command %q", cmd)
+	var r laggardReport
+	r.OldLayerAnswers, err = old.layers[0].Test([]byte("k"))
+	require.NoError(t, err)
+	r.SetAnswers, err = s.Test([]byte("k"))
+	require.NoError(t, err)
+	r.Generation = s.view.Load().gen
+	h.send(t, r)
+	h.waitStop()
 }
 
 // roleSetWriter opens the set at Path, waits for the parent's "go", adds
@@ -164,4 +200,33 @@ func TestSetCrashDuringGrowth(t *testing.T) {
 			assert.Len(t, entries, 3+r.Layers(), "no orphan: %v", entries)
 		})
 	}
+}
+
+// TestSetLaggardProcess: a process maps a windowed set's only layer;
+// another rotates the set, dropping and unlinking that layer. The first
+// process's mapping still answers for the dropped layer, and its next
+// call on the set moves to the new MANIFEST (the key is gone).
+func TestSetLaggardProcess(t *testing.T) {
+	clock := newFakeClock()
+	dir := filepath.Join(t.TempDir(), "lag.bfset")
+	s, err := CreateSet(dir, 100, 0.01, &SetOptions{Window: time.Hour, Keep: 1, Now: clock.now})
+	require.NoError(t, err)
+	defer s.Close()
+	require.NoError(t, s.Add([]byte("k")))
+	p := startHelper(t, "setlaggard", helperArgs{Path: dir, Seed: uint64(clock.now().UnixNano())})
+	var msg string
+	p.recv(t, &msg)
+	clock.advance(time.Hour)
+	changed, err := s.Rotate()
+	require.NoError(t, err)
+	require.True(t, changed)
+	_, err = os.Stat(filepath.Join(dir, layerName(0)))
+	require.ErrorIs(t, err, os.ErrNotExist, "the layer was unlinked")
+	p.send(t, "probe")
+	var r laggardReport
+	p.recv(t, &r)
+	p.finish(t)
+	assert.True(t, r.OldLayerAnswers, "the dropped layer answers through the laggard's mapping")
+	assert.False(t, r.SetAnswers, "the next call uses the new MANIFEST")
+	assert.Equal(t, uint64(2), r.Generation)
 }
