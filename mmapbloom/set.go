@@ -109,18 +109,29 @@ func (v *setView) active() *Filter { return v.layers[len(v.layers)-1] }
 
 // live returns the layers that answer at time now, oldest first: all
 // of a scalable set's; a windowed set's whose window is among the Keep
-// last at now, even before a rotation dropped the older ones. The newest
-// layer is always live (a clock moved back keeps it).
+// last at now, even before a rotation dropped the older ones (none when
+// no one wrote for Keep windows).
 func (v *setView) live(now func() time.Time) []*Filter {
 	if !v.m.windowed() {
 		return v.layers
 	}
 	oldest := v.m.windowAt(now()) - int64(v.m.Keep) + 1
 	i := 0
-	for i < len(v.layers)-1 && v.m.Layers[i].Window < oldest {
+	for i < len(v.layers) && v.m.Layers[i].Window < oldest {
 		i++
 	}
 	return v.layers[i:]
+}
+
+// split returns the live layers older than the newest, and the newest,
+// which takes the adds (writers have rotated first, so it is live unless
+// the clock went back or another handle holds LOCK).
+func (v *setView) split(now func() time.Time) (older []*Filter, active *Filter) {
+	live, active := v.live(now), v.active()
+	if len(live) > 0 && live[len(live)-1] == active {
+		live = live[:len(live)-1]
+	}
+	return live, active
 }
 
 // CreateSet makes a new filter set in the directory dir (conventionally

@@ -161,8 +161,7 @@ func (s *Set) insertChunk(v *setView, keys [][]byte, present []bool, add bool) (
 
 // insertKeys adds keys to v's newest layer and sets present.
 func (s *Set) insertKeys(v *setView, keys [][]byte, present []bool, add bool) error {
-	live := v.live(s.now)
-	older, active := live[:len(live)-1], live[len(live)-1]
+	older, active := v.split(s.now)
 	always := v.addsAlways(add)
 	clear(present)
 	p := getPending()

@@ -20,6 +20,7 @@ type SetInfo struct {
 // LayerInfo describes one layer of a set.
 type LayerInfo struct {
 	File        string    // file name in the set directory
+	M           uint64    // bits of the layer's array (its file holds M/8 bytes and a 64-byte header)
 	N           uint64    // capacity the layer was sized for
 	P           float64   // false-positive probability at N
 	WindowStart time.Time // windowed: the layer's window; zero for scalable
@@ -46,8 +47,9 @@ func (v *setView) info(live int) SetInfo {
 	if m.windowed() {
 		in.Start = time.Unix(0, m.T0)
 	}
-	for _, l := range m.Layers[len(m.Layers)-live:] {
-		li := LayerInfo{File: l.File, N: l.N, P: l.P}
+	first := len(m.Layers) - live
+	for i, l := range m.Layers[first:] {
+		li := LayerInfo{File: l.File, M: v.layers[first+i].M(), N: l.N, P: l.P}
 		if m.windowed() {
 			li.WindowStart, li.WindowEnd = m.windowEnd(l.Window-1), m.windowEnd(l.Window)
 		}

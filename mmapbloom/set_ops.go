@@ -53,8 +53,7 @@ func (s *Set) insert(key []byte, add bool) (present bool, err error) {
 		if err != nil {
 			return err
 		}
-		live := v.live(s.now)
-		older, active := live[:len(live)-1], live[len(live)-1]
+		older, active := v.split(s.now)
 		always := v.addsAlways(add)
 		if !always {
 			if present, err = anyHas(older, key); present || err != nil {

@@ -127,6 +127,9 @@ func TestScalableSetGrows(t *testing.T) {
 	assert.Equal(t, uint64(4), info.Generation)
 	for i, l := range info.Layers {
 		assert.InDelta(t, 0.01*0.5/float64(uint(1)<<i), l.P, 1e-15)
+		m, _, err := OptimalBlocked(l.N, l.P)
+		require.NoError(t, err)
+		assert.Equal(t, m, l.M)
 	}
 	c, err := s.Count()
 	require.NoError(t, err)
@@ -319,4 +322,28 @@ func TestSetClosed(t *testing.T) {
 	require.ErrorIs(t, err, ErrClosed)
 	assert.Equal(t, uint64(100), s.Capacity())
 	assert.Equal(t, 1, s.Layers())
+}
+
+// TestWindowedSetIdle: when no one writes for Keep windows, readers
+// forget every key although no rotation dropped the layers.
+func TestWindowedSetIdle(t *testing.T) {
+	clock := newFakeClock()
+	dir := filepath.Join(t.TempDir(), "idle.bfset")
+	s, err := CreateSet(dir, 100, 0.01, &SetOptions{Window: time.Hour, Keep: 2, Now: clock.now})
+	require.NoError(t, err)
+	require.NoError(t, s.Add([]byte("k")))
+	require.NoError(t, s.Close())
+	r, err := OpenSet(dir, &OpenOptions{ReadOnly: true, Now: clock.now})
+	require.NoError(t, err)
+	defer r.Close()
+	clock.advance(time.Hour)
+	ok, err := r.Test([]byte("k"))
+	require.NoError(t, err)
+	assert.True(t, ok, "one window later")
+	clock.advance(time.Hour)
+	ok, err = r.Test([]byte("k"))
+	require.NoError(t, err)
+	assert.False(t, ok, "two windows later")
+	assert.Equal(t, 0, r.Layers())
+	assert.Equal(t, uint64(0), r.Capacity())
 }
