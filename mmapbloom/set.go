@@ -64,8 +64,9 @@ type SetOptions struct {
 	// Window, when positive, makes a windowed set: time is cut into
 	// windows of this length from the creation time, each window's keys go
 	// to its own layer of n keys at p/Keep, and a key is forgotten between
-	// (Keep-1) Window and Keep Window after it was last added. Default 0:
-	// a scalable set.
+	// (Keep-1) Window and Keep Window after it was last added. Windows
+	// never grow: a window that receives more than n new keys answers
+	// above p/Keep (Stats reports OverCapacity). Default 0: a scalable set.
 	Window time.Duration
 
 	// Keep is the number of windows W a windowed set keeps, at least 1
