@@ -179,7 +179,11 @@ func newManifest(n uint64, p float64, o SetOptions) (*manifest, error) {
 	if !(p > 0 && p < 1) {
 		return nil, fmt.Errorf("mmapbloom: p = %g: %w", p, ErrInvalidP)
 	}
-	m := &manifest{Version: manifestVersion, Generation: 1, N: n, P: p, Layout: o.Layout}
+	seed, err := CreateOptions{}.seed()
+	if err != nil {
+		return nil, err
+	}
+	m := &manifest{Version: manifestVersion, Generation: 1, N: n, P: p, Layout: o.Layout, Seed: seed}
 	if o.Window <= 0 {
 		m.Kind, m.Expansion, m.Tightening = kindScalable, o.Expansion, o.Tightening
 		if m.Expansion == 0 {

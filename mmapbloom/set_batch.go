@@ -3,6 +3,8 @@ package mmapbloom
 import (
 	"fmt"
 	"sync"
+
+	"github.com/zeebo/xxh3"
 )
 
 // The batch calls of a Set run on chunks of setChunk keys; each chunk
@@ -19,27 +21,71 @@ import (
 const setChunk = 256
 
 // pendingKeys gathers the keys of a chunk not yet found present, for one
-// layer's batch call.
+// layer's batch call. Every layer has the set's seed, so each key is
+// hashed once (xxh3, for the blocked layers) whatever the layers it visits.
 type pendingKeys struct {
-	n    int
-	idx  [setChunk]int
-	keys [setChunk][]byte
-	res  [setChunk]bool
+	n      int
+	seed   uint64 // the set's seed
+	hashed bool   // all holds the chunk's hashes
+	idx    [setChunk]int
+	keys   [setChunk][]byte
+	res    [setChunk]bool
+	all    [setChunk]uint64 // xxh3 hash of each key of the chunk
+	hashes [setChunk]uint64 // of the gathered keys
 }
 
 // pendingPool recycles pendingKeys (8 KiB: the keys escape to the heap
 // through the layers' batch calls).
 var pendingPool = sync.Pool{New: func() any { return new(pendingKeys) }}
 
-// getPending returns an empty pendingKeys from the pool; release it with
-// put.
-func getPending() *pendingKeys { return pendingPool.Get().(*pendingKeys) }
+// getPending returns an empty pendingKeys from the pool for a set of
+// seed seed; release it with put.
+func getPending(seed uint64) *pendingKeys {
+	p := pendingPool.Get().(*pendingKeys)
+	p.seed, p.hashed = seed, false
+	return p
+}
 
 // put clears the key references and returns p to the pool.
 func (p *pendingKeys) put() {
 	clear(p.keys[:p.n])
 	p.n = 0
 	pendingPool.Put(p)
+}
+
+// gatherHashes fills p.hashes for the gathered keys, hashing the chunk
+// keys once.
+func (p *pendingKeys) gatherHashes(keys [][]byte) []uint64 {
+	if !p.hashed {
+		for i, key := range keys {
+			p.all[i] = xxh3.HashSeed(key, p.seed)
+		}
+		p.hashed = true
+	}
+	for j := range p.n {
+		p.hashes[j] = p.all[p.idx[j]]
+	}
+	return p.hashes[:p.n]
+}
+
+// testBatch runs layer's TestBatch on the gathered keys, with their
+// hashes when the layer takes them.
+func (p *pendingKeys) testBatch(layer *Filter, keys [][]byte) error {
+	var hs []uint64
+	if layer.hashable(p.seed) {
+		hs = p.gatherHashes(keys)
+	}
+	return layer.testBatch(p.keys[:p.n], hs, p.res[:p.n])
+}
+
+// testAndAddBatch runs layer's TestAndAddBatch on the gathered keys, with
+// their hashes when the layer takes them.
+func (p *pendingKeys) testAndAddBatch(layer *Filter, keys [][]byte) error {
+	var hs []uint64
+	if layer.hashable(p.seed) {
+		hs = p.gatherHashes(keys)
+	}
+	return layer.testAndAddBatch(p.keys[:p.n], hs, p.res[:p.n])
 }
 
 // gather collects the keys whose present entry is false.
@@ -72,7 +118,7 @@ func (p *pendingKeys) testLayers(layers []*Filter, keys [][]byte, present []bool
 		if p.gather(keys, present); p.n == 0 {
 			return nil
 		}
-		if err := layers[l].TestBatch(p.keys[:p.n], p.res[:p.n]); err != nil {
+		if err := p.testBatch(layers[l], keys); err != nil {
 			return err
 		}
 		p.scatter(present)
@@ -97,7 +143,7 @@ func (s *Set) TestBatch(keys [][]byte, present []bool) error {
 	}
 	return s.batch(keys, present, func(v *setView, keys [][]byte, present []bool) (int, error) {
 		clear(present)
-		p := getPending()
+		p := getPending(v.m.Seed)
 		defer p.put()
 		return len(keys), p.testLayers(v.live(s.now), keys, present)
 	})
@@ -164,7 +210,7 @@ func (s *Set) insertKeys(v *setView, keys [][]byte, present []bool, add bool) er
 	older, active := v.split(s.now)
 	always := v.addsAlways(add)
 	clear(present)
-	p := getPending()
+	p := getPending(v.m.Seed)
 	defer p.put()
 	if !always {
 		if err := p.testLayers(older, keys, present); err != nil {
@@ -172,7 +218,7 @@ func (s *Set) insertKeys(v *setView, keys [][]byte, present []bool, add bool) er
 		}
 	}
 	if p.gather(keys, present); p.n > 0 {
-		if err := active.TestAndAddBatch(p.keys[:p.n], p.res[:p.n]); err != nil {
+		if err := p.testAndAddBatch(active, keys); err != nil {
 			return err
 		}
 		if err := s.noteAdds(v, uint64(p.n-p.scatter(present))); err != nil {

@@ -110,7 +110,7 @@ func addLayer(dir string, m *manifest, window int64) error {
 	if layout == format.LayoutBlocked512 && p < MinBlockedP {
 		layout = 0 // Create's choice: classic, since blocked is refused below MinBlockedP
 	}
-	f, err := Create(path, n, p, &CreateOptions{Layout: layout})
+	f, err := Create(path, n, p, &CreateOptions{Layout: layout, Seed: m.Seed, FixedSeed: true})
 	if err != nil {
 		return fmt.Errorf("mmapbloom: set layer %s: %w", name, err)
 	}

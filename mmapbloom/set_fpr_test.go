@@ -62,6 +62,9 @@ func addRange(t *testing.T, s *Set, fam string, from, to int) {
 // trials.
 func TestScalableSetFPR(t *testing.T) {
 	n0, trials := 2000, 200_000
+	if raceEnabled { // the race detector slows the probes tenfold; the checks stay
+		n0, trials = 500, 50_000
+	}
 	if stress() {
 		n0, trials = 20_000, 2_000_000
 	}
@@ -91,6 +94,9 @@ func TestWindowedSetFPR(t *testing.T) {
 		n, keep, trials int
 		p               float64
 	}{{5000, 4, 200_000, 0.01}}
+	if raceEnabled {
+		tests[0].n, tests[0].trials = 1000, 50_000
+	}
 	if stress() {
 		tests = []struct {
 			n, keep, trials int

@@ -33,6 +33,7 @@ type manifest struct {
 	N          uint64        `json:"n"`          // first layer's capacity (scalable), each window's (windowed)
 	P          float64       `json:"p"`          // the set's target false-positive probability
 	Layout     format.Layout `json:"layout"`     // layout of new layers; 0: Create's default
+	Seed       uint64        `json:"seed"`       // hash seed of every layer (one xxh3 hash per key serves all blocked layers)
 	Expansion  uint32        `json:"expansion,omitempty"`
 	Tightening float64       `json:"tightening,omitempty"`
 	WindowNS   int64         `json:"window_ns,omitempty"` // window length D

@@ -143,6 +143,9 @@ func TestScalableSetGrows(t *testing.T) {
 	}
 	for i, ok := range present {
 		require.True(t, ok, "key b-%d", i)
+		ok, err := s.Test(keys[i]) // hashes each layer's own way
+		require.NoError(t, err)
+		require.True(t, ok, "key b-%d", i)
 	}
 	st, err := s.Stats()
 	require.NoError(t, err)

@@ -57,7 +57,7 @@ type shapeFlags struct {
 }
 
 var (
-	errSetShape  = errors.New("a filter set takes --layout only: --format, --scheme, --seed, --prime and --force are for filter files (each layer gets its own random seed)")
+	errSetShape  = errors.New("a filter set takes --layout only: --format, --scheme, --seed, --prime and --force are for filter files (a set draws one random seed for its layers)")
 	errSetWindow = errors.New("--keep and --refresh need a positive --window")
 	layoutIDs    = map[string]format.Layout{"blocked512": format.LayoutBlocked512, "classic": format.LayoutClassic}
 	schemeIDs    = map[string]format.Scheme{
