@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/mmapbloom/mmapbloom/format"
 )
 
@@ -28,9 +30,12 @@ type CreateOptions struct {
 	Layout format.Layout
 
 	// Scheme is the hash scheme. Default: format.SchemeMurmurDoubleV1 for
-	// v1.1 files, format.SchemeMurmurDouble for classic v2 files,
+	// v1.1 files, format.SchemeXXH3Remix for classic v2 files,
 	// format.SchemeXXH3Blocked for blocked ones.
-	// format.SchemeMurmurSeeds is document 000's k seeded hashes.
+	// format.SchemeMurmurSeeds is document 000's k seeded hashes;
+	// format.SchemeMurmurDouble, double MurmurHash64A, is kept for the
+	// files made with it (its positions repeat when m has small factors:
+	// see FORMAT.md).
 	Scheme format.Scheme
 
 	// Seed is the hash seed, used as given when FixedSeed is set. By
@@ -124,7 +129,7 @@ func withDefaults(opts *CreateOptions, p float64) (o CreateOptions, sizeFor floa
 		case o.Layout == format.LayoutBlocked512:
 			o.Scheme = format.SchemeXXH3Blocked
 		default:
-			o.Scheme = format.SchemeMurmurDouble
+			o.Scheme = format.SchemeXXH3Remix
 		}
 	}
 	return o, sizeFor
@@ -210,21 +215,37 @@ func create(path string, o CreateOptions, m uint64, k uint32, n uint64, p float6
 	if err != nil {
 		return nil, err
 	}
-	f, err := openFile(tmp, OpenOptions{})
+	tmpName := tmp.Name()
+	file, err := renamed(tmp, path)
+	var f *Filter
 	if err == nil {
-		err = publish(tmp.Name(), path, o.Overwrite)
-		f.path = path
+		if f, err = openFile(file, OpenOptions{}); err == nil {
+			err = publish(tmpName, path, o.Overwrite)
+		} else {
+			_ = file.Close()
+		}
 	}
 	if err != nil {
 		if f != nil {
 			_ = f.Close()
-		} else {
-			_ = tmp.Close()
 		}
-		_ = os.Remove(tmp.Name())
+		_ = os.Remove(tmpName)
 		return nil, err
 	}
 	return f, nil
+}
+
+// renamed returns a handle on tmp's open file description (the same file
+// and locks) whose Name is path, the name every later error gives, and
+// closes tmp.
+func renamed(tmp *os.File, path string) (*os.File, error) {
+	defer tmp.Close()
+	fd, err := unix.Dup(int(tmp.Fd()))
+	if err != nil {
+		return nil, fmt.Errorf("mmapbloom: create %s: %w", path, err)
+	}
+	unix.CloseOnExec(fd)
+	return os.NewFile(uintptr(fd), path), nil
 }
 
 // buildTemp writes a complete filter file under a temporary name beside
