@@ -28,7 +28,8 @@ import (
 // once (one atomic load) and, when it changed, re-reads the MANIFEST and
 // opens the new layers before it runs; a layer is added or dropped by the
 // first handle that sees it is due, under an exclusive lock on the set's
-// LOCK file, and the others use the change from their next call. A handle
+// LOCK file; other writers that see it due meanwhile wait for that lock,
+// and every handle uses the change from its next call. A handle
 // that still maps a layer another process dropped (and unlinked) keeps
 // answering from it until that next call.
 type Set struct {
