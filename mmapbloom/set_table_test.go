@@ -21,7 +21,7 @@ import (
 
 // layerShape returns the m and k Create picks for n keys at p by default.
 func layerShape(n uint64, p float64) (uint64, uint32, bool) {
-	o, sizeFor := withDefaults(nil, p)
+	o, sizeFor := withDefaults(nil, n, p)
 	m, k, err := o.size(n, sizeFor)
 	if err != nil {
 		panic(err)
