@@ -83,8 +83,9 @@ type SetOptions struct {
 	Refresh bool
 
 	// Layout is the bit layout of the layers (format.LayoutBlocked512 or
-	// format.LayoutClassic). Default 0: Create's choice for each layer's p
-	// (blocked above MinBlockedP, classic below).
+	// format.LayoutClassic). Default 0: Create's default for each layer's
+	// n and p. An explicit blocked layout gives way to Create's default
+	// for layers below MinBlockedP, where blocked is refused.
 	Layout format.Layout
 
 	// Now is the clock deciding the windows of a windowed set, here and in
