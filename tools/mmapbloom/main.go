@@ -37,6 +37,7 @@ type cli struct {
 	Merge  mergeCmd  `cmd:"" help:"OR the bits of each SRC filter into DST."`
 	Rotate rotateCmd `cmd:"" help:"Start the current window of a windowed filter set and drop expired windows."`
 	GC     gcCmd     `cmd:"" help:"Remove the files a crash left in a filter set directory."`
+	Serve  serveCmd  `cmd:"" help:"Serve the filter files of a directory over RESP with RedisBloom's BF.* commands."`
 }
 
 // env is what a subcommand's Run gets besides its flags: the streams.
