@@ -119,3 +119,18 @@ func TestRedisPy(t *testing.T) {
 	require.NoError(t, err, string(out))
 	assert.Equal(t, "ok\n", string(out))
 }
+
+// TestRedisBenchmark: redis-benchmark (which sends CONFIG GET first)
+// drives BF.ADD and BF.EXISTS with random keys, pipelined, bounded; every
+// request is answered.
+func TestRedisBenchmark(t *testing.T) {
+	bench := needTool(t, "redis-benchmark", "--version")
+	s := startServe(t, t.TempDir(), nil)
+	for _, cmd := range []string{"BF.ADD", "BF.EXISTS"} {
+		out, err := exec.Command(bench, "-h", "127.0.0.1", "-p", port(s.addr), "-n", "20000", "-c", "8", "-P", "16",
+			"-r", "1000000", "--csv", cmd, "seen", "__rand_int__").CombinedOutput()
+		require.NoError(t, err, string(out))
+		assert.Contains(t, string(out), `"`+cmd+` seen __rand_int__",`)
+		assert.NotContains(t, string(out), "ERR")
+	}
+}

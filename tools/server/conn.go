@@ -49,6 +49,7 @@ func (s *Server) serveClient(c *client) {
 		}
 		c.in.reset()
 		s.execPipeline(c, cmds)
+		s.armWrite(c)
 		if err := c.w.Flush(); err != nil || c.quit {
 			return
 		}
@@ -71,9 +72,31 @@ func (s *Server) armDeadline(c *client) bool {
 	return true
 }
 
-// interrupt ends a blocked or next read of c at once (called under s.mu
-// by Shutdown); the commands already read still run and are answered.
-func (c *client) interrupt() { _ = c.nc.SetReadDeadline(time.Unix(1, 0)) }
+// shutdownWrite is how long a client may take to read the replies it is
+// owed once the server shuts down.
+const shutdownWrite = 5 * time.Second
+
+// armWrite sets the deadline of writing the replies: ClientIdle (a client
+// that stops reading is dropped like an idle one), shutdownWrite once the
+// server is shutting down.
+func (s *Server) armWrite(c *client) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.closing:
+		_ = c.nc.SetWriteDeadline(time.Now().Add(shutdownWrite))
+	case s.cfg.ClientIdle > 0:
+		_ = c.nc.SetWriteDeadline(time.Now().Add(s.cfg.ClientIdle))
+	}
+}
+
+// interrupt ends a blocked or next read of c at once, and bounds its
+// pending write (called under s.mu by Shutdown); the commands already
+// read still run and are answered.
+func (c *client) interrupt() {
+	_ = c.nc.SetReadDeadline(time.Unix(1, 0))
+	_ = c.nc.SetWriteDeadline(time.Now().Add(shutdownWrite))
+}
 
 // drop closes c's connection and forgets it.
 func (s *Server) drop(c *client) {

@@ -7,8 +7,10 @@ import (
 	"log"
 	"net"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -124,4 +126,34 @@ func TestSharingWithLibrary(t *testing.T) {
 	assert.EqualValues(t, n, card, "BF.CARD is the header count")
 	assert.LessOrEqual(t, card, int64(len(all)))
 	assert.Greater(t, card, int64(len(all))*99/100, "only false positives at add time are not counted")
+}
+
+// TestShutdownStuckClient: a client that sends a long pipeline and never
+// reads the replies does not hold Shutdown up: its writes are bounded.
+func TestShutdownStuckClient(t *testing.T) {
+	s, err := New(Config{Dir: t.TempDir(), Log: log.New(io.Discard, "", 0)})
+	require.NoError(t, err)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ln) }()
+	nc := rawConn(t, ln.Addr().String())
+	echo := "*2\r\n$4\r\nECHO\r\n$1000\r\n" + strings.Repeat("e", 1000) + "\r\n"
+	// 20 MB of replies owed, far beyond the socket buffers; the server
+	// stops reading once they are full.
+	require.NoError(t, nc.SetWriteDeadline(time.Now().Add(2*time.Second)))
+	for range 20_000 {
+		if _, err := nc.Write([]byte(echo)); err != nil {
+			break
+		}
+	}
+	shut := make(chan error, 1)
+	go func() { shut <- s.Shutdown() }()
+	select {
+	case err := <-shut:
+		require.NoError(t, err)
+	case <-time.After(time.Minute):
+		t.Fatal("Shutdown waits for a client that does not read")
+	}
+	require.NoError(t, <-done)
 }
