@@ -64,6 +64,7 @@ var helperRoles = map[string]func(t *testing.T, h *helper){
 	"syncer":       roleSyncer,
 	"plainread":    rolePlainRead,
 	"diskfull":     roleDiskFull,
+	"diskspace":    roleDiskSpace,
 	"unprivileged": roleUnprivileged,
 }
 

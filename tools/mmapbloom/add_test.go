@@ -61,7 +61,7 @@ func TestAdd(t *testing.T) {
 }
 
 func TestAddOverCapacity(t *testing.T) {
-	path := newFilter(t, "3", "0.1")
+	path := newFilter(t, "3", "0.0001") // four new keys: none a false positive
 	r := runCLI(t, []byte("a\nb\nc\n"), "add", path)
 	requireOK(t, r)
 	r = runCLI(t, []byte("d\n"), "add", path)
