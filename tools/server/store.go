@@ -21,14 +21,14 @@ type store struct {
 	dir  string
 	sets Sets
 
-	mu      sync.Mutex
-	open    map[string]*entry
-	loads   map[string]*load // BF.LOADCHUNK in progress
+	mu    sync.Mutex
+	open  map[string]*entry
+	loads map[string]*load // BF.LOADCHUNK in progress
 	// shapes holds, per createSpec of a fixed file, the header of the
 	// first file this store created from it: the next ones are created
 	// like it (same m, k and seed), skipping the sizing search (about
 	// 2 ms of CPU a file, which dominated adding URLs keyed by host).
-	shapes sync.Map // createSpec -> format.Header
+	shapes  sync.Map // createSpec -> format.Header
 	closed  bool
 	stop    chan struct{}
 	stopped chan struct{}
