@@ -30,7 +30,7 @@ var threeRanges = []string{"0-5460", "5461-10922", "10923-16383"}
 
 // startCluster starts one node per entry of slots (its SLOTS field) on
 // free ports of 127.0.0.1, stopped when the test ends.
-func startCluster(t *testing.T, slots []string) *testCluster {
+func startCluster(t testing.TB, slots []string) *testCluster {
 	t.Helper()
 	tc := &testCluster{conf: filepath.Join(t.TempDir(), "nodes.conf")}
 	lns := make([]net.Listener, len(slots))
@@ -62,7 +62,7 @@ func startCluster(t *testing.T, slots []string) *testCluster {
 // ends, when /dev/shm has 1 GiB free (on tmpfs the thousands of filter
 // files the cluster tests create cost no fsync: 120 s less on ext4
 // here), else in t.TempDir().
-func memDir(t *testing.T) string {
+func memDir(t testing.TB) string {
 	var st syscall.Statfs_t
 	if syscall.Statfs("/dev/shm", &st) != nil || st.Bavail*uint64(st.Bsize) < 1<<30 {
 		return t.TempDir()
@@ -74,7 +74,7 @@ func memDir(t *testing.T) string {
 }
 
 // write writes the config file with node i owning slots[i].
-func (tc *testCluster) write(t *testing.T, slots []string) {
+func (tc *testCluster) write(t testing.TB, slots []string) {
 	t.Helper()
 	var sb strings.Builder
 	for i, s := range slots {
