@@ -2,7 +2,7 @@
 // speaks RedisBloom's BF.* commands, and the generic commands real clients
 // send on connect, over a directory of ordinary filter files.
 //
-// Every key is a file in the data directory (see FileName), opened lazily
+// Every key is a file in the data directory (see Stem), opened lazily
 // and closed after an idle time, so that local processes keep opening the
 // same files with the library while the server serves them. RESP parsing
 // is github.com/tidwall/redcon's Reader and Writer; the connection loop,

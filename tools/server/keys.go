@@ -58,14 +58,7 @@ func Stem(key []byte) (string, error) {
 	return sb.String(), nil
 }
 
-// FileName returns the name, inside the data directory, of the fixed
-// filter file of key: Stem(key) + ".bloom".
-func FileName(key []byte) (string, error) {
-	stem, err := Stem(key)
-	return stem + fileSuffix, err
-}
-
-// KeyOf is the inverse of FileName and of the set directory name: the key
+// KeyOf is the inverse of the key-to-name rule: the key
 // a directory entry stands for, and whether it is a set, or ok = false
 // for a name no key maps to (other files, temporary files).
 func KeyOf(name string) (key string, set bool, ok bool) {

@@ -190,7 +190,9 @@ func loopback(host string) bool {
 }
 
 // Serve accepts connections on ln until Shutdown, serving each on its own
-// goroutine. It returns nil after Shutdown, else the accept error.
+// goroutine. It returns nil after Shutdown, or the error of a listener
+// closed by someone else. Other accept errors (too many open files) are
+// logged and retried after a pause, as net/http does.
 func (s *Server) Serve(ln net.Listener) error {
 	s.mu.Lock()
 	if s.closing {
@@ -199,22 +201,26 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	s.ln = ln
 	s.mu.Unlock()
+	pause := 5 * time.Millisecond
 	for {
 		nc, err := ln.Accept()
-		if err != nil {
-			s.mu.Lock()
-			closing := s.closing
-			s.mu.Unlock()
-			if closing {
-				return nil
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
-			}
+		if err == nil {
+			pause = 5 * time.Millisecond
+			s.admit(nc)
+			continue
+		}
+		s.mu.Lock()
+		closing := s.closing
+		s.mu.Unlock()
+		switch {
+		case closing:
+			return nil
+		case errors.Is(err, net.ErrClosed):
 			return fmt.Errorf("server: accept: %w", err)
 		}
-		s.admit(nc)
+		s.cfg.Log.Printf("accept: %v; retrying in %v", err, pause)
+		time.Sleep(pause)
+		pause = min(2*pause, time.Second)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
@@ -115,4 +116,24 @@ func TestDelRefusedWhileOpen(t *testing.T) {
 	assert.EqualValues(t, 1, rdb.Del(c, "k").Val())
 	assert.EqualValues(t, 0, rdb.Exists(c, "k").Val())
 	assert.NoFileExists(t, filepath.Join(dir, "k.bloom"))
+}
+
+// TestLazyOpenIdleClose: files are opened at their key's first use and
+// unmapped once idle; the next command opens the file again.
+func TestLazyOpenIdleClose(t *testing.T) {
+	dir := t.TempDir()
+	for _, k := range []string{"a", "b"} {
+		f, err := mmapbloom.Create(filepath.Join(dir, k+".bloom"), 1000, 0.01, nil)
+		require.NoError(t, err)
+		require.NoError(t, f.AddString("x"))
+		require.NoError(t, f.Close())
+	}
+	s, addr := startServer(t, Config{Dir: dir, FilterIdle: 100 * time.Millisecond})
+	rdb, c := dial(t, addr, ""), ctx(t)
+	assert.EqualValues(t, 2, rdb.DBSize(c).Val())
+	assert.Zero(t, s.store.openCount(), "nothing opened before use")
+	require.True(t, rdb.BFExists(c, "a", "x").Val())
+	require.Eventually(t, func() bool { return s.store.openCount() == 0 }, 20*time.Second, 20*time.Millisecond)
+	require.True(t, rdb.BFExists(c, "a", "x").Val(), "opened again")
+	require.True(t, rdb.BFAdd(c, "b", "y").Val())
 }
