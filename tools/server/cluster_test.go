@@ -73,6 +73,12 @@ func TestClusterReplies(t *testing.T) {
 	all, err := rdb.Info(c, "cluster").Result()
 	require.NoError(t, err)
 	assert.Contains(t, all, "cluster_enabled:1")
+	srv, err := rdb.Info(c, "server").Result()
+	require.NoError(t, err)
+	assert.Contains(t, srv, "redis_mode:cluster\r\n")
+	hello, err := rdb.Do(c, "hello", "2").Slice()
+	require.NoError(t, err)
+	assert.Equal(t, []any{"mode", "cluster"}, hello[8:10])
 	require.NoError(t, rdb.ReadOnly(c).Err())
 	require.NoError(t, rdb.ReadWrite(c).Err())
 

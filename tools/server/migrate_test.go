@@ -175,3 +175,27 @@ func TestClusterMigrateUnderLoad(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, fmt.Sprintf("MOVED %d %s", cluster.KeySlot([]byte(load.keys[0])), tc.addrs[1]), err.Error())
 }
+
+// TestClusterMigrateErrors: MBF.MIGRATE refuses slots this node does not
+// own and a bad range; a failed copy leaves the slots paused (TRYAGAIN)
+// until MBF.MIGRATE CANCEL; a reload keeps a pause on slots still owned.
+func TestClusterMigrateErrors(t *testing.T) {
+	tc := startCluster(t, threeRanges)
+	rdb := dial(t, tc.addrs[0], "")
+	c := ctx(t)
+	key := keysIn(1, 0, 100)[0]
+	require.NoError(t, rdb.BFAdd(c, key, "x").Err())
+	assert.EqualError(t, rdb.Do(c, "mbf.migrate", "5000-6000", tc.dirs[1]).Err(),
+		"ERR slots 5000-6000 are not all owned by node node1")
+	assert.ErrorContains(t, rdb.Do(c, "mbf.migrate", "0-16384", tc.dirs[1]).Err(), "bad cluster config line")
+	assert.ErrorContains(t, rdb.Do(c, "mbf.migrate", "0-100", "/nonexistent/dir").Err(),
+		"(slots stay paused; MBF.MIGRATE CANCEL resumes them)")
+	assert.EqualError(t, rdb.BFExists(c, key, "x").Err(), "TRYAGAIN Multiple keys request during rehashing of slot")
+	require.NoError(t, rdb.Do(c, "cluster", "reload").Err())
+	assert.EqualError(t, rdb.BFAdd(c, key, "y").Err(), "TRYAGAIN Multiple keys request during rehashing of slot")
+	require.NoError(t, rdb.Do(c, "mbf.migrate", "cancel").Err())
+	ok, err := rdb.BFExists(c, key, "x").Result()
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.EqualError(t, rdb.Do(c, "mbf.migrate", "0-100", "x", "y").Err(), "ERR wrong number of arguments for 'mbf.migrate' command")
+}
