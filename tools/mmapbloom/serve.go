@@ -49,6 +49,13 @@ func (c *serveCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	// SIGHUP reloads the cluster config; caught from before the listening
+	// line, which tells a supervisor the node is up.
+	hup := make(chan os.Signal, 1)
+	if c.ClusterConfig != "" {
+		signal.Notify(hup, syscall.SIGHUP)
+		defer signal.Stop(hup)
+	}
 	ln, err := server.Listen(c.Addr, pass, c.Unprotected)
 	if err != nil {
 		return err
@@ -61,9 +68,6 @@ func (c *serveCmd) Run(e *env) error {
 	if c.ClusterConfig != "" {
 		logger.Printf("cluster mode: node %s of %s", c.NodeID, c.ClusterConfig)
 	}
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
 	for {
 		select {
 		case err = <-done:
