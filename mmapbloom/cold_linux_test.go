@@ -1,14 +1,11 @@
 package mmapbloom
 
 import (
-	"bufio"
-	"os"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"golang.org/x/sys/unix"
+
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 )
 
 // TestColdProbeReadsAPage drops a written 32 MiB filter from the page
@@ -16,7 +13,7 @@ import (
 // (/proc/self/io read_bytes): a few pages by default, where the huge-page
 // advice (OpenOptions.HugePages) may fault in a whole 2 MiB folio.
 func TestColdProbeReadsAPage(t *testing.T) {
-	if readBytes(t) < 0 {
+	if testkit.ReadBytes(t) < 0 {
 		t.Skip("no /proc/self/io read_bytes here")
 	}
 	path := t.TempDir() + "/cold.bloom"
@@ -34,47 +31,16 @@ func TestColdProbeReadsAPage(t *testing.T) {
 // opts and returns the bytes the first Test read from storage.
 func coldTestRead(t *testing.T, path string, opts *OpenOptions) int64 {
 	t.Helper()
-	dropFromCache(t, path)
+	testkit.DropFromCache(t, path)
 	f, err := Open(path, opts)
 	require.NoError(t, err)
 	defer f.Close()
-	before := readBytes(t)
+	before := testkit.ReadBytes(t)
 	ok, err := f.Test([]byte("https://example.com/cold"))
 	require.NoError(t, err)
 	require.True(t, ok)
-	read := readBytes(t) - before
+	read := testkit.ReadBytes(t) - before
 	t.Logf("first cold Test read %d bytes", read)
 	return read
 }
 
-// dropFromCache writes back and drops the file at path from the page
-// cache (posix_fadvise DONTNEED: no root needed; pages mapped by a live
-// mapping stay).
-func dropFromCache(t *testing.T, path string) {
-	t.Helper()
-	file, err := os.Open(path)
-	require.NoError(t, err)
-	defer file.Close()
-	require.NoError(t, file.Sync())
-	require.NoError(t, unix.Fadvise(int(file.Fd()), 0, 0, unix.FADV_DONTNEED))
-}
-
-// readBytes returns this process's bytes read from storage so far, or -1
-// when the kernel does not report them.
-func readBytes(t *testing.T) int64 {
-	t.Helper()
-	file, err := os.Open("/proc/self/io")
-	if err != nil {
-		return -1
-	}
-	defer file.Close()
-	sc := bufio.NewScanner(file)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "read_bytes: "); ok {
-			n, err := strconv.ParseInt(v, 10, 64)
-			require.NoError(t, err)
-			return n
-		}
-	}
-	return -1
-}

@@ -20,7 +20,7 @@ type createCmd struct {
 type shapeFlags struct {
 	Format string  `enum:"v1,v2" default:"v2" help:"File format: v2, or v1 (the documents' BaseBloomFilter v1.1: m below 2^32, 32-bit seed and count)."`
 	Layout string  `enum:"auto,blocked512,classic" default:"auto" help:"Bit layout (v2): blocked512 (one cache line per key) or classic (k bits over the whole array)."`
-	Scheme string  `enum:"auto,murmur2-double,murmur2-seeds,xxh3-blocked" default:"auto" help:"Hash scheme: double MurmurHash64A or k seeded MurmurHash64A (classic), xxh3 (blocked512)."`
+	Scheme string  `enum:"auto,murmur2-double,murmur2-seeds,xxh3-blocked" default:"auto" help:"Hash scheme, one of ${enum}. auto: xxh3-blocked for blocked512, murmur2-double for classic; murmur2-double: double MurmurHash64A, murmur2-seeds: k seeded MurmurHash64A (classic); xxh3-blocked: xxh3 (blocked512)."`
 	Seed   *uint64 `help:"Hash seed (default: random; the seeded scheme's documents use 314159265)."`
 	Prime  bool    `help:"Round m up to a prime (murmur2-seeds only)."`
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -129,4 +130,15 @@ func TestCreateBadInput(t *testing.T) {
 func TestCreateMissingDirectory(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "no", "such", "dir", "f.bloom")
 	requireFailure(t, runCLI(t, nil, "create", path, "-n", "10", "-p", "0.01"), "no such file or directory")
+}
+
+// TestCreateHelpListsSchemes checks that --help names every --scheme value.
+func TestCreateHelpListsSchemes(t *testing.T) {
+	r := runCLI(t, nil, "create", "--help")
+	require.Equal(t, exitOK, r.code)
+	help := strings.Join(strings.Fields(r.stdout), " ")
+	for name := range schemeIDs {
+		assert.Contains(t, help, name)
+	}
+	assert.Contains(t, help, "one of auto,")
 }
