@@ -26,7 +26,7 @@ func TestCreate(t *testing.T) {
 			name: "v2 default",
 			args: []string{"-n", "1000", "-p", "0.01", "--seed", "7"},
 			want: map[string]any{"format_version": "v2", "layout": "blocked512", "scheme": "xxh3-blocked",
-				"m": float64(bm), "k": float64(bk), "n": 1000.0, "p": 0.01, "seed": 7.0, "count": 0.0, "set_bits": 0.0},
+				"m": float64(bm), "k": float64(bk), "n": 1000.0, "p": 0.01, "seed": 7.0, "count": 0.0, "theoretical_fpr_at_count": 0.0},
 		},
 		{
 			name: "v2 classic",

@@ -130,6 +130,7 @@ func writeFields(w io.Writer, v reflect.Value) {
 		fmt.Fprintf(w, "%s:\t%s\n", label, textValue(value))
 	}
 }
+
 // textValue formats one field of the report for the text output.
 func textValue(v reflect.Value) string {
 	if v.Kind() == reflect.Pointer {
