@@ -43,4 +43,3 @@ func coldTestRead(t *testing.T, path string, opts *OpenOptions) int64 {
 	t.Logf("first cold Test read %d bytes", read)
 	return read
 }
-

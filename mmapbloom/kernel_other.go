@@ -14,7 +14,7 @@ func (kernel) blockMasks(gs []uint32, k uint32, masks [][blockWords]uint64) {
 	blockMasksGeneric(gs, k, masks)
 }
 
-func (kernel) addBlocks(*Filter, []uint64, []uint32) bool { return false }
+func (kernel) addBlocks(*Filter, []uint64, []uint32) (int, bool) { return 0, false }
 
 // prefetchBit does nothing: without a prefetch instruction, touching the
 // line early could fault outside the fault guard.

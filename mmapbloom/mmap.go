@@ -18,7 +18,7 @@ import (
 // with hugePages, that huge pages are welcome (see OpenOptions.HugePages).
 func mapFile(f *os.File, size uint64, readOnly, hugePages bool) (mmap.MMap, error) {
 	if size > math.MaxInt {
-		return nil, fmt.Errorf("mapping %d bytes on this platform: %w", size, ErrTooLarge)
+		return nil, fmt.Errorf("mmapbloom: map %s: %d bytes do not fit this platform's address space: %w", f.Name(), size, ErrTooLarge)
 	}
 	prot := mmap.RDWR
 	if readOnly {
