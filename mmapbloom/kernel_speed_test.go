@@ -1,12 +1,16 @@
+//go:build linux
+
 package mmapbloom
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
 )
@@ -35,8 +39,10 @@ func nothing(*Filter, [][]byte) error { return nil }
 // kernelBatch is the number of keys per batch call, as the CLI's.
 const kernelBatch = 4096
 
-// timeKernel clears f, prepares it for op, and returns the time op takes
-// over keys (in calls of kernelBatch keys) with kern active.
+// timeKernel clears f, prepares it for op, and returns the CPU time of
+// this goroutine's thread (time waiting for a core, when other processes
+// load the machine, is not counted) op takes over keys (in calls of
+// kernelBatch keys) with kern active.
 func timeKernel(tb testing.TB, f *Filter, op kernelOp, kern kernel, keys [][]byte) time.Duration {
 	saved := active
 	defer func() { active = saved }()
@@ -44,11 +50,22 @@ func timeKernel(tb testing.TB, f *Filter, op kernelOp, kern kernel, keys [][]byt
 	require.NoError(tb, f.Clear())
 	require.NoError(tb, op.setup(f, keys))
 	out := make([]bool, kernelBatch)
-	start := time.Now()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	start := threadCPU(tb)
 	for batch := range slices.Chunk(keys, kernelBatch) {
 		require.NoError(tb, op.run(f, batch, out))
 	}
-	return time.Since(start)
+	return threadCPU(tb) - start
+}
+
+// threadCPU returns the CPU time of the calling thread
+// (CLOCK_THREAD_CPUTIME_ID: exact, where getrusage's split into user and
+// system time can hold a short interval at 0).
+func threadCPU(tb testing.TB) time.Duration {
+	var ts unix.Timespec
+	require.NoError(tb, unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts))
+	return time.Duration(ts.Nano())
 }
 
 // BenchmarkKernels times each batch call with each kernel this CPU can
@@ -96,9 +113,9 @@ func newBenchFilter(tb testing.TB, n uint64, p float64) *Filter {
 
 // TestKernelsNotSlowerThanGeneric fails when a kernel takes more than
 // twice the pure-Go time for a batch call on the same keys: a gross
-// ratio, far outside timing noise. Each side's figure is the best of
-// several alternating runs, so load from other processes that slows some
-// runs does not decide the outcome. Skipped under the race detector.
+// ratio, far outside timing noise. Each side's figure is the least CPU
+// time of several alternating runs, so load from other processes that
+// slows some runs does not decide the outcome. Skipped under the race detector.
 func TestKernelsNotSlowerThanGeneric(t *testing.T) {
 	if len(kernels) == 1 {
 		t.Skip("no kernel but the generic one on this CPU")
@@ -106,7 +123,7 @@ func TestKernelsNotSlowerThanGeneric(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector slows the pure-Go kernel only: no comparison")
 	}
-	const n, runs, maxRatio = 200_000, 5, 2.0
+	const n, runs, maxRatio = 200_000, 7, 2.0
 	keys := keysOf(3, n)
 	f := newBenchFilter(t, n, 1e-4)
 	for _, kern := range kernels[:len(kernels)-1] {
