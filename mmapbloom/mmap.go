@@ -37,3 +37,14 @@ func mapFile(f *os.File, size uint64, readOnly, hugePages bool) (mmap.MMap, erro
 	}
 	return m, nil
 }
+
+// sequential advises the kernel that the caller is about to read the
+// whole mapping in order (MADV_SEQUENTIAL: read-ahead, as for a read of
+// the file) and returns the function that restores random access. A pass
+// over a cold file then reads large runs instead of faulting in one page
+// at a time: 1 GiB cold, info --stats took 56 s with random access.
+// Advice only: its errors are ignored. The caller is inside run.
+func (f *Filter) sequential() (restore func()) {
+	_ = unix.Madvise(f.data, unix.MADV_SEQUENTIAL)
+	return func() { _ = unix.Madvise(f.data, unix.MADV_RANDOM) }
+}

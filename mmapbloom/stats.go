@@ -64,6 +64,7 @@ func (f *Filter) Stats() (Stats, error) {
 // scanBits fills the bit count and the estimates of s, whose M, K and N
 // are set, with a pass over the array. The caller is inside run.
 func (f *Filter) scanBits(s *Stats) {
+	defer f.sequential()()
 	if f.blocked {
 		f.blockStats(s)
 		return
