@@ -67,7 +67,8 @@ step() {
 machine() {
 	echo "date:    $(date -u +%Y-%m-%dT%H:%MZ)"
 	echo "commit:  $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-	echo "cpu:     $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores"
+	echo "cpu:     $(lscpu | sed -n 's/^Model name: *//p') (family $(sed -n 's/^cpu family\t*: //p' /proc/cpuinfo | head -1), model $(sed -n 's/^model\t*: //p' /proc/cpuinfo | head -1)), $(nproc) cores"
+	echo "vector:  $(grep -m1 -o -w 'avx2\|avx512f\|avx512bw\|avx512vl\|bmi2' /proc/cpuinfo | sort -u | tr '\n' ' ')(the batch calls use the first kernel of avx512, avx2, generic that these allow)"
 	echo "memory:  $(free -g | awk '/^Mem:/ {print $2 " GiB"}')"
 	echo "kernel:  $(uname -sr)"
 	echo "go:      $(go version)"
