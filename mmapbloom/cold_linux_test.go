@@ -13,9 +13,6 @@ import (
 // (/proc/self/io read_bytes): a few pages by default, where the huge-page
 // advice (OpenOptions.HugePages) may fault in a whole 2 MiB folio.
 func TestColdProbeReadsAPage(t *testing.T) {
-	if testkit.ReadBytes(t) < 0 {
-		t.Skip("no /proc/self/io read_bytes here")
-	}
 	path := t.TempDir() + "/cold.bloom"
 	f, err := Create(path, 14_000_000, 1e-4, nil) // about 32 MiB
 	require.NoError(t, err)
@@ -23,6 +20,7 @@ func TestColdProbeReadsAPage(t *testing.T) {
 		f.words[i] = ^uint64(0) // real blocks on disk, not a hole
 	}
 	require.NoError(t, f.Close())
+	testkit.SkipUnlessReadsCounted(t, path)
 	require.Less(t, coldTestRead(t, path, nil), int64(128<<10), "a cold single probe reads about one page")
 	t.Logf("with HugePages: %d bytes", coldTestRead(t, path, &OpenOptions{ReadOnly: true, HugePages: true}))
 }

@@ -42,3 +42,19 @@ func ReadBytes(t testing.TB) int64 {
 	}
 	return -1
 }
+
+// SkipUnlessReadsCounted skips the test unless reading the file at path
+// after DropFromCache shows in ReadBytes: not on a file system without
+// storage (tmpfs), nor where the kernel does not report the bytes.
+func SkipUnlessReadsCounted(t testing.TB, path string) {
+	t.Helper()
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	DropFromCache(t, path)
+	before := ReadBytes(t)
+	_, err = os.ReadFile(path)
+	require.NoError(t, err)
+	if before < 0 || ReadBytes(t)-before < st.Size()/2 {
+		t.Skip("reads of this file are not counted as storage reads here (tmpfs? no /proc/self/io?)")
+	}
+}
