@@ -40,6 +40,7 @@ type cli struct {
 	Verify verifyCmd `cmd:"" help:"Check a sealed filter against its checksum: exit 0 intact, 1 corrupted, 2 error."`
 	Unseal unsealCmd `cmd:"" help:"Make a sealed filter writable again."`
 	Clear  clearCmd  `cmd:"" help:"Set every bit and the count to 0."`
+	Serve  serveCmd  `cmd:"" help:"Serve the filter files of a directory over RESP with RedisBloom's BF.* commands."`
 }
 
 // env is what a subcommand's Run gets besides its flags: the streams.
