@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/format"
 )
 
 // A handle adds its adds to the header count in groups of countBatch
@@ -72,4 +74,37 @@ func TestClearDropsPendingCount(t *testing.T) {
 	c, err := f.Count()
 	require.NoError(t, err)
 	require.Equal(t, uint64(1), c)
+}
+
+// Another handle sees a handle's adds exactly when the 256th (countBatch)
+// is made: 0 after 255 adds, 256 after the next. Each add is of a key
+// that tests absent first, so it sets a clear bit and counts under either
+// rule (every Add, or only an Add that sets a bit).
+func TestCountPublishedAt256(t *testing.T) {
+	for _, layout := range []format.Layout{format.LayoutBlocked512, format.LayoutClassic} {
+		t.Run(layout.String(), func(t *testing.T) {
+			path := newTestFilter(t, 100_000, 0.001, &CreateOptions{Layout: layout}).Path()
+			w, err := Open(path, nil)
+			require.NoError(t, err)
+			defer w.Close()
+			r, err := Open(path, &OpenOptions{ReadOnly: true})
+			require.NoError(t, err)
+			defer r.Close()
+
+			keys := keysOf(0, countBatch)
+			for i, key := range keys {
+				present, err := w.Test(key)
+				require.NoError(t, err)
+				require.False(t, present, "key %d already tests present: it would set no bit", i)
+				require.NoError(t, w.Add(key))
+				seen, err := r.Count()
+				require.NoError(t, err)
+				if i+1 < countBatch {
+					require.Zero(t, seen, "after %d adds, fewer than %d", i+1, countBatch)
+				} else {
+					require.Equal(t, uint64(countBatch), seen, "after the %dth add", countBatch)
+				}
+			}
+		})
+	}
 }
