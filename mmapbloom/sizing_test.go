@@ -2,9 +2,15 @@ package mmapbloom
 
 import (
 	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 )
 
 // TestOptimalBlockedNearOptimum checks blocked sizing against the bits per
@@ -41,4 +47,78 @@ func TestOptimalBlockedRefuses(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalidN)
 	_, _, err = OptimalBlocked(1000, 1)
 	require.ErrorIs(t, err, ErrInvalidP)
+}
+
+// sizingRow is one line of testdata/sizing/sizing.tsv: m and k for n and
+// p by one formula, computed in Python from the formulas as the documents
+// and the doc comments state them (gen.py there); ok is false where the
+// library must refuse.
+type sizingRow struct {
+	formula string
+	n       uint64
+	p       float64
+	m       uint64
+	k       uint32
+	ok      bool
+}
+
+// TestSizingTable checks every sizing formula against the independently
+// computed table, over n from 1 to 10^12 and p from 0.5 to 1e-20: v1.1
+// (document 003), classic v2 (OptimalClassic), document 000's seeded
+// scheme with and without a prime m, and Create's default classic layout
+// below MinBlockedP; and, for n = 12345, that Create writes those m and k.
+func TestSizingTable(t *testing.T) {
+	sizers := map[string]func(n uint64, p float64) (uint64, uint32, error){
+		"v1":          sizeV1,
+		"classic":     OptimalClassic,
+		"seeds":       func(n uint64, p float64) (uint64, uint32, error) { return sizeSeeds(n, p, false) },
+		"seeds-prime": func(n uint64, p float64) (uint64, uint32, error) { return sizeSeeds(n, p, true) },
+		"default":     func(n uint64, p float64) (uint64, uint32, error) { return withDefaultsSize(n, p) },
+	}
+	create := map[string]*CreateOptions{
+		"v1":          {Format: format.V1},
+		"classic":     {Layout: format.LayoutClassic},
+		"seeds":       {Scheme: format.SchemeMurmurSeeds},
+		"seeds-prime": {Scheme: format.SchemeMurmurSeeds, PrimeM: true},
+		"default":     nil,
+	}
+	rows := readSizingTable(t)
+	require.Greater(t, len(rows), 700)
+	for _, r := range rows {
+		m, k, err := sizers[r.formula](r.n, r.p)
+		if !r.ok {
+			require.Error(t, err, "%s n=%d p=%v: refused", r.formula, r.n, r.p)
+			continue
+		}
+		require.NoError(t, err, "%s n=%d p=%v", r.formula, r.n, r.p)
+		require.Equal(t, [2]uint64{r.m, uint64(r.k)}, [2]uint64{m, uint64(k)}, "%s n=%d p=%v: m, k", r.formula, r.n, r.p)
+		if r.n == 12345 && r.m < 1<<24 {
+			f := newTestFilter(t, r.n, r.p, create[r.formula])
+			require.Equal(t, [2]uint64{r.m, uint64(r.k)}, [2]uint64{f.M(), uint64(f.K())}, "Create %s n=%d p=%v", r.formula, r.n, r.p)
+		}
+	}
+}
+
+// withDefaultsSize sizes n and p as Create does with no options.
+func withDefaultsSize(n uint64, p float64) (uint64, uint32, error) {
+	o, sizeFor := withDefaults(nil, p)
+	return o.size(n, sizeFor)
+}
+
+func readSizingTable(t *testing.T) []sizingRow {
+	t.Helper()
+	var rows []sizingRow
+	for i, line := range testkit.Lines(t, filepath.Join("testdata", "sizing", "sizing.tsv"))[1:] {
+		f := strings.Split(string(line), "\t")
+		require.Len(t, f, 5, "line %d", i+2)
+		r := sizingRow{formula: f[0], n: parseU64(t, f[1], 10), ok: f[3] != "error"}
+		var err error
+		r.p, err = strconv.ParseFloat(f[2], 64)
+		require.NoError(t, err, "line %d", i+2)
+		if r.ok {
+			r.m, r.k = parseU64(t, f[3], 10), uint32(parseU64(t, f[4], 10))
+		}
+		rows = append(rows, r)
+	}
+	return rows
 }
