@@ -108,3 +108,21 @@ func TestCountPublishedAt256(t *testing.T) {
 		})
 	}
 }
+
+// A v1.1 file's 32-bit count stops at 2^32-1 instead of wrapping, both
+// when adds are added to it and when it is set (storeCount).
+func TestCountSaturatesV1(t *testing.T) {
+	f := newTestFilter(t, 100_000, 0.001, &CreateOptions{Format: format.V1})
+	f.storeCount(1<<32 - 3)
+	keys := keysOf(0, 10)
+	for _, key := range keys {
+		present, err := f.Test(key)
+		require.NoError(t, err)
+		require.False(t, present, "a new key: it sets a bit and counts under either rule")
+	}
+	require.NoError(t, f.AddBatch(keys))
+	require.Equal(t, uint64(1<<32-1), countOf(t, f), "3 below the top, then 10 adds")
+
+	f.storeCount(1 << 33)
+	require.Equal(t, uint64(1<<32-1), countOf(t, f), "a count above 2^32-1 stored")
+}
