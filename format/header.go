@@ -156,7 +156,7 @@ func Decode(b []byte) (Header, error) {
 	}
 	b = b[:HeaderSize]
 	if b[0] != 'B' || b[1] != 'L' || b[2] != 'F' {
-		return Header{}, fmt.Errorf("%w: magic %#010x", ErrBadMagic, binary.LittleEndian.Uint32(b[offMagic:]))
+		return Header{}, fmt.Errorf("%w: first bytes %q, want \"BLF\"", ErrBadMagic, b[:4])
 	}
 	le := binary.LittleEndian
 	var h Header

@@ -80,6 +80,7 @@ func TestRoundTrip(t *testing.T) {
 		}},
 		{"v2 classic murmur-double", validV2(LayoutClassic, SchemeMurmurDouble)},
 		{"v2 classic murmur-seeds", validV2(LayoutClassic, SchemeMurmurSeeds)},
+		{"v2 classic xxh3-remix", validV2(LayoutClassic, SchemeXXH3Remix)},
 		{"v2 blocked xxh3", validV2(LayoutBlocked512, SchemeXXH3Blocked)},
 		{"v2 classic m=1", v2(LayoutClassic, SchemeMurmurDouble, func(h *Header) { h.M, h.ByteSize = 1, 64 })},
 		{"v2 classic m=513", v2(LayoutClassic, SchemeMurmurSeeds, func(h *Header) { h.M, h.ByteSize = 513, 128 })},
@@ -181,12 +182,13 @@ func TestDecodeErrors(t *testing.T) {
 		{"layout 255", v2(func(b []byte) { b[offV2Layout] = 255 }), ErrUnknownLayout},
 		{"layout checked before k", v2(func(b []byte) { b[offV2Layout], b[offV2K] = 9, 0 }), ErrUnknownLayout},
 		{"scheme 0", v2(func(b []byte) { b[offV2Scheme] = 0 }), ErrUnknownScheme},
-		{"scheme 5", v2(func(b []byte) { b[offV2Scheme] = 5 }), ErrUnknownScheme},
+		{"scheme 6", v2(func(b []byte) { b[offV2Scheme] = 6 }), ErrUnknownScheme},
 		{"scheme 255", v2(func(b []byte) { b[offV2Scheme] = 255 }), ErrUnknownScheme},
 		{"v1 scheme in v2", v2(func(b []byte) { b[offV2Scheme] = byte(SchemeMurmurDoubleV1) }), ErrBadScheme},
 		{"classic with xxh3", v2(func(b []byte) { b[offV2Scheme] = byte(SchemeXXH3Blocked) }), ErrBadScheme},
 		{"blocked with murmur-double", blocked(func(b []byte) { b[offV2Scheme] = byte(SchemeMurmurDouble) }), ErrBadScheme},
 		{"blocked with murmur-seeds", blocked(func(b []byte) { b[offV2Scheme] = byte(SchemeMurmurSeeds) }), ErrBadScheme},
+		{"blocked with xxh3-remix", blocked(func(b []byte) { b[offV2Scheme] = byte(SchemeXXH3Remix) }), ErrBadScheme},
 		{"flags bit 1", v2(func(b []byte) { b[offV2Flags] = 2 }), ErrUnknownFlags},
 		{"flags bit 7 and sealed", v2(func(b []byte) { b[offV2Flags] = 0x81 }), ErrUnknownFlags},
 		{"flags checked before k", v2(func(b []byte) { b[offV2Flags], b[offV2K] = 4, 0 }), ErrUnknownFlags},
@@ -327,6 +329,7 @@ func TestEncodeErrors(t *testing.T) {
 		{"scheme 0", mod2(func(h *Header) { h.Scheme = 0 }), ErrUnknownScheme},
 		{"v2 with v1 scheme", mod2(func(h *Header) { h.Scheme = SchemeMurmurDoubleV1 }), ErrBadScheme},
 		{"v1 with v2 scheme", mod1(func(h *Header) { h.Scheme = SchemeMurmurDouble }), ErrBadScheme},
+		{"v1 with xxh3-remix", mod1(func(h *Header) { h.Scheme = SchemeXXH3Remix }), ErrBadScheme},
 		{"v1 blocked", mod1(func(h *Header) { h.Layout = LayoutBlocked512 }), ErrBadScheme},
 		{"v1 sealed", mod1(func(h *Header) { h.Flags = FlagSealed }), ErrUnknownFlags},
 		{"v2 flag 2", mod2(func(h *Header) { h.Flags = 2 }), ErrUnknownFlags},
@@ -485,5 +488,6 @@ func TestStrings(t *testing.T) {
 	assert.Equal(t, "murmur2-double", SchemeMurmurDouble.String())
 	assert.Equal(t, "murmur2-seeds", SchemeMurmurSeeds.String())
 	assert.Equal(t, "xxh3-blocked", SchemeXXH3Blocked.String())
-	assert.Equal(t, "Scheme(5)", Scheme(5).String())
+	assert.Equal(t, "xxh3-remix", SchemeXXH3Remix.String())
+	assert.Equal(t, "Scheme(6)", Scheme(6).String())
 }

@@ -70,10 +70,15 @@ const (
 	// SchemeXXH3Blocked is xxh3-64 for the blocked-512 layout. Blocked-512
 	// layout only.
 	SchemeXXH3Blocked Scheme = 4
+	// SchemeXXH3Remix is xxh3-128 with each of the k positions remixed
+	// (murmur3's fmix64) and reduced by multiply-shift, so that positions
+	// behave like independent hashes for every m. Classic layout only; the
+	// default for new classic v2 files. See FORMAT.md.
+	SchemeXXH3Remix Scheme = 5
 )
 
-// String returns "murmur2-double-v1", "murmur2-double", "murmur2-seeds" or
-// "xxh3-blocked", or "Scheme(N)" for an unknown value.
+// String returns "murmur2-double-v1", "murmur2-double", "murmur2-seeds",
+// "xxh3-blocked" or "xxh3-remix", or "Scheme(N)" for an unknown value.
 func (s Scheme) String() string {
 	switch s {
 	case SchemeMurmurDoubleV1:
@@ -84,11 +89,13 @@ func (s Scheme) String() string {
 		return "murmur2-seeds"
 	case SchemeXXH3Blocked:
 		return "xxh3-blocked"
+	case SchemeXXH3Remix:
+		return "xxh3-remix"
 	}
 	return "Scheme(" + strconv.Itoa(int(s)) + ")"
 }
 
-func (s Scheme) known() bool { return s >= SchemeMurmurDoubleV1 && s <= SchemeXXH3Blocked }
+func (s Scheme) known() bool { return s >= SchemeMurmurDoubleV1 && s <= SchemeXXH3Remix }
 
 // validFor reports whether scheme s may be used with layout l in version v.
 func (s Scheme) validFor(v Version, l Layout) bool {
@@ -97,7 +104,7 @@ func (s Scheme) validFor(v Version, l Layout) bool {
 	}
 	switch l {
 	case LayoutClassic:
-		return s == SchemeMurmurDouble || s == SchemeMurmurSeeds
+		return s == SchemeMurmurDouble || s == SchemeMurmurSeeds || s == SchemeXXH3Remix
 	case LayoutBlocked512:
 		return s == SchemeXXH3Blocked
 	}

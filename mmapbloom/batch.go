@@ -114,21 +114,31 @@ func (f *Filter) testChunk(c *chunk, out []bool) {
 }
 
 // AddBatch adds every key of keys, with the same effect as calling Add on
-// each in order, and adds len(keys) to the count. Errors as for Add.
+// each in order: the count grows by the number of keys that set a bit
+// that was clear (by len(keys) for a v1.1 file). Errors as for Add.
 func (f *Filter) AddBatch(keys [][]byte) error {
 	return f.run(false, true, func() error {
+		added := 0
 		var p pipeline
 		p.start(f, keys)
 		for c := p.chunk(); c != nil; c = p.chunk() {
-			if f.blocked && active.addBlocks(f, c.first[:c.n], c.gs[:c.n]) {
-				continue
+			if f.blocked {
+				if n, ok := active.addBlocks(f, c.first[:c.n], c.gs[:c.n]); ok {
+					added += n
+					continue
+				}
 			}
 			f.maskChunk(c)
 			for i := range c.n {
-				f.setChunk(c, i, false)
+				if f.setChunk(c, i, false) {
+					added++
+				}
 			}
 		}
-		f.addCount(uint64(len(keys)))
+		if f.countCalls {
+			added = len(keys)
+		}
+		f.addCount(uint64(added))
 		return nil
 	})
 }
@@ -158,7 +168,7 @@ func (f *Filter) TestAndAddBatch(keys [][]byte, present []bool) error {
 		return fmt.Errorf("mmapbloom: TestAndAddBatch: %d results for %d keys: %w", len(present), len(keys), ErrBadOptions)
 	}
 	return f.run(false, true, func() error {
-		added := uint64(0)
+		added := 0
 		var p pipeline
 		p.start(f, keys)
 		for c := p.chunk(); c != nil; c = p.chunk() {
@@ -170,7 +180,7 @@ func (f *Filter) TestAndAddBatch(keys [][]byte, present []bool) error {
 				}
 			}
 		}
-		f.addCount(added)
+		f.addCount(uint64(added))
 		return nil
 	})
 }

@@ -7,9 +7,15 @@ import "sync/atomic"
 // pass the header's cache line back and forth on every add.
 const countBatch = 256
 
-// Count returns the number of adds recorded in the header: Add calls plus
-// TestAndAdd calls that set a new bit, over every process that wrote the
-// file, this handle's own adds included. Each handle adds its adds to the
+// Count returns the number of keys added, as recorded in the header: the
+// Add, AddBatch, TestAndAdd and TestAndAddBatch adds that set at least one
+// clear bit, over every process that wrote the file, this handle's own
+// included (RedisBloom's "Number of items inserted", pybloomfiltermmap3's
+// count). Adding a key again, or a key that is already a false positive,
+// does not count; keys added by racing callers may count more than once
+// (see TestAndAdd). After Merge it is the cardinality estimate of the
+// union. A v1.1 file counts every Add call instead, as document 003's
+// BaseBloomFilter does. Each handle adds its adds to the
 // header in groups of 256 (countBatch), and whenever it calls Count,
 // OverCapacity, Stats, Sync, Seal, Merge (as either filter) or Close; until
 // then another handle's count lacks up to 255 of them, and if its process
@@ -26,10 +32,12 @@ func (f *Filter) Count() (uint64, error) {
 	return c, err
 }
 
-// OverCapacity reports whether more keys were added than the capacity n
-// the filter was sized for, so that its false-positive rate is above p
-// (document 003's Add signals the same). A filter created from an explicit
-// m and k has no capacity and never reports it.
+// OverCapacity reports whether Count, the keys added, exceeds the
+// capacity n the filter was sized for, so that its false-positive rate is
+// above p (document 003's Add signals the same). Adding keys that are
+// already present never makes a filter over capacity. A filter created
+// from an explicit m and k has no capacity and never reports it. Errors as
+// for Count.
 func (f *Filter) OverCapacity() (bool, error) {
 	c, err := f.Count()
 	return f.hdr.N > 0 && c > f.hdr.N, err

@@ -1,6 +1,7 @@
 package mmapbloom
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -74,6 +75,107 @@ func TestClearDropsPendingCount(t *testing.T) {
 	c, err := f.Count()
 	require.NoError(t, err)
 	require.Equal(t, uint64(1), c)
+}
+
+// TestCountCountsKeys is the first count input: one key added 101
+// times to a filter with n = 100 is one key, so the filter is not over
+// capacity; through Add, AddBatch, TestAndAdd and TestAndAddBatch alike.
+// A v1.1 file counts every Add call, as document 003 does.
+func TestCountCountsKeys(t *testing.T) {
+	key := []byte("https://example.com/")
+	same := make([][]byte, 101)
+	for i := range same {
+		same[i] = key
+	}
+	for _, tc := range []struct {
+		name string
+		add  func(*Filter) error
+	}{
+		{"Add", func(f *Filter) error {
+			for range 101 {
+				if err := f.Add(key); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{"AddBatch", func(f *Filter) error { return f.AddBatch(same) }},
+		{"TestAndAdd", func(f *Filter) error {
+			for range 101 {
+				if _, err := f.TestAndAdd(key); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{"TestAndAddBatch", func(f *Filter) error { return f.TestAndAddBatch(same, make([]bool, len(same))) }},
+	} {
+		for _, opts := range batchLayouts {
+			f := newTestFilter(t, 100, 0.01, opts)
+			name := tc.name + "/" + layoutName(opts)
+			require.NoError(t, tc.add(f), name)
+			c, err := f.Count()
+			require.NoError(t, err, name)
+			over, err := f.OverCapacity()
+			require.NoError(t, err, name)
+			if f.countCalls && (tc.name == "Add" || tc.name == "AddBatch") {
+				require.Equal(t, uint64(101), c, name)
+				require.True(t, over, name)
+				continue
+			}
+			require.Equal(t, uint64(1), c, name)
+			require.False(t, over, name)
+		}
+	}
+}
+
+// TestMergeCountEstimates is the merge inputs: the same 60 keys
+// merged in twice count about 60, not 120; two overlapping shards whose
+// union is 100,000 keys count the union's cardinality estimate, and the
+// count is never above the sum of the two.
+func TestMergeCountEstimates(t *testing.T) {
+	for _, opts := range []*CreateOptions{{Layout: format.LayoutBlocked512}, {Layout: format.LayoutClassic}} {
+		t.Run(layoutName(opts), func(t *testing.T) {
+			o := withSeed(opts, 11)
+			dst := newTestFilter(t, 100, 0.01, o)
+			src := newTestFilter(t, 100, 0.01, o)
+			require.NoError(t, src.AddBatch(keysOf(0, 60)))
+			require.NoError(t, dst.Merge(src))
+			require.NoError(t, dst.Merge(src))
+			c, err := dst.Count()
+			require.NoError(t, err)
+			st, err := dst.Stats()
+			require.NoError(t, err)
+			require.Equal(t, uint64(math.Round(st.EstimatedCardinality)), c)
+			require.InDelta(t, 60, c, 3)
+
+			a := newTestFilter(t, 100_000, 0.01, o)
+			b := newTestFilter(t, 100_000, 0.01, o)
+			require.NoError(t, a.AddBatch(keysOf(0, 60_000)))
+			require.NoError(t, b.AddBatch(keysFrom(0, 40_000, 60_000)))
+			ca, err := a.Count()
+			require.NoError(t, err)
+			cb, err := b.Count()
+			require.NoError(t, err)
+			require.NoError(t, a.Merge(b))
+			c, err = a.Count()
+			require.NoError(t, err)
+			st, err = a.Stats()
+			require.NoError(t, err)
+			require.Equal(t, uint64(math.Round(st.EstimatedCardinality)), c)
+			require.Less(t, c, ca+cb)
+			require.InEpsilon(t, 100_000, c, 0.01, "union of 100,000 keys")
+			require.Equal(t, c > 100_000, st.OverCapacity)
+		})
+	}
+}
+
+// TestCompatibleItself: Compatible and Merge agree that a filter cannot
+// be merged into itself.
+func TestCompatibleItself(t *testing.T) {
+	f := newTestFilter(t, 100, 0.01, nil)
+	require.ErrorIs(t, f.Compatible(f), ErrMismatch)
+	require.ErrorIs(t, f.Merge(f), ErrMismatch)
 }
 
 // Another handle sees a handle's adds exactly when the 256th (countBatch)

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/mmapbloom/mmapbloom/format"
 )
 
@@ -28,9 +30,12 @@ type CreateOptions struct {
 	Layout format.Layout
 
 	// Scheme is the hash scheme. Default: format.SchemeMurmurDoubleV1 for
-	// v1.1 files, format.SchemeMurmurDouble for classic v2 files,
+	// v1.1 files, format.SchemeXXH3Remix for classic v2 files,
 	// format.SchemeXXH3Blocked for blocked ones.
-	// format.SchemeMurmurSeeds is document 000's k seeded hashes.
+	// format.SchemeMurmurSeeds is document 000's k seeded hashes;
+	// format.SchemeMurmurDouble, double MurmurHash64A, is kept for the
+	// files made with it (its positions repeat when m has small factors:
+	// see FORMAT.md).
 	Scheme format.Scheme
 
 	// Seed is the hash seed, used as given when FixedSeed is set. By
@@ -71,7 +76,7 @@ func Create(path string, n uint64, p float64, opts *CreateOptions) (*Filter, err
 	if err := checkNP(n, p); err != nil {
 		return nil, fmt.Errorf("mmapbloom: create %s: %w", path, err)
 	}
-	o, target := withDefaults(opts, p)
+	o, target := withDefaults(opts, n, p)
 	m, k, err := o.size(n, target)
 	if err != nil {
 		return nil, fmt.Errorf("mmapbloom: create %s: sizing for n = %d, p = %v: %w", path, n, p, err)
@@ -79,27 +84,56 @@ func Create(path string, n uint64, p float64, opts *CreateOptions) (*Filter, err
 	return create(path, o, m, k, n, p)
 }
 
-// sizingMargin is the share of p that the default layouts are sized for,
-// so that the measured false-positive rate at n keys stays at or below p
-// despite sampling noise, integer k and the in-block hash's departures from
-// independent probes. It costs about 1% more bits. An explicit classic
-// layout keeps the documents' sizing at p itself, whose expected rate is p.
+// sizingMargin is the share of p that the default layouts are sized for
+// at small p, so that the measured false-positive rate at n keys stays at
+// or below p despite sampling noise, integer k and the in-block hash's
+// departures from independent probes. It costs about 1% more bits. An
+// explicit classic layout keeps the documents' sizing at p itself, whose
+// expected rate is p.
 const sizingMargin = 0.92
+
+// withMargin returns the rate the default layouts are sized for to stay
+// at or below p: p (1 - (1 - sizingMargin)(1 - p)), sizingMargin p at
+// small p. The margin shrinks as p nears 1, where a fixed share of p would
+// cost many times the bits p needs (0.92 x 0.99 needs 10 times the bits
+// of 0.99).
+func withMargin(p float64) float64 { return p * (1 - (1-sizingMargin)*(1-p)) }
+
+// MaxDefaultRatio is the most bits a filter of Create's default layout
+// takes over the classic layout's for the same n and p (OptimalClassic).
+const MaxDefaultRatio = 1.4
+
+// blockedPays reports whether Create's default layout for n keys at p is
+// blocked512: p is at least MinBlockedP and the blocked layout needs at
+// most MaxDefaultRatio times the classic bits. Near MinBlockedP small
+// filters need more (1.6 times at n = 1000, p = 1e-6: the luck of how few
+// keys fall into few blocks costs more bits) and get the classic layout.
+func blockedPays(n uint64, p float64) bool {
+	if p < MinBlockedP {
+		return false
+	}
+	bm, _, err := OptimalBlocked(n, p)
+	if err != nil {
+		return false
+	}
+	cm, _, err := OptimalClassic(n, p)
+	return err == nil && float64(bm) <= MaxDefaultRatio*float64(cm)
+}
 
 // CreateWithMK makes a new filter file at path with exactly m bits and k
 // hash functions (as document 004's bloom_create(num_bits,
 // num_hash_funcs)), and opens it read-write. The header records n = 0 and
 // p = 0 (no capacity given). Errors as for Create, and ErrInvalidM.
 func CreateWithMK(path string, m uint64, k uint32, opts *CreateOptions) (*Filter, error) {
-	o, _ := withDefaults(opts, 0)
+	o, _ := withDefaults(opts, 0, 0)
 	return create(path, o, m, k, 0, 0)
 }
 
-// withDefaults fills in the defaults of opts for a filter sized for p (0
-// when m and k are given), and returns the rate to size it for: p, or
-// sizingMargin p when it picked the classic layout because p is below
-// MinBlockedP.
-func withDefaults(opts *CreateOptions, p float64) (o CreateOptions, sizeFor float64) {
+// withDefaults fills in the defaults of opts for a filter sized for n keys
+// at p (0 and 0 when m and k are given), and returns the rate to size it
+// for: p, or withMargin(p) when it picked the classic layout (see
+// blockedPays).
+func withDefaults(opts *CreateOptions, n uint64, p float64) (o CreateOptions, sizeFor float64) {
 	if opts != nil {
 		o = *opts
 	}
@@ -111,10 +145,10 @@ func withDefaults(opts *CreateOptions, p float64) (o CreateOptions, sizeFor floa
 		o.Layout = format.LayoutClassic
 		switch {
 		case o.Format != format.V2 || o.Scheme != 0 || p == 0:
-		case p >= MinBlockedP:
+		case blockedPays(n, p):
 			o.Layout = format.LayoutBlocked512
 		default:
-			sizeFor = p * sizingMargin
+			sizeFor = withMargin(p)
 		}
 	}
 	if o.Scheme == 0 {
@@ -124,7 +158,7 @@ func withDefaults(opts *CreateOptions, p float64) (o CreateOptions, sizeFor floa
 		case o.Layout == format.LayoutBlocked512:
 			o.Scheme = format.SchemeXXH3Blocked
 		default:
-			o.Scheme = format.SchemeMurmurDouble
+			o.Scheme = format.SchemeXXH3Remix
 		}
 	}
 	return o, sizeFor
@@ -210,21 +244,37 @@ func create(path string, o CreateOptions, m uint64, k uint32, n uint64, p float6
 	if err != nil {
 		return nil, err
 	}
-	f, err := openFile(tmp, OpenOptions{})
+	tmpName := tmp.Name()
+	file, err := renamed(tmp, path)
+	var f *Filter
 	if err == nil {
-		err = publish(tmp.Name(), path, o.Overwrite)
-		f.path = path
+		if f, err = openFile(file, OpenOptions{}); err == nil {
+			err = publish(tmpName, path, o.Overwrite)
+		} else {
+			_ = file.Close()
+		}
 	}
 	if err != nil {
 		if f != nil {
 			_ = f.Close()
-		} else {
-			_ = tmp.Close()
 		}
-		_ = os.Remove(tmp.Name())
+		_ = os.Remove(tmpName)
 		return nil, err
 	}
 	return f, nil
+}
+
+// renamed returns a handle on tmp's open file description (the same file
+// and locks) whose Name is path, the name every later error gives, and
+// closes tmp.
+func renamed(tmp *os.File, path string) (*os.File, error) {
+	defer tmp.Close()
+	fd, err := unix.Dup(int(tmp.Fd()))
+	if err != nil {
+		return nil, fmt.Errorf("mmapbloom: create %s: %w", path, err)
+	}
+	unix.CloseOnExec(fd)
+	return os.NewFile(uintptr(fd), path), nil
 }
 
 // buildTemp writes a complete filter file under a temporary name beside

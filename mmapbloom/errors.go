@@ -63,6 +63,13 @@ var (
 	// filter does not match the checksum recorded by Seal.
 	ErrDataChecksum = errors.New("bit array does not match its sealed checksum")
 
+	// ErrNoSpace is returned when the file system has no room for a
+	// filter's blocks: by Create, by Open for writing of a file with holes
+	// (copied sparse), and by an add whose page fault found no space (a
+	// file whose blocks were freed behind the library's back). It wraps
+	// the os error (ENOSPC, EDQUOT) where there is one.
+	ErrNoSpace = errors.New("no space left for the filter's blocks")
+
 	// ErrNotSealed is returned by Verify on a filter that was never sealed.
 	ErrNotSealed = errors.New("filter is not sealed")
 )

@@ -86,6 +86,8 @@ func TestDefaultSizingBelowBlockedFloor(t *testing.T) {
 		require.Equal(t, format.LayoutClassic, f.Header().Layout)
 		require.LessOrEqual(t, FalsePositiveRate(f.M(), f.K(), f.N()), p, "p=%g", p)
 	}
-	f := newTestFilter(t, 1000, MinBlockedP, nil)
+	f := newTestFilter(t, 1_000_000, MinBlockedP, nil)
 	require.Equal(t, format.LayoutBlocked512, f.Header().Layout)
+	f = newTestFilter(t, 1000, MinBlockedP, nil) // blocked would need 1.6x the classic bits
+	require.Equal(t, format.LayoutClassic, f.Header().Layout)
 }

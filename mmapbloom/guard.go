@@ -95,8 +95,22 @@ func (f *Filter) recoverFault(restore bool, err *error) {
 	if !ok {
 		panic(r)
 	}
+	*err = f.faultError(fault.Addr())
+}
+
+// faultError returns the error of a memory fault at addr in f's mapping.
+// A file shorter than the mapping was truncated or shrunk: ErrFileChanged,
+// and f refuses further calls. A file of its full size faulted because the
+// file system could not supply the page, which happens on a write to a
+// hole (blocks never allocated, or freed behind the library's back) on a
+// full disk (on tmpfs, on a read of one too), or on an I/O error:
+// ErrNoSpace, and f stays usable.
+func (f *Filter) faultError(addr uintptr) error {
+	if st, err := f.file.Stat(); err == nil && st.Size() >= int64(len(f.data)) {
+		return fmt.Errorf("%s: fault at %#x: the file system could not supply a page of the file (no blocks and a full disk, or an I/O error): %w", f.Path(), addr, ErrNoSpace)
+	}
 	f.broken.Store(true)
-	*err = fmt.Errorf("%s: fault at %#x (file truncated or shrunk?): %w", f.Path(), fault.Addr(), ErrFileChanged)
+	return fmt.Errorf("%s: fault at %#x (file truncated or shrunk?): %w", f.Path(), addr, ErrFileChanged)
 }
 
 // blameFault is deferred by code inside another filter's run that reads
@@ -112,8 +126,7 @@ func (f *Filter) blameFault(err *error) {
 	if !ok || !f.maps(fault.Addr()) {
 		panic(r)
 	}
-	f.broken.Store(true)
-	*err = fmt.Errorf("%s: fault at %#x (file truncated or shrunk?): %w", f.Path(), fault.Addr(), ErrFileChanged)
+	*err = f.faultError(fault.Addr())
 }
 
 // maps reports whether addr lies in f's mapping.

@@ -19,9 +19,10 @@ package mmapbloom
 //     at least len(gs).
 //   - addBlocks(f, blocks, gs) sets, with atomic ORs, the k probes of
 //     gs[i] in the block of f starting at bit blocks[i], for every i, as
-//     setBlock does without its report, and returns true; or returns false
-//     having done nothing, where no kernel of its own exists (then the
-//     caller sets the bits with setBlock).
+//     setBlock does without its report, and returns how many keys found a
+//     probe's bit clear (as setBlock's result counts them) and true; or
+//     returns false having done nothing, where no kernel of its own exists
+//     (then the caller sets the bits with setBlock).
 //
 // The results of every implementation are identical to the generic one;
 // kernel_test.go checks that for each implementation this CPU can run.

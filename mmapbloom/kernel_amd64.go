@@ -73,13 +73,12 @@ func (k kernel) blockMasks(gs []uint32, probes uint32, masks [][blockWords]uint6
 	blockMasksAVX2(&gs[0], &masks[0][0], len(gs), int(probes), &phiPow[0])
 }
 
-func (k kernel) addBlocks(f *Filter, blocks []uint64, gs []uint32) bool {
+func (k kernel) addBlocks(f *Filter, blocks []uint64, gs []uint32) (added int, ok bool) {
 	if k != kernelAVX512 || len(blocks) == 0 {
-		return false
+		return 0, false
 	}
 	_ = gs[len(blocks)-1]
-	addBlocksAVX512(&f.words[0], &blocks[0], &gs[0], len(blocks), int(f.hdr.K), &phiPow[0])
-	return true
+	return addBlocksAVX512(&f.words[0], &blocks[0], &gs[0], len(blocks), int(f.hdr.K), &phiPow[0]), true
 }
 
 // prefetchLines issues PREFETCHT0 for the line of bit bits[i] of words,
@@ -114,7 +113,8 @@ func blockMasksAVX2(gs *uint32, masks *uint64, n, k int, mults *uint32)
 
 // addBlocksAVX512 is addBlocks for n keys with AVX-512F: the probe mask of
 // each key is built, tested against its block and ORed in with one LOCK OR
-// per word that lacks bits, in registers.
+// per word that lacks bits, in registers. It returns how many keys lacked
+// a bit.
 //
 //go:noescape
-func addBlocksAVX512(words *uint64, blocks *uint64, gs *uint32, n, k int, mults *uint32)
+func addBlocksAVX512(words *uint64, blocks *uint64, gs *uint32, n, k int, mults *uint32) (added int)

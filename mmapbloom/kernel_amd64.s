@@ -248,13 +248,14 @@ probe2:
 	VZEROUPPER
 	RET
 
-// func addBlocksAVX512(words *uint64, blocks *uint64, gs *uint32, n, k int, mults *uint32)
+// func addBlocksAVX512(words *uint64, blocks *uint64, gs *uint32, n, k int, mults *uint32) (added int)
 //
 // Per key: Z0 = the probe mask (PROBE_MASK_512), Z2 = the mask bits
 // its block lacks; K1 flags the words with any; each flagged word gets one
 // LOCK OR of its mask word, and a block that holds every bit is not
-// written at all. The 64-byte frame holds Z2 for the scalar ORs.
-TEXT ·addBlocksAVX512(SB), NOSPLIT, $64-48
+// written at all. R14 counts the keys that lacked a bit. The 64-byte frame
+// holds Z2 for the scalar ORs.
+TEXT ·addBlocksAVX512(SB), NOSPLIT, $64-56
 	MOVQ words+0(FP), SI
 	MOVQ blocks+8(FP), DI
 	MOVQ gs+16(FP), R8
@@ -265,6 +266,7 @@ TEXT ·addBlocksAVX512(SB), NOSPLIT, $64-48
 	MOVQ         $1, AX
 	VPBROADCASTQ AX, Z14
 	VMOVDQU64    laneOffsets<>(SB), Z13
+	XORQ         R14, R14
 
 keyAdd:
 	MOVL (R8), R9
@@ -279,6 +281,7 @@ keyAdd:
 	KMOVW     K1, AX
 	TESTL     AX, AX
 	JZ        nextAdd
+	INCQ      R14
 	VMOVDQU64 Z2, 0(SP)
 
 orAdd:
@@ -296,5 +299,6 @@ nextAdd:
 	DECQ CX
 	JNZ  keyAdd
 
+	MOVQ R14, added+48(FP)
 	VZEROUPPER
 	RET

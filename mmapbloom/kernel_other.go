@@ -14,4 +14,4 @@ func (kernel) blockMasks(gs []uint32, k uint32, masks [][blockWords]uint64) {
 	blockMasksGeneric(gs, k, masks)
 }
 
-func (kernel) addBlocks(*Filter, []uint64, []uint32) bool { return false }
+func (kernel) addBlocks(*Filter, []uint64, []uint32) (int, bool) { return 0, false }

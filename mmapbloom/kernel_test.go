@@ -100,7 +100,7 @@ func TestKernelsMatchSpec(t *testing.T) {
 
 				clear(f.words)
 				f.hdr.K = k
-				if !active.addBlocks(f, first, gs) {
+				if _, ok := active.addBlocks(f, first, gs); !ok {
 					f.setBlock(first[0]/blockBits, gs[0], false)
 				}
 				f.hdr.K = 1
@@ -189,24 +189,32 @@ func TestAddBlocksMatchGeneric(t *testing.T) {
 					f.words[i] = ^uint64(0)
 				}
 			}
-			want := append([]uint64(nil), f.words...)
+			want, wantAdded := append([]uint64(nil), f.words...), 0
 			for i := range blocks {
 				blocks[i] = uint64(rng.IntN(n)) * blockBits
 				gs[i] = rng.Uint32()
-				mask := blockMask(gs[i], k)
+				mask, lacked := blockMask(gs[i], k), false
 				for w, m := range mask {
+					lacked = lacked || want[blocks[i]/64+uint64(w)]&m != m
 					want[blocks[i]/64+uint64(w)] |= m
+				}
+				if lacked {
+					wantAdded++
 				}
 			}
 			saved := f.hdr.K
 			f.hdr.K = k
-			if !active.addBlocks(f, blocks, gs) {
+			added, ok := active.addBlocks(f, blocks, gs)
+			if !ok {
 				for i := range blocks {
-					f.setBlock(blocks[i]/blockBits, gs[i], false)
+					if f.setBlock(blocks[i]/blockBits, gs[i], false) {
+						added++
+					}
 				}
 			}
 			f.hdr.K = saved
 			require.Equal(t, want, f.words, "k=%d", k)
+			require.Equal(t, wantAdded, added, "k=%d: keys that set a clear bit", k)
 		}
 	})
 }

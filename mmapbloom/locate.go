@@ -1,6 +1,10 @@
 package mmapbloom
 
-import "github.com/mmapbloom/mmapbloom/format"
+import (
+	"github.com/zeebo/xxh3"
+
+	"github.com/mmapbloom/mmapbloom/format"
+)
 
 // Document 000's linear congruential generator for the k hash seeds:
 // x(0) = 314159265 (the documents' value, or the filter's seed), x(i+1) =
@@ -46,6 +50,8 @@ func (l *locator) locate(key []byte, dst []uint64) []uint64 {
 		l.doubleV1(key, dst)
 	case format.SchemeXXH3Blocked:
 		l.locateBlocked(key, dst)
+	case format.SchemeXXH3Remix:
+		l.remix(key, dst)
 	case format.SchemeMurmurSeeds:
 		for i, s := range l.seeds {
 			dst[i] = MurmurHash64A(key, s) % l.m
@@ -89,4 +95,35 @@ func (l *locator) double(key []byte, dst []uint64) {
 			a -= l.m
 		}
 	}
+}
+
+// remix is SchemeXXH3Remix: (lo, hi) = xxh3-128(key, seed), step = hi|1;
+// position i = the high word of fmix64(lo + i*step) * m. The k values
+// lo + i*step are distinct (an odd step is invertible mod 2^64, i < 64),
+// fmix64 (MurmurHash3's finaliser) is a bijection that spreads them, and
+// the multiply-shift reduction (Lemire 2016) works for any m, so the
+// positions behave like k independent hashes: a key sets fewer than k
+// distinct bits only by the birthday chance, about k^2/(2m), whatever the
+// factors of m. The double hashing of SchemeMurmurDouble, (a + i*b) mod m,
+// repeats positions whenever b shares a factor with m (b = m/2, m/3, ...),
+// which puts a floor near 0.25/m under its false-positive rate.
+func (l *locator) remix(key []byte, dst []uint64) {
+	h := xxh3.Hash128Seed(key, l.seed)
+	step := h.Hi | 1
+	x := h.Lo
+	for i := range dst {
+		dst[i] = reduce(fmix64(x), l.m)
+		x += step
+	}
+}
+
+// fmix64 is MurmurHash3's 64-bit finaliser (Appleby), a bijection whose
+// every output bit depends on every input bit.
+func fmix64(x uint64) uint64 {
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	x *= 0xc4ceb9fe1a85ec53
+	x ^= x >> 33
+	return x
 }

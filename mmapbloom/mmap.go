@@ -22,7 +22,7 @@ import (
 // 2 MiB. Kernels without it ignore the advice.
 func mapFile(f *os.File, size uint64, readOnly bool) (mmap.MMap, error) {
 	if size > math.MaxInt {
-		return nil, fmt.Errorf("mapping %d bytes on this platform: %w", size, ErrTooLarge)
+		return nil, fmt.Errorf("mmapbloom: map %s: %d bytes do not fit this platform's address space: %w", f.Name(), size, ErrTooLarge)
 	}
 	prot := mmap.RDWR
 	if readOnly {

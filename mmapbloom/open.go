@@ -59,6 +59,12 @@ func Open(path string, opts *OpenOptions) (*Filter, error) {
 		_ = file.Close()
 		return nil, err
 	}
+	if !readOnly {
+		if err := f.allocate(); err != nil {
+			_ = f.Close()
+			return nil, err
+		}
+	}
 	return f, nil
 }
 

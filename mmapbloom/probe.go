@@ -7,13 +7,17 @@ import (
 )
 
 // Add inserts key. Every bit of the key is set with an atomic 64-bit OR
-// on the shared mapping (skipped for bits already set), then the header
-// count is incremented atomically. Any byte sequence is a key, the empty
-// one included. Errors: ErrClosed, ErrReadOnly, ErrSealed, ErrFileChanged.
+// on the shared mapping (skipped for bits already set); when one of them
+// was clear the add is counted (see Count), so adding a key again, or a
+// key that is a false positive, leaves the count as it was (a v1.1 file
+// counts every Add call, as document 003 does). Any byte sequence is a
+// key, the empty one included. Errors: ErrClosed, ErrReadOnly, ErrSealed,
+// ErrFileChanged.
 func (f *Filter) Add(key []byte) error {
 	return f.run(false, true, func() error {
-		f.setKey(key, false)
-		f.addCount(1)
+		if f.setKey(key, false) || f.countCalls {
+			f.addCount(1)
+		}
 		return nil
 	})
 }

@@ -2,18 +2,92 @@ package mmapbloom
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
 
-// reserve gives f a size of size bytes with its blocks allocated, so that a
-// full disk fails here and never later as a SIGBUS on a write through the
-// mapping. File systems without fallocate fall back to a sparse truncate.
+// reserve gives the new file f a size of size bytes with its blocks
+// allocated, so that a full disk fails here and never later as a fault on
+// a write through the mapping: fallocate, or, on file systems without it
+// (ext2, some network file systems), writing zeros, as posix_fallocate
+// does. f is not yet shared with anyone. A full disk is ErrNoSpace.
 func reserve(f *os.File, size int64) error {
 	err := unix.Fallocate(int(f.Fd()), 0, 0, size)
 	if errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.ENOSYS) {
-		return f.Truncate(size)
+		err = writeZeros(f, size)
+	}
+	return noSpace(err)
+}
+
+// noSpace wraps ENOSPC and EDQUOT with ErrNoSpace.
+func noSpace(err error) error {
+	if errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EDQUOT) {
+		return fmt.Errorf("%w: %w", ErrNoSpace, err)
 	}
 	return err
+}
+
+// holeAt returns the offset of the first hole (unallocated range) of f
+// below size, or size when there is none or the file system cannot say.
+func holeAt(f *os.File, from, size int64) int64 {
+	off, err := unix.Seek(int(f.Fd()), from, unix.SEEK_HOLE)
+	if err != nil || off > size {
+		return size
+	}
+	return off
+}
+
+// dataAt returns the offset of the first allocated byte of f at or after
+// from, or size when there is none below size.
+func dataAt(f *os.File, from, size int64) int64 {
+	off, err := unix.Seek(int(f.Fd()), from, unix.SEEK_DATA)
+	if err != nil || off > size {
+		return size
+	}
+	return off
+}
+
+// allocate makes sure every block of a file opened for writing is
+// allocated, so that a full disk fails Open and never an add: a file
+// copied sparse, or a file system without fallocate at create, leaves
+// holes that a write through the mapping would need space for. One
+// SEEK_HOLE tells there is none (the usual case, O(1)); else fallocate
+// fills them without touching the data, or, where it is not supported,
+// each page of a hole is touched through the mapping with an atomic OR of
+// 0, which allocates it and can lose no bit another process sets there.
+// Errors: ErrNoSpace, the fallocate error.
+func (f *Filter) allocate() error {
+	size := int64(len(f.data))
+	if holeAt(f.file, 0, size) >= size {
+		return nil
+	}
+	err := unix.Fallocate(int(f.file.Fd()), 0, 0, size)
+	if !errors.Is(err, unix.EOPNOTSUPP) && !errors.Is(err, unix.ENOSYS) {
+		if err != nil {
+			return fmt.Errorf("mmapbloom: allocate the blocks of %s: %w", f.path, noSpace(err))
+		}
+		return nil
+	}
+	err = f.run(false, false, func() error {
+		all, err := wordsOf(f.data)
+		if err != nil {
+			return err
+		}
+		page := int64(os.Getpagesize())
+		for hole := holeAt(f.file, 0, size); hole < size; hole = holeAt(f.file, hole, size) {
+			end := dataAt(f.file, hole, size)
+			for off := hole / page * page; off < end; off += page {
+				atomic.OrUint64(&all[off/8], 0) // a write: the fault allocates the page
+			}
+			hole = end
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("mmapbloom: allocate the blocks of %s: %w", f.path, err)
+	}
+	return nil
 }

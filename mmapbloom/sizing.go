@@ -36,7 +36,8 @@ func checkNP(n uint64, p float64) error {
 // Bloom filter for n keys at false-positive probability p:
 // m = ceil(-n ln p / (ln 2)^2), k = round(ln 2 * m / n), at least 1
 // (document 003's formulas with exact constants; Bloom 1970, Broder and
-// Mitzenmacher 2004). It returns ErrInvalidN, ErrInvalidP, ErrTooLarge
+// Mitzenmacher 2004); when k is 1 (p above about 0.5), m is raised to what
+// one probe needs, ceil(n / -ln(1 - p)), if that is more. It returns ErrInvalidN, ErrInvalidP, ErrTooLarge
 // (m above format.MaxBitsV2) or ErrInvalidK (k above format.MaxK).
 func OptimalClassic(n uint64, p float64) (m uint64, k uint32, err error) {
 	if err := checkNP(n, p); err != nil {
@@ -48,7 +49,19 @@ func OptimalClassic(n uint64, p float64) (m uint64, k uint32, err error) {
 	}
 	m = uint64(mf)
 	k, err = roundK(ln2 * float64(m) / float64(n))
+	if err == nil && k == 1 {
+		m = max(m, oneProbeBits(n, p))
+	}
 	return m, k, err
+}
+
+// oneProbeBits returns the bits a one-probe filter needs for n keys at
+// rate p: 1 - e^(-n/m) <= p, m = ceil(n / -ln(1 - p)). Above p = 0.5 the
+// optimal k of the formulas is below 1, and a filter of their m with
+// k = 1 would answer falsely far more often than p (at p = 0.99, for 99.99%
+// of keys never added).
+func oneProbeBits(n uint64, p float64) uint64 {
+	return uint64(math.Ceil(float64(n) / -math.Log1p(-p)))
 }
 
 // roundK rounds a real k to the nearest integer in [1, format.MaxK].

@@ -101,7 +101,7 @@ func TestSizingTable(t *testing.T) {
 
 // withDefaultsSize sizes n and p as Create does with no options.
 func withDefaultsSize(n uint64, p float64) (uint64, uint32, error) {
-	o, sizeFor := withDefaults(nil, p)
+	o, sizeFor := withDefaults(nil, n, p)
 	return o.size(n, sizeFor)
 }
 

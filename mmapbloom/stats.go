@@ -12,7 +12,7 @@ type Stats struct {
 	K     uint32  // bit positions (hash functions) per key
 	N     uint64  // capacity sized for; 0 when created from m and k
 	P     float64 // false-positive probability asked for at n; 0 likewise
-	Count uint64  // adds recorded in the header (see Filter.Count)
+	Count uint64  // keys added, as recorded in the header (see Filter.Count)
 
 	// SetBits is the number of bits set; FillRatio is SetBits / M.
 	SetBits   uint64
@@ -35,8 +35,9 @@ type Stats struct {
 	// n is 0.
 	TheoreticalFPR float64
 
-	// OverCapacity is true when Count > N > 0: the filter holds more keys
-	// than it was sized for and its false-positive rate exceeds P.
+	// OverCapacity is true when Count > N > 0: the filter holds more
+	// distinct keys than it was sized for and its false-positive rate
+	// exceeds P (see Filter.OverCapacity).
 	OverCapacity bool
 }
 
@@ -48,17 +49,7 @@ func (f *Filter) Stats() (Stats, error) {
 	var s Stats
 	err := f.run(false, false, func() error {
 		s = Stats{M: f.hdr.M, K: f.hdr.K, N: f.hdr.N, P: f.hdr.P, Count: f.loadCount()}
-		if f.blocked {
-			f.blockStats(&s)
-			return nil
-		}
-		for i := range f.words {
-			s.SetBits += uint64(bits.OnesCount64(atomic.LoadUint64(&f.words[i])))
-		}
-		m, k := float64(s.M), float64(s.K)
-		s.EstimatedCardinality = -m / k * math.Log1p(-float64(s.SetBits)/m)
-		s.EstimatedFPR = math.Pow(float64(s.SetBits)/m, k)
-		s.TheoreticalFPR = FalsePositiveRate(s.M, s.K, s.N)
+		f.scanBits(&s)
 		return nil
 	})
 	if err != nil {
@@ -67,6 +58,22 @@ func (f *Filter) Stats() (Stats, error) {
 	s.FillRatio = float64(s.SetBits) / float64(s.M)
 	s.OverCapacity = s.N > 0 && s.Count > s.N
 	return s, nil
+}
+
+// scanBits fills the bit count and the estimates of s, whose M, K and N
+// are set, with a pass over the array. The caller is inside run.
+func (f *Filter) scanBits(s *Stats) {
+	if f.blocked {
+		f.blockStats(s)
+		return
+	}
+	for i := range f.words {
+		s.SetBits += uint64(bits.OnesCount64(atomic.LoadUint64(&f.words[i])))
+	}
+	m, k := float64(s.M), float64(s.K)
+	s.EstimatedCardinality = -m / k * math.Log1p(-float64(s.SetBits)/m)
+	s.EstimatedFPR = math.Pow(float64(s.SetBits)/m, k)
+	s.TheoreticalFPR = FalsePositiveRate(s.M, s.K, s.N)
 }
 
 // blockStats fills the bit count and estimates of a blocked filter: the

@@ -28,10 +28,10 @@ func TestStatsEstimates(t *testing.T) {
 		require.LessOrEqual(t, s.TheoreticalFPR, 0.0101, name) // classic's k rounding: a hair above p
 		require.Greater(t, s.TheoreticalFPR, 0.007, name)
 		require.InEpsilon(t, s.TheoreticalFPR, s.EstimatedFPR, 0.15, name)
-		require.Equal(t, uint64(n), s.Count, name)
+		require.Equal(t, sequentialCount(f, keysOf(0, n)), s.Count, name)
 		require.InDelta(t, float64(s.SetBits)/float64(s.M), s.FillRatio, 1e-12, name)
 
-		require.NoError(t, f.Add([]byte("one more")))
+		require.NoError(t, f.AddBatch(keysFrom(0, n, n/10)))
 		s, err = f.Stats()
 		require.NoError(t, err, name)
 		require.True(t, s.OverCapacity, name)

@@ -1,26 +1,29 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
 // createCmd makes a new, empty filter file.
 type createCmd struct {
-	File  string  `arg:"" help:"Filter file to create."`
-	N     uint64  `short:"n" name:"capacity" placeholder:"N" required:"" help:"Capacity: the number of keys the filter is sized for."`
-	P     float64 `short:"p" name:"probability" placeholder:"P" required:"" help:"False-positive probability at n keys, in (0, 1)."`
-	Force bool    `help:"Replace FILE if it exists (refused while another process has it open)."`
+	File  string   `arg:"" help:"Filter file to create."`
+	N     *uint64  `short:"n" name:"capacity" placeholder:"N" xor:"n-like" help:"Capacity: the number of keys the filter is sized for (required unless --like)."`
+	P     *float64 `short:"p" name:"probability" placeholder:"P" xor:"p-like" help:"False-positive probability at n keys, in (0, 1) (required unless --like)."`
+	Like  string   `placeholder:"OTHER" xor:"n-like,p-like" help:"Take the whole shape (format, layout, scheme, seed, m, k, n, p) from the filter file OTHER, so that the two can be merged."`
+	Force bool     `help:"Replace FILE if it exists (refused while another process has it open)."`
 	shapeFlags
 }
 
 // shapeFlags choose the format, layout, hash scheme and seed of a new
 // filter. "auto" leaves the choice to the library: v2 blocked512 with
-// xxh3 when p >= 1e-6, classic with double MurmurHash64A below.
+// xxh3 when p >= 1e-6, classic with xxh3-remix below.
 type shapeFlags struct {
 	Format string  `enum:"v1,v2" default:"v2" help:"File format: v2, or v1 (the documents' BaseBloomFilter v1.1: m below 2^32, 32-bit seed and count)."`
 	Layout string  `enum:"auto,blocked512,classic" default:"auto" help:"Bit layout (v2): blocked512 (one cache line per key) or classic (k bits over the whole array)."`
-	Scheme string  `enum:"auto,murmur2-double,murmur2-seeds,xxh3-blocked" default:"auto" help:"Hash scheme: double MurmurHash64A or k seeded MurmurHash64A (classic), xxh3 (blocked512)."`
+	Scheme string  `enum:"auto,xxh3-remix,murmur2-double,murmur2-seeds,xxh3-blocked" default:"auto" help:"Hash scheme, one of: auto; xxh3-remix (classic, the default there), murmur2-double (classic; its positions repeat when m has small factors), murmur2-seeds (classic, the documents' k seeded hashes); xxh3-blocked (blocked512)."`
 	Seed   *uint64 `help:"Hash seed (default: random; the seeded scheme's documents use 314159265)."`
 	Prime  bool    `help:"Round m up to a prime (murmur2-seeds only)."`
 }
@@ -28,6 +31,7 @@ type shapeFlags struct {
 var (
 	layoutIDs = map[string]format.Layout{"blocked512": format.LayoutBlocked512, "classic": format.LayoutClassic}
 	schemeIDs = map[string]format.Scheme{
+		"xxh3-remix":     format.SchemeXXH3Remix,
 		"murmur2-double": format.SchemeMurmurDouble,
 		"murmur2-seeds":  format.SchemeMurmurSeeds,
 		"xxh3-blocked":   format.SchemeXXH3Blocked,
@@ -51,9 +55,35 @@ func (s shapeFlags) options() *mmapbloom.CreateOptions {
 func (c *createCmd) Run(_ *env) error {
 	o := c.options()
 	o.Overwrite = c.Force
-	f, err := mmapbloom.Create(c.File, c.N, c.P, o)
+	var f *mmapbloom.Filter
+	var err error
+	switch {
+	case c.Like != "":
+		f, err = c.createLike()
+	case c.N == nil || c.P == nil:
+		err = fmt.Errorf("create %s: give -n and -p, or --like: %w", c.File, mmapbloom.ErrBadOptions)
+	default:
+		f, err = mmapbloom.Create(c.File, *c.N, *c.P, o)
+	}
 	if err != nil {
 		return err
 	}
 	return f.Close()
+}
+
+// createLike creates the file with the shape of the filter --like names;
+// shape flags other than their defaults are refused.
+func (c *createCmd) createLike() (*mmapbloom.Filter, error) {
+	if c.shapeFlags != (shapeFlags{Format: "v2", Layout: "auto", Scheme: "auto"}) {
+		return nil, fmt.Errorf("create %s: --like takes the whole shape from %s; drop --format, --layout, --scheme, --seed and --prime: %w", c.File, c.Like, mmapbloom.ErrBadOptions)
+	}
+	other, err := mmapbloom.Open(c.Like, &mmapbloom.OpenOptions{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	hdr := other.Header()
+	if err := other.Close(); err != nil {
+		return nil, err
+	}
+	return mmapbloom.CreateLike(c.File, hdr, &mmapbloom.CreateOptions{Overwrite: c.Force})
 }

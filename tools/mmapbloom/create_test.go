@@ -30,13 +30,13 @@ func TestCreate(t *testing.T) {
 		{
 			name: "v2 classic",
 			args: []string{"-n", "1000", "-p", "0.01", "--seed", "7", "--layout", "classic"},
-			want: map[string]any{"format_version": "v2", "layout": "classic", "scheme": "murmur2-double",
+			want: map[string]any{"format_version": "v2", "layout": "classic", "scheme": "xxh3-remix",
 				"m": float64(m), "k": float64(k), "n": 1000.0, "p": 0.01, "seed": 7.0},
 		},
 		{
 			name: "v2 default below the blocked floor",
 			args: []string{"-n", "1000", "-p", "1e-7"},
-			want: map[string]any{"format_version": "v2", "layout": "classic", "scheme": "murmur2-double"},
+			want: map[string]any{"format_version": "v2", "layout": "classic", "scheme": "xxh3-remix"},
 		},
 		{
 			name: "v1 as vector urls-n10000-p0.0001-seed0",
@@ -101,7 +101,7 @@ func TestCreateBadInput(t *testing.T) {
 		{name: "p negative", args: []string{"-n", "10", "-p=-0.5"}, contains: "probability"},
 		{name: "p not a number", args: []string{"-n", "10", "-p", "often"}, contains: "probability"},
 		{name: "n zero", args: []string{"-n", "0", "-p", "0.01"}, contains: "n must be"},
-		{name: "n missing", args: []string{"-p", "0.01"}, contains: "missing flags"},
+		{name: "n missing", args: []string{"-p", "0.01"}, contains: "give -n and -p, or --like"},
 		{name: "p too small for k", args: []string{"-n", "10", "-p", "1e-300"}, contains: "out of range"},
 		{name: "v1 seed above 32 bits", args: []string{"--format", "v1", "--seed", "4294967296", "-n", "10", "-p", "0.01"}, contains: "incompatible"},
 		{name: "v1 seeded scheme", args: []string{"--format", "v1", "--scheme", "murmur2-seeds", "-n", "10", "-p", "0.01"}, contains: "incompatible"},

@@ -14,8 +14,10 @@ type mergeCmd struct {
 }
 
 // Run opens every source read-only and DST read-write, checks that all
-// have DST's shape, and only then merges them in turn.
-func (c *mergeCmd) Run(_ *env) error {
+// have DST's shape, and only then merges them in turn. DST's count
+// becomes the cardinality estimate of the union; a warning says when
+// that is above its capacity, as add's does.
+func (c *mergeCmd) Run(e *env) error {
 	var srcs []*mmapbloom.Filter
 	defer func() {
 		for _, s := range srcs {
@@ -36,7 +38,11 @@ func (c *mergeCmd) Run(_ *env) error {
 	if err != nil {
 		return err
 	}
-	return closeFilter(dst, mergeAll(dst, srcs))
+	err = mergeAll(dst, srcs)
+	if err == nil {
+		err = warnOverCapacity(dst, e.stderr)
+	}
+	return closeFilter(dst, err)
 }
 
 // mergeAll merges every source into dst, after checking them all, so that

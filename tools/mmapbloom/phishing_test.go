@@ -29,7 +29,9 @@ func TestPhishingURLs(t *testing.T) {
 	path := filepath.Join(dir, "urls.bloom")
 	requireOK(t, runCLI(t, nil, "create", path, "-n", n, "-p", fmt.Sprint(p), "--seed", "1"))
 	requireOK(t, runCLI(t, nil, "add", path, urls))
-	require.Equal(t, float64(total), infoOf(t, path)["count"])
+	// The count is of URLs that set a clear bit: not the duplicates in the
+	// data, nor the rare URL that was a false positive when it was added.
+	require.InDelta(t, total, infoOf(t, path)["count"], total*p)
 
 	r := runCLI(t, nil, "test", "--bits", path, urls)
 	requireOK(t, r)

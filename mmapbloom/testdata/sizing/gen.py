@@ -13,13 +13,14 @@ Columns: formula, n, p (repr, exact as a double), m, k; m and k are
            m = m - m%64 + 64, k = round(0.69314 m / n); m must stay below
            2^32 (the 32-bit header), k <= 64.
   classic  OptimalClassic (v2 classic): m = ceil(-n ln p / (ln 2)^2),
-           k = round(ln 2 m / n), at least 1; m <= 2^50, k <= 64.
+           k = round(ln 2 m / n), at least 1; m <= 2^50, k <= 64; when
+           k = 1, m = max(m, ceil(n / -ln(1 - p))), what one probe needs.
   seeds    document 000's init_bloomfilter: p as a 32-bit float,
            m = floor(-(ln p) n / (ln 2)^2), at least 1, k = ceil(ln 2 m / n),
            at least 1; m <= 2^50, k <= 64.
   seeds-prime  the same with m raised to the next prime.
   default  Create's default layout below p = 1e-6 (MinBlockedP): classic,
-           sized as OptimalClassic for 0.92 p (sizingMargin).
+           sized as OptimalClassic for p (1 - 0.08 (1 - p)) (withMargin).
 """
 
 import math
@@ -52,6 +53,8 @@ def classic(n, p):
     if m > 2**50:
         return None
     k = max(1, round_half_up(LN2 * m / n))
+    if k == 1:  # one probe: 1 - e^(-n/m) <= p
+        m = max(m, math.ceil(n / -math.log1p(-p)))
     return (m, k) if k <= 64 else None
 
 
@@ -89,7 +92,7 @@ def main():
         for p in PS:
             cases = [("v1", v1(n, p)), ("classic", classic(n, p)), ("seeds", seeds(n, p, False))]
             if p < 1e-6:
-                cases.append(("default", classic(n, p * 0.92)))
+                cases.append(("default", classic(n, p * (1 - 0.08 * (1 - p)))))
             if -n * math.log(p) < 1e10:  # primes found by trial division
                 cases.append(("seeds-prime", seeds(n, p, True)))
             for name, mk in cases:
