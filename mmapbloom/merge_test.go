@@ -23,13 +23,13 @@ func TestMergeEveryWord(t *testing.T) {
 		{blockBits, CreateOptions{Layout: format.LayoutBlocked512}},
 		{7 * blockBits, CreateOptions{Layout: format.LayoutBlocked512}},
 		{1001, CreateOptions{Layout: format.LayoutClassic}},
-		{64*9 + 1, CreateOptions{Layout: format.LayoutClassic}},
+		{64*9 + 1, CreateOptions{Layout: format.LayoutClassic, Scheme: format.SchemeMurmurDouble}},
 		{997, CreateOptions{Scheme: format.SchemeMurmurSeeds}},
 		{64 * 13, CreateOptions{Format: format.V1}},
 	} {
 		o := tc.opts
 		o.Seed, o.FixedSeed = 5, true
-		t.Run(fmt.Sprintf("%v-%v-%v-m%d", o.Format, o.Layout, o.Scheme, tc.m), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/m=%d", layoutName(&o), tc.m), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(tc.m, 1))
 			filters := make([]*Filter, 4) // filters[0] is merged into
 			var want []uint64

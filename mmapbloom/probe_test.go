@@ -1,10 +1,12 @@
 package mmapbloom
 
 import (
-	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/format"
 )
 
 // TestAndAdd reports a key new exactly when one of its bits was clear:
@@ -13,10 +15,11 @@ import (
 // none. TestAndAddBatch answers the same. One process, no races, every
 // kernel.
 func TestTestAndAddSeesEveryClearBit(t *testing.T) {
-	for _, opts := range batchLayouts {
+	layouts := append(slices.Clone(batchLayouts), &CreateOptions{Layout: format.LayoutClassic, Scheme: format.SchemeMurmurDouble})
+	for _, opts := range layouts {
 		o := *opts
 		o.Seed, o.FixedSeed = 3, true
-		t.Run(fmt.Sprintf("%v-%v-%v", o.Format, o.Layout, o.Scheme), func(t *testing.T) {
+		t.Run(layoutName(&o), func(t *testing.T) {
 			forEachKernel(t, func(t *testing.T) { testAndAddEveryClearBit(t, &o) })
 		})
 	}
