@@ -2,6 +2,8 @@ package mmapbloom
 
 import (
 	"fmt"
+	"maps"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -68,13 +70,6 @@ type sizingRow struct {
 // scheme with and without a prime m, and Create's default classic layout
 // below MinBlockedP; and, for n = 12345, that Create writes those m and k.
 func TestSizingTable(t *testing.T) {
-	sizers := map[string]func(n uint64, p float64) (uint64, uint32, error){
-		"v1":          sizeV1,
-		"classic":     OptimalClassic,
-		"seeds":       func(n uint64, p float64) (uint64, uint32, error) { return sizeSeeds(n, p, false) },
-		"seeds-prime": func(n uint64, p float64) (uint64, uint32, error) { return sizeSeeds(n, p, true) },
-		"default":     func(n uint64, p float64) (uint64, uint32, error) { return withDefaultsSize(n, p) },
-	}
 	create := map[string]*CreateOptions{
 		"v1":          {Format: format.V1},
 		"classic":     {Layout: format.LayoutClassic},
@@ -85,7 +80,7 @@ func TestSizingTable(t *testing.T) {
 	rows := readSizingTable(t)
 	require.Greater(t, len(rows), 700)
 	for _, r := range rows {
-		m, k, err := sizers[r.formula](r.n, r.p)
+		m, k, err := sizingFormulas[r.formula](r.n, r.p)
 		if !r.ok {
 			require.Error(t, err, "%s n=%d p=%v: refused", r.formula, r.n, r.p)
 			continue
@@ -96,6 +91,42 @@ func TestSizingTable(t *testing.T) {
 			f := newTestFilter(t, r.n, r.p, create[r.formula])
 			require.Equal(t, [2]uint64{r.m, uint64(r.k)}, [2]uint64{f.M(), uint64(f.K())}, "Create %s n=%d p=%v", r.formula, r.n, r.p)
 		}
+	}
+}
+
+// sizingFormulas are the sizing functions of testdata/sizing/sizing.tsv,
+// by the name of its formula column.
+var sizingFormulas = map[string]func(n uint64, p float64) (uint64, uint32, error){
+	"v1":          sizeV1,
+	"classic":     OptimalClassic,
+	"seeds":       func(n uint64, p float64) (uint64, uint32, error) { return sizeSeeds(n, p, false) },
+	"seeds-prime": func(n uint64, p float64) (uint64, uint32, error) { return sizeSeeds(n, p, true) },
+	"default":     withDefaultsSize,
+}
+
+// Every sizing function refuses n = 0 with ErrInvalidN and a p outside
+// (0, 1) with ErrInvalidP, p = 0 and p = 1 included; document 000's sizing
+// also refuses a p that its 32-bit float turns into 0 or 1.
+func TestSizingRefusals(t *testing.T) {
+	formulas := maps.Clone(sizingFormulas)
+	formulas["blocked"] = OptimalBlocked
+	for name, size := range formulas {
+		for _, tc := range []struct {
+			n    uint64
+			p    float64
+			want error
+		}{
+			{0, 0.01, ErrInvalidN}, {100, 0, ErrInvalidP}, {100, 1, ErrInvalidP},
+			{100, -0.5, ErrInvalidP}, {100, 1.5, ErrInvalidP},
+			{100, math.NaN(), ErrInvalidP}, {100, math.Inf(1), ErrInvalidP},
+		} {
+			_, _, err := size(tc.n, tc.p)
+			require.ErrorIs(t, err, tc.want, "%s n=%d p=%v", name, tc.n, tc.p)
+		}
+	}
+	for _, p := range []float64{1e-50, 1 - 1e-11} {
+		_, _, err := sizeSeeds(100, p, false)
+		require.ErrorIs(t, err, ErrInvalidP, "p=%v is %v as a 32-bit float", p, float32(p))
 	}
 }
 

@@ -32,6 +32,9 @@ NS = [1, 2, 3, 7, 10, 100, 1000, 12345, 100000, 1000000, 123456789, 2_000_000_00
 # two) or m (the last two) than exact ln 2 and (ln 2)^2 would, found by a
 # random search: they tell the constants apart.
 EDGES = [(9841, 2.7e-06), (7184, 5.4e-06), (7472358, 0.0003), (4972606, 1e-06)]
+# (n, p) at v1.1's limit: ceil(-n ln p / 0.480453) is 2^32-65, the most
+# a v1.1 header holds (m = 2^32-64 after rounding), then 18 above it.
+V1_LIMITS = [(198143542, 29999850000749997e-21), (169057576, 49999750001249995e-22)]
 PS = [0.5, 0.3, 0.1, 0.05, 0.01, 0.005, 0.001, 1e-4, 1e-5, 1e-6, 1e-9, 1e-12, 1e-19, 1e-20]
 
 
@@ -98,9 +101,10 @@ def main():
             for name, mk in cases:
                 m, k = mk if mk else ("error", "error")
                 rows.append(f"{name}\t{n}\t{p!r}\t{m}\t{k}")
-    for n, p in EDGES:
+    for n, p in EDGES + V1_LIMITS:
         for name, mk in (("v1", v1(n, p)), ("classic", classic(n, p))):
-            rows.append(f"{name}\t{n}\t{p!r}\t{mk[0]}\t{mk[1]}")
+            m, k = mk if mk else ("error", "error")
+            rows.append(f"{name}\t{n}\t{p!r}\t{m}\t{k}")
     with open("sizing.tsv", "w", newline="\n") as out:
         out.write("\n".join(rows) + "\n")
 
