@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -80,7 +79,7 @@ func (f *Filter) allocate() error {
 		for hole := holeAt(f.file, 0, size); hole < size; hole = holeAt(f.file, hole, size) {
 			end := dataAt(f.file, hole, size)
 			for off := hole / page * page; off < end; off += page {
-				atomic.OrUint64(&all[off/8], 0) // a write: the fault allocates the page
+				touch(&all[off/8]) // a write: the fault allocates the page
 			}
 			hole = end
 		}

@@ -35,6 +35,7 @@ type cli struct {
 	Dedup  dedupCmd  `cmd:"" help:"Print the input lines not seen before and add them; create FILE if missing."`
 	Info   infoCmd   `cmd:"" help:"Print the header fields and bit-array statistics of a filter."`
 	Merge  mergeCmd  `cmd:"" help:"OR the bits of each SRC filter into DST."`
+	Serve  serveCmd  `cmd:"" help:"Serve the filter files of a directory over RESP with RedisBloom's BF.* commands."`
 }
 
 // env is what a subcommand's Run gets besides its flags: the streams.

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mmapbloom/mmapbloom/tools/server"
+)
+
+// serveCmd runs the RESP server (RedisBloom's BF.* commands) on a data
+// directory of filter files.
+type serveCmd struct {
+	Dir              string        `required:"" type:"existingdir" help:"Data directory: one filter file per key (KEY.bloom)."`
+	Addr             string        `default:"127.0.0.1:6379" help:"Address to listen on (host:port); loopback unless a password is set or --unprotected."`
+	Requirepass      string        `env:"MMAPBLOOM_REQUIREPASS" help:"Password clients must give with AUTH (also from env MMAPBLOOM_REQUIREPASS, so it stays out of ps)."`
+	RequirepassFile  string        `type:"existingfile" help:"Read the password from this file (its first line)."`
+	Unprotected      bool          `help:"Allow a non-loopback address without a password."`
+	Maxclients       int           `default:"10000" help:"Most clients connected at once."`
+	MaxRequest       int           `default:"67108864" help:"Most bytes in one request; a larger one closes the connection."`
+	Timeout          time.Duration `default:"5m" help:"Close a client idle this long (negative: never)."`
+	FilterIdle       time.Duration `default:"1m" help:"Close (unmap) a filter unused for about this long (negative: never)."`
+	DefaultCapacity  uint64        `default:"1000000" help:"Capacity of the filter BF.ADD / BF.MADD create for a missing key."`
+	DefaultErrorRate float64       `default:"0.01" help:"False-positive probability of the filter BF.ADD / BF.MADD create."`
+}
+
+// Run listens, logs the address, and serves until SIGINT or SIGTERM,
+// then finishes the commands in flight and syncs and closes every filter.
+func (c *serveCmd) Run(e *env) error {
+	pass, err := c.password()
+	if err != nil {
+		return err
+	}
+	logger := log.New(e.stderr, "mmapbloom serve: ", log.LstdFlags)
+	srv, err := server.New(server.Config{
+		Dir: c.Dir, Password: pass, MaxRequest: c.MaxRequest, MaxClients: c.Maxclients,
+		ClientIdle: c.Timeout, FilterIdle: c.FilterIdle, Log: logger,
+		DefaultCapacity: c.DefaultCapacity, DefaultErrorRate: c.DefaultErrorRate,
+	})
+	if err != nil {
+		return err
+	}
+	ln, err := server.Listen(c.Addr, pass, c.Unprotected)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	logger.Printf("listening on %s (data directory %s)", ln.Addr(), c.Dir)
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		logger.Printf("signal received: finishing commands, syncing and closing filters")
+	}
+	return errors.Join(err, srv.Shutdown())
+}
+
+// password returns the password from --requirepass (or its environment
+// variable) or --requirepass-file, which must not both be given.
+func (c *serveCmd) password() (string, error) {
+	if c.RequirepassFile == "" {
+		return c.Requirepass, nil
+	}
+	if c.Requirepass != "" {
+		return "", errors.New("serve: give --requirepass or --requirepass-file, not both")
+	}
+	b, err := os.ReadFile(c.RequirepassFile)
+	if err != nil {
+		return "", fmt.Errorf("serve: %w", err)
+	}
+	pass, _, _ := strings.Cut(string(b), "\n")
+	pass = strings.TrimSuffix(pass, "\r")
+	if pass == "" {
+		return "", fmt.Errorf("serve: %s: empty password", c.RequirepassFile)
+	}
+	return pass, nil
+}

@@ -1,0 +1,75 @@
+package server
+
+import (
+	"bytes"
+
+	"github.com/tidwall/redcon"
+)
+
+// execBatch runs a run of consecutive pipelined BF.ADD (or BF.EXISTS)
+// commands on one key, at the start of cmds, as one TestAndAddBatch (or
+// TestBatch) call, and answers each as its own command would. It returns
+// how many commands it ran: 0 when cmds does not start with such a run
+// of at least two (or the client must authenticate first).
+func (s *Server) execBatch(c *client, cmds []redcon.Command) int {
+	if s.noBatch || !c.authed || len(cmds) < 2 {
+		return 0
+	}
+	kind := batchKind(cmds[0].Args)
+	if kind == "" {
+		return 0
+	}
+	key := cmds[0].Args[1]
+	n := 1
+	for n < len(cmds) && n < maxBatch && batchKind(cmds[n].Args) == kind && bytes.Equal(cmds[n].Args[1], key) {
+		n++
+	}
+	if n < 2 {
+		return 0
+	}
+	items := make([][]byte, n)
+	for i := range items {
+		items[i] = cmds[i].Args[2]
+	}
+	s.commands.Add(int64(n))
+	present := c.scratch(n)
+	clear(present)
+	var create *createSpec
+	if kind == "bf.add" {
+		create = s.autoCreate()
+	}
+	err := c.use(key, create, func(b Bloom) error {
+		if create != nil {
+			return b.TestAndAddBatch(items, present)
+		}
+		return b.TestBatch(items, present)
+	})
+	for i := 0; i < n; i++ {
+		switch {
+		case err != nil && (create != nil || !absent(err)):
+			c.replyErr(err)
+		case create != nil:
+			c.writeBool(!present[i])
+		default:
+			c.writeBool(err == nil && present[i])
+		}
+	}
+	return n
+}
+
+// maxBatch bounds one batch call, so a long pipeline answers in steps.
+const maxBatch = 1024
+
+// batchKind returns the name of a batchable command with the right
+// number of arguments, BF.ADD or BF.EXISTS, else "".
+func batchKind(args [][]byte) string {
+	switch {
+	case len(args) != 3:
+		return ""
+	case bytes.EqualFold(args[0], []byte("bf.add")):
+		return "bf.add"
+	case bytes.EqualFold(args[0], []byte("bf.exists")):
+		return "bf.exists"
+	}
+	return ""
+}

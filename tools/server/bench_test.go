@@ -1,0 +1,101 @@
+package server
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"log"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tidwall/redcon"
+)
+
+// BenchmarkPipeline measures one connection sending pipelines of 16
+// BF.ADD or BF.EXISTS commands on one key (as redis-benchmark -P 16 does),
+// with the server batching each run of them into one batch call or not.
+// ns/op is per command.
+func BenchmarkPipeline(b *testing.B) {
+	for _, cmd := range []string{"BF.ADD", "BF.EXISTS"} {
+		for _, batch := range []bool{true, false} {
+			b.Run(fmt.Sprintf("cmd=%s/batch=%v", cmd, batch), func(b *testing.B) {
+				s, err := New(Config{Dir: b.TempDir(), FilterIdle: -1, Log: log.New(io.Discard, "", 0)})
+				require.NoError(b, err)
+				s.noBatch = !batch
+				addr := serveOnB(b, s)
+				nc := rawConnB(b, addr)
+				w, r := bufio.NewWriter(nc), bufio.NewReader(nc)
+				fmt.Fprintf(w, "BF.RESERVE k 0.01 10000000 NONSCALING\r\n")
+				require.NoError(b, w.Flush())
+				_, err = r.ReadString('\n')
+				require.NoError(b, err)
+				b.ResetTimer()
+				for i := 0; i < b.N; i += 16 {
+					for j := range 16 {
+						item := fmt.Sprint(i + j)
+						fmt.Fprintf(w, "*3\r\n$%d\r\n%s\r\n$1\r\nk\r\n$%d\r\n%s\r\n", len(cmd), cmd, len(item), item)
+					}
+					require.NoError(b, w.Flush())
+					for range 16 {
+						if _, err := r.ReadString('\n'); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkExec measures the server's own work per command, without the
+// network: runs of 16 pipelined BF.ADD or BF.EXISTS commands on one
+// 120 MB filter (random keys: a cache miss each), batched into one batch
+// call or run one by one. ns/op is per command.
+func BenchmarkExec(b *testing.B) {
+	dir := b.TempDir()
+	for _, cmd := range []string{"BF.ADD", "BF.EXISTS"} {
+		for _, batch := range []bool{true, false} {
+			b.Run(fmt.Sprintf("cmd=%s/batch=%v", cmd, batch), func(b *testing.B) {
+				s, err := New(Config{Dir: dir, FilterIdle: -1, Log: log.New(io.Discard, "", 0)})
+				require.NoError(b, err)
+				defer func() { require.NoError(b, s.Shutdown()) }()
+				s.noBatch = !batch
+				c := &client{s: s, w: redcon.NewWriter(io.Discard), id: 1, authed: true}
+				s.exec(c, [][]byte{[]byte("BF.RESERVE"), []byte("k"), []byte("0.01"), []byte("100000000"), []byte("NONSCALING")})
+				cmds := make([]redcon.Command, 1<<16)
+				for i := range cmds {
+					cmds[i].Args = [][]byte{[]byte(cmd), []byte("k"), fmt.Appendf(nil, "https://example.com/%d", i*7919)}
+				}
+				b.ResetTimer()
+				for i := 0; i < b.N; i += 16 {
+					at := i % len(cmds)
+					s.execPipeline(c, cmds[at:at+16])
+					c.w.SetBuffer(c.w.Buffer()[:0])
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkExecMExists measures the server's work for BF.MEXISTS of 100
+// keys on the 120 MB filter of BenchmarkExec; ns/op is per key.
+func BenchmarkExecMExists(b *testing.B) {
+	s, err := New(Config{Dir: b.TempDir(), FilterIdle: -1, Log: log.New(io.Discard, "", 0)})
+	require.NoError(b, err)
+	defer func() { require.NoError(b, s.Shutdown()) }()
+	c := &client{s: s, w: redcon.NewWriter(io.Discard), id: 1, authed: true}
+	s.exec(c, [][]byte{[]byte("BF.RESERVE"), []byte("k"), []byte("0.01"), []byte("100000000"), []byte("NONSCALING")})
+	cmds := make([]redcon.Command, 1<<10)
+	for i := range cmds {
+		args := [][]byte{[]byte("BF.MEXISTS"), []byte("k")}
+		for j := range 100 {
+			args = append(args, fmt.Appendf(nil, "https://example.com/%d", (i*100+j)*7919))
+		}
+		cmds[i].Args = args
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i += 100 {
+		s.execPipeline(c, cmds[(i/100)%len(cmds):][:1])
+		c.w.SetBuffer(c.w.Buffer()[:0])
+	}
+}

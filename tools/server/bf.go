@@ -1,0 +1,326 @@
+package server
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
+)
+
+// RedisBloom's limits on BF.RESERVE arguments (rebloom.c).
+const (
+	maxCapacity  = 1 << 30
+	maxExpansion = 32768
+	maxErrorRate = 0.25 // larger rates are silently capped to it
+)
+
+func init() {
+	w, r := []string{"write", "denyoom"}, []string{"readonly", "fast"}
+	register(
+		&command{name: "bf.reserve", arity: -4, flags: w, first: 1, last: 1, step: 1, run: bfReserve},
+		&command{name: "bf.add", arity: 3, flags: w, first: 1, last: 1, step: 1, run: bfAdd},
+		&command{name: "bf.madd", arity: -3, flags: w, first: 1, last: 1, step: 1, run: bfMAdd},
+		&command{name: "bf.insert", arity: -4, flags: w, first: 1, last: 1, step: 1, run: bfInsert},
+		&command{name: "bf.exists", arity: 3, flags: r, first: 1, last: 1, step: 1, run: bfExists},
+		&command{name: "bf.mexists", arity: -3, flags: r, first: 1, last: 1, step: 1, run: bfMExists},
+		&command{name: "bf.info", arity: -2, flags: r, first: 1, last: 1, step: 1, run: bfInfo},
+		&command{name: "bf.card", arity: 2, flags: r, first: 1, last: 1, step: 1, run: bfCard},
+		&command{name: "bf.scandump", arity: 3, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: bfScanDump},
+		&command{name: "bf.loadchunk", arity: 4, flags: w, first: 1, last: 1, step: 1, run: bfLoadChunk},
+	)
+}
+
+// use runs fn on key's filter, opening it (or creating it from create)
+// first. A filter whose file changed under it is closed after fn, so the
+// next command opens the file anew.
+func (c *client) use(key []byte, create *createSpec, fn func(b Bloom) error) error {
+	e, err := c.s.store.acquire(key, create)
+	if err != nil {
+		return err
+	}
+	err = fn(e.b)
+	c.s.store.release(key, e, errors.Is(err, mmapbloom.ErrFileChanged) || errors.Is(err, mmapbloom.ErrClosed))
+	return err
+}
+
+// autoCreate is the filter BF.ADD and BF.MADD make for a missing key.
+func (s *Server) autoCreate() *createSpec {
+	return &createSpec{n: s.cfg.DefaultCapacity, p: s.cfg.DefaultErrorRate, expansion: s.cfg.DefaultExpansion}
+}
+
+// BF.RESERVE key error_rate capacity [EXPANSION e] [NONSCALING]
+func bfReserve(c *client, args [][]byte) {
+	if len(args) > 7 {
+		c.w.WriteError(wrongArity("bf.reserve"))
+		return
+	}
+	p, ok := parseFloat(args[2])
+	if !ok {
+		c.w.WriteError("ERR bad error rate")
+		return
+	}
+	if p <= 0 || p >= 1 {
+		c.w.WriteError("ERR error rate must be in the range (0.000000, 1.000000)")
+		return
+	}
+	n, ok := parseInt(args[3])
+	if !ok {
+		c.w.WriteError("ERR bad capacity")
+		return
+	}
+	if n < 1 || n > maxCapacity {
+		c.w.WriteError("ERR capacity must be in the range [1, 1073741824]")
+		return
+	}
+	exp, msg := reserveExpansion(args)
+	if msg != "" {
+		c.w.WriteError(msg)
+		return
+	}
+	if err := c.s.store.reserve(args[1], createSpec{n: uint64(n), p: min(p, maxErrorRate), expansion: exp}); err != nil {
+		c.replyErr(err)
+		return
+	}
+	c.w.WriteString("OK")
+}
+
+// reserveExpansion reads BF.RESERVE's EXPANSION and NONSCALING, found
+// anywhere after the capacity as RedisBloom's RMUtil_ArgIndex does: the
+// expansion (0 for a fixed filter) or an error reply.
+func reserveExpansion(args [][]byte) (uint32, string) {
+	nonScaling, at := false, -1
+	for i := 4; i < len(args); i++ {
+		switch {
+		case eq(args[i], "NONSCALING"):
+			nonScaling = true
+		case eq(args[i], "EXPANSION") && at < 0:
+			at = i
+		}
+	}
+	if at < 0 {
+		if nonScaling {
+			return 0, ""
+		}
+		return 2, ""
+	}
+	if at+1 == len(args) {
+		return 0, "ERR no expansion"
+	}
+	if nonScaling {
+		return 0, "Nonscaling filters cannot expand"
+	}
+	e, ok := parseInt(args[at+1])
+	if !ok {
+		return 0, "ERR bad expansion"
+	}
+	if e < 0 || e > maxExpansion {
+		return 0, "ERR expansion must be in the range [0, 32768]"
+	}
+	return uint32(e), ""
+}
+
+// BF.ADD key item: :1 if the item was new (the add set a bit), else :0.
+func bfAdd(c *client, args [][]byte) {
+	var present bool
+	err := c.use(args[1], c.s.autoCreate(), func(b Bloom) (err error) {
+		present, err = b.TestAndAdd(args[2])
+		return err
+	})
+	if err != nil {
+		c.replyErr(err)
+		return
+	}
+	c.writeBool(!present)
+}
+
+// BF.MADD key item...: an array of BF.ADD's answers.
+func bfMAdd(c *client, args [][]byte) { c.addItems(args[1], args[2:], c.s.autoCreate()) }
+
+// addItems adds items to key's filter in one batch and answers an array.
+func (c *client) addItems(key []byte, items [][]byte, create *createSpec) {
+	present := c.scratch(len(items))
+	err := c.use(key, create, func(b Bloom) error { return b.TestAndAddBatch(items, present) })
+	if err != nil {
+		c.replyErr(err)
+		return
+	}
+	c.writeBools(present, false)
+}
+
+// scratch returns c's reusable answer slice of length n.
+func (c *client) scratch(n int) []bool {
+	if cap(c.present) < n {
+		c.present = make([]bool, n)
+	}
+	return c.present[:n]
+}
+
+// BF.INSERT key [CAPACITY c] [ERROR e] [EXPANSION x] [NOCREATE]
+// [NONSCALING] ITEMS item...: options matched by their first letters, as
+// RedisBloom's parser does.
+func bfInsert(c *client, args [][]byte) {
+	spec := &createSpec{n: 100, p: 0.01, expansion: 2}
+	nonScaling, items := false, -1
+	for i := 2; i < len(args) && items < 0; {
+		a := strings.ToLower(string(args[i]))
+		if a == "" {
+			c.w.WriteError("Unknown argument received")
+			return
+		}
+		switch a[0] {
+		case 'i':
+			items = i + 1
+		case 'e', 'c':
+			if i+1 == len(args) {
+				c.w.WriteError(wrongArity("bf.insert"))
+				return
+			}
+			if msg := insertOption(spec, a, args[i+1]); msg != "" {
+				c.w.WriteError(msg)
+				return
+			}
+			i += 2
+			continue
+		case 'n':
+			if len(a) > 2 && a[2] == 'c' {
+				spec = nil
+			} else {
+				nonScaling = true
+			}
+		default:
+			c.w.WriteError("Unknown argument received")
+			return
+		}
+		i++
+	}
+	if items < 0 || items == len(args) {
+		c.w.WriteError(wrongArity("bf.insert"))
+		return
+	}
+	if spec != nil && nonScaling {
+		spec.expansion = 0
+	}
+	c.addItems(args[1], args[items:], spec)
+}
+
+// insertOption reads BF.INSERT's ERROR, EXPANSION or CAPACITY value into
+// spec (nil after NOCREATE: checked, then dropped), or an error reply.
+func insertOption(spec *createSpec, opt string, val []byte) string {
+	var tmp createSpec
+	if spec == nil {
+		spec = &tmp
+	}
+	switch {
+	case opt[0] == 'e' && len(opt) > 1 && opt[1] == 'r':
+		p, ok := parseFloat(val)
+		if !ok {
+			return "Bad error rate"
+		}
+		if p <= 0 || p >= 1 {
+			return "Bad argument received"
+		}
+		spec.p = min(p, maxErrorRate)
+	case opt[0] == 'e':
+		e, ok := parseInt(val)
+		if !ok {
+			return "Bad expansion"
+		}
+		if e < 1 || e > maxExpansion {
+			return "Bad argument received"
+		}
+		spec.expansion = uint32(e)
+	default:
+		n, ok := parseInt(val)
+		if !ok {
+			return "Bad capacity"
+		}
+		if n < 1 || n > maxCapacity {
+			return "Bad argument received"
+		}
+		spec.n = uint64(n)
+	}
+	return ""
+}
+
+// BF.EXISTS key item: :1 or :0; a missing key answers 0.
+func bfExists(c *client, args [][]byte) {
+	var present bool
+	err := c.use(args[1], nil, func(b Bloom) (err error) {
+		present, err = b.Test(args[2])
+		return err
+	})
+	if err != nil && !absent(err) {
+		c.replyErr(err)
+		return
+	}
+	c.writeBool(present)
+}
+
+// BF.MEXISTS key item...: an array of BF.EXISTS's answers.
+func bfMExists(c *client, args [][]byte) {
+	items := args[2:]
+	present := c.scratch(len(items))
+	clear(present)
+	err := c.use(args[1], nil, func(b Bloom) error { return b.TestBatch(items, present) })
+	if err != nil && !absent(err) {
+		c.replyErr(err)
+		return
+	}
+	if err != nil {
+		clear(present)
+	}
+	c.writeBools(present, true)
+}
+
+// absent reports whether err means the key cannot hold anything.
+func absent(err error) bool { return errors.Is(err, ErrNotFound) || errors.Is(err, ErrBadKey) }
+
+// BF.INFO key [CAPACITY|SIZE|FILTERS|ITEMS|EXPANSION]
+func bfInfo(c *client, args [][]byte) {
+	if len(args) > 3 {
+		c.w.WriteError(wrongArity("bf.info"))
+		return
+	}
+	var vals [5]uint64
+	err := c.use(args[1], nil, func(b Bloom) error {
+		n, err := b.Count()
+		vals = [5]uint64{b.Capacity(), b.SizeBytes(), uint64(b.Layers()), n, uint64(b.Expansion())}
+		return err
+	})
+	if err != nil {
+		c.replyErr(err)
+		return
+	}
+	names := [5]string{"Capacity", "Size", "Number of filters", "Number of items inserted", "Expansion rate"}
+	if len(args) == 3 {
+		for i, sel := range [5]string{"CAPACITY", "SIZE", "FILTERS", "ITEMS", "EXPANSION"} {
+			if eq(args[2], sel) {
+				c.w.WriteArray(1)
+				c.w.WriteUint64(vals[i])
+				return
+			}
+		}
+		c.w.WriteError("Invalid information value")
+		return
+	}
+	c.w.WriteArray(10)
+	for i, name := range names {
+		c.w.WriteString(name)
+		c.w.WriteUint64(vals[i])
+	}
+}
+
+// BF.CARD key: the number of items added (adds that set a bit); 0 for a
+// missing key.
+func bfCard(c *client, args [][]byte) {
+	var n uint64
+	err := c.use(args[1], nil, func(b Bloom) (err error) {
+		n, err = b.Count()
+		return err
+	})
+	if err != nil && !absent(err) {
+		c.replyErr(err)
+		return
+	}
+	c.w.WriteUint64(n)
+}

@@ -1,0 +1,109 @@
+package server
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestGoRedisHelpers drives every go-redis BF helper and checks each
+// reply's type and value.
+func TestGoRedisHelpers(t *testing.T) {
+	_, addr := startServer(t, Config{})
+	rdb, c := dial(t, addr, ""), ctx(t)
+
+	require.Equal(t, "OK", rdb.BFReserveNonScaling(c, "fixed", 0.01, 1000).Val())
+	require.Equal(t, "OK", rdb.BFReserveWithArgs(c, "fixed2", &redis.BFReserveOptions{Error: 0.001, Capacity: 500, NonScaling: true}).Val())
+	require.Equal(t, "OK", rdb.BFReserveExpansion(c, "fixed3", 0.01, 100, 0).Val(), "EXPANSION 0 is nonscaling")
+
+	added, err := rdb.BFAdd(c, "fixed", "a").Result()
+	require.NoError(t, err)
+	assert.True(t, added)
+	assert.False(t, rdb.BFAdd(c, "fixed", "a").Val())
+
+	madd, err := rdb.BFMAdd(c, "fixed", "a", "b", "c", "b").Result()
+	require.NoError(t, err)
+	assert.Equal(t, []bool{false, true, true, false}, madd)
+
+	ins, err := rdb.BFInsert(c, "ins", &redis.BFInsertOptions{Capacity: 1000, Error: 0.001, NonScaling: true}, "x", "y", "x").Result()
+	require.NoError(t, err)
+	assert.Equal(t, []bool{true, true, false}, ins)
+	_, err = rdb.BFInsert(c, "nokey", &redis.BFInsertOptions{NoCreate: true}, "x").Result()
+	require.EqualError(t, err, "ERR not found")
+
+	assert.True(t, rdb.BFExists(c, "fixed", "b").Val())
+	assert.False(t, rdb.BFExists(c, "fixed", "zz").Val())
+	ex, err := rdb.BFExists(c, "missing", "b").Result()
+	require.NoError(t, err, "a missing key answers 0, never an error")
+	assert.False(t, ex)
+	mex, err := rdb.BFMExists(c, "fixed", "a", "zz", "c").Result()
+	require.NoError(t, err)
+	assert.Equal(t, []bool{true, false, true}, mex)
+	mex, err = rdb.BFMExists(c, "missing", "a", "b").Result()
+	require.NoError(t, err)
+	assert.Equal(t, []bool{false, false}, mex)
+
+	card, err := rdb.BFCard(c, "fixed").Result()
+	require.NoError(t, err)
+	assert.EqualValues(t, 3, card)
+	assert.EqualValues(t, 0, rdb.BFCard(c, "missing").Val())
+
+	info, err := rdb.BFInfo(c, "fixed").Result()
+	require.NoError(t, err)
+	assert.Equal(t, redis.BFInfo{Capacity: 1000, Size: info.Size, Filters: 1, ItemsInserted: 3, ExpansionRate: 0}, info)
+	assert.Greater(t, info.Size, int64(1000))
+	capInfo, err := rdb.BFInfoCapacity(c, "fixed").Result()
+	require.NoError(t, err)
+	assert.EqualValues(t, 1000, capInfo.Capacity)
+	assert.EqualValues(t, info.Size, rdb.BFInfoSize(c, "fixed").Val().Size)
+	assert.EqualValues(t, 1, rdb.BFInfoFilters(c, "fixed").Val().Filters)
+	assert.EqualValues(t, 3, rdb.BFInfoItems(c, "fixed").Val().ItemsInserted)
+	exp, err := rdb.BFInfoExpansion(c, "fixed").Result()
+	require.NoError(t, err)
+	assert.EqualValues(t, 0, exp.ExpansionRate)
+	_, err = rdb.BFInfo(c, "missing").Result()
+	require.EqualError(t, err, "ERR not found")
+
+	// BF.ADD on a missing key creates it with the server's defaults.
+	assert.True(t, rdb.BFAdd(c, "auto", "k").Val())
+	assert.EqualValues(t, DefaultCapacity, rdb.BFInfoCapacity(c, "auto").Val().Capacity)
+}
+
+// TestScanDumpLoadChunk copies a filter with BF.SCANDUMP and BF.LOADCHUNK
+// into a second server: every key added is present there, with the count.
+func TestScanDumpLoadChunk(t *testing.T) {
+	_, a1 := startServer(t, Config{})
+	_, a2 := startServer(t, Config{})
+	src, dst, c := dial(t, a1, ""), dial(t, a2, ""), ctx(t)
+	require.NoError(t, src.BFReserveNonScaling(c, "big", 0.001, 3_000_000).Err()) // 5.4 MB: two chunks
+	keys := make([]any, 5000)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("key-%d", i)
+	}
+	require.NoError(t, src.BFMAdd(c, "big", keys...).Err())
+
+	var chunks int
+	for it := int64(0); ; {
+		d, err := src.BFScanDump(c, "big", it).Result()
+		require.NoError(t, err)
+		if d.Iter == 0 {
+			break
+		}
+		require.NoError(t, dst.BFLoadChunk(c, "copy", d.Iter, d.Data).Err())
+		it, chunks = d.Iter, chunks+1
+	}
+	assert.Equal(t, 3, chunks, "header and two pieces")
+	got, err := dst.BFMExists(c, "copy", keys...).Result()
+	require.NoError(t, err)
+	for i, ok := range got {
+		require.True(t, ok, keys[i])
+	}
+	assert.EqualValues(t, 5000, dst.BFCard(c, "copy").Val())
+
+	require.EqualError(t, dst.BFLoadChunk(c, "new", 1, "short").Err(), "received bad data: not a filter header (format: header too short (need 64 bytes): got 5 bytes)")
+	require.EqualError(t, dst.BFLoadChunk(c, "other", 99, "x").Err(), "ERR not found")
+	require.EqualError(t, src.BFScanDump(c, "missing", 0).Err(), "ERR not found")
+}

@@ -1,0 +1,54 @@
+package server
+
+import (
+	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
+)
+
+// Bloom is what the server needs of a key's filter: a fixed filter file
+// (*mmapbloom.Filter, through fixed) or a scaling set (through a Sets
+// backend). Every method is safe for concurrent use.
+type Bloom interface {
+	TestAndAdd(key []byte) (bool, error)
+	TestAndAddBatch(keys [][]byte, present []bool) error
+	Test(key []byte) (bool, error)
+	TestBatch(keys [][]byte, present []bool) error
+	// Count is the number of adds that set a new bit (BF.CARD).
+	Count() (uint64, error)
+	// Capacity is the number of keys the filter holds at its error rate
+	// (every layer's, for a set).
+	Capacity() uint64
+	// SizeBytes is the size of the bit arrays and headers, in bytes.
+	SizeBytes() uint64
+	// Layers is the number of sub-filters (1 for a fixed filter).
+	Layers() int
+	// Expansion is the growth factor of a set, 0 for a fixed filter.
+	Expansion() uint32
+	Sync() error
+	Close() error
+}
+
+// Sets makes and opens scaling sets (RedisBloom's default BF.RESERVE
+// form). The server holds one in Config.Sets; nil refuses the scaling
+// forms with ErrScalingUnavailable.
+type Sets interface {
+	// Create makes the set directory dir sized for n keys in its first
+	// layer at a total false-positive probability p, growing by expansion.
+	Create(dir string, n uint64, p float64, expansion uint32) (Bloom, error)
+	// Open opens the set directory dir.
+	Open(dir string) (Bloom, error)
+	// Remove deletes the set directory dir, failing with
+	// mmapbloom.ErrInUse while another handle has it open.
+	Remove(dir string) error
+}
+
+// fixed is a fixed-size filter file as a Bloom.
+type fixed struct{ *mmapbloom.Filter }
+
+func (f fixed) Capacity() uint64 { return f.N() }
+func (f fixed) SizeBytes() uint64 {
+	h := f.Header()
+	return format.HeaderSize + h.ByteSize
+}
+func (f fixed) Layers() int       { return 1 }
+func (f fixed) Expansion() uint32 { return 0 }

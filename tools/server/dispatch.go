@@ -1,0 +1,124 @@
+package server
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/tidwall/redcon"
+)
+
+// command is one entry of the command table, with what COMMAND reports.
+type command struct {
+	name  string // lower case, as Redis reports it
+	arity int    // Redis's: n exact (name included), -n at least n
+	flags []string
+	// first, last, step: the key positions (0: no key; last -1: to the end).
+	first, last, step int
+	noAuth            bool // allowed before AUTH
+	run               func(c *client, args [][]byte)
+}
+
+// commands is the table, filled by init in commands.go.
+var commands = map[string]*command{}
+
+func register(cmds ...*command) {
+	for _, c := range cmds {
+		commands[c.name] = c
+	}
+}
+
+// lookup returns the command named by name, in any case.
+func lookup(name []byte) *command {
+	var buf [32]byte
+	if len(name) > len(buf) {
+		return nil
+	}
+	lower := buf[:len(name)]
+	for i, b := range name {
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		lower[i] = b
+	}
+	return commands[string(lower)]
+}
+
+// execPipeline runs the commands of one read, in order, answering each.
+// Runs of BF.ADD or of BF.EXISTS on one key go to the filter as one
+// batch call (see batch.go).
+func (s *Server) execPipeline(c *client, cmds []redcon.Command) {
+	for i := 0; i < len(cmds) && !c.quit; {
+		if s.trace != nil {
+			s.trace(cmds[i].Args)
+		}
+		if n := s.execBatch(c, cmds[i:]); n > 0 {
+			i += n
+			continue
+		}
+		s.exec(c, cmds[i].Args)
+		i++
+	}
+}
+
+// exec runs one command: table lookup, authentication, arity.
+func (s *Server) exec(c *client, args [][]byte) {
+	s.commands.Add(1)
+	cmd := lookup(args[0])
+	switch {
+	case cmd == nil:
+		c.w.WriteError(unknownCommand(args))
+	case !c.authed && !cmd.noAuth:
+		c.w.WriteError("NOAUTH Authentication required.")
+	case !arityOK(cmd.arity, len(args)):
+		c.w.WriteError(wrongArity(cmd.name))
+	default:
+		cmd.run(c, args)
+	}
+}
+
+func arityOK(arity, n int) bool {
+	if arity < 0 {
+		return n >= -arity
+	}
+	return n == arity
+}
+
+// wrongArity is Redis's arity error for command name.
+func wrongArity(name string) string {
+	return fmt.Sprintf("ERR wrong number of arguments for '%s' command", name)
+}
+
+// unknownCommand is Redis 7's error text for an unknown command: the
+// name and the first arguments, each quoted and cut at 128 bytes.
+func unknownCommand(args [][]byte) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "ERR unknown command '%s', with args beginning with: ", clip(args[0]))
+	for _, a := range args[1:] {
+		if sb.Len() > 512 {
+			break
+		}
+		fmt.Fprintf(&sb, "'%s' ", clip(a))
+	}
+	return sb.String()
+}
+
+// clip cuts b at 128 bytes and makes it safe in an error line (Redis
+// replaces newlines in error replies with spaces).
+func clip(b []byte) []byte {
+	if len(b) > 128 {
+		b = b[:128]
+	}
+	if bytes.ContainsAny(b, "\r\n") {
+		b = bytes.Map(func(r rune) rune {
+			if r == '\r' || r == '\n' {
+				return ' '
+			}
+			return r
+		}, b)
+	}
+	return b
+}
+
+// eq reports whether arg equals word (upper case) in any case.
+func eq(arg []byte, word string) bool { return strings.EqualFold(string(arg), word) }

@@ -1,0 +1,30 @@
+package server
+
+import "errors"
+
+// Errors returned by this package's functions (the replies to clients are
+// Redis error strings, see replies.go).
+var (
+	// ErrBadKey is returned for a key that cannot name a file: longer than
+	// MaxKeyBytes, or longer than MaxStemBytes once escaped.
+	ErrBadKey = errors.New("key too long")
+
+	// ErrProtectedMode is returned by New for a non-loopback address
+	// without a password, unless Config.AllowUnprotected is set.
+	ErrProtectedMode = errors.New("refusing to listen on a non-loopback address without a password")
+
+	// ErrRequestTooLarge is returned by a connection's reader when one
+	// request (one command, or the unparsed tail of a pipeline) exceeds
+	// Config.MaxRequest bytes; the connection is then closed.
+	ErrRequestTooLarge = errors.New("request too large")
+
+	// ErrScalingUnavailable is returned when a command asks for a scaling
+	// filter (BF.RESERVE without NONSCALING, ...) and Config.Sets is nil.
+	ErrScalingUnavailable = errors.New("scaling filters are not available")
+
+	// ErrNotFound is returned for a key that has no file.
+	ErrNotFound = errors.New("not found")
+
+	// ErrKeyExists is returned when a key to create already has a file.
+	ErrKeyExists = errors.New("item exists")
+)

@@ -1,0 +1,348 @@
+package server
+
+import (
+	"crypto/subtle"
+	"strconv"
+
+	"github.com/tidwall/match"
+)
+
+// Generic Redis commands: what clients send on connect, and what tools
+// use to look around a server.
+
+// compatVersion is the Redis version the server reports (HELLO, INFO
+// redis_version): clients enable features by it; INFO's
+// mmapbloom_version names this server.
+const compatVersion = "7.0.0"
+
+func init() {
+	ro, fast := []string{"readonly"}, []string{"fast"}
+	conn := []string{"noscript", "loading", "stale", "fast", "no_auth"}
+	register(
+		&command{name: "ping", arity: -1, flags: fast, run: ping},
+		&command{name: "echo", arity: 2, flags: fast, run: echo},
+		&command{name: "quit", arity: -1, flags: conn, noAuth: true, run: quit},
+		&command{name: "hello", arity: -1, flags: conn, noAuth: true, run: hello},
+		&command{name: "auth", arity: -2, flags: conn, noAuth: true, run: auth},
+		&command{name: "client", arity: -2, flags: []string{"noscript", "loading", "stale"}, run: clientCmd},
+		&command{name: "select", arity: 2, flags: fast, run: selectDB},
+		&command{name: "info", arity: -1, flags: []string{"loading", "stale"}, run: info},
+		&command{name: "command", arity: -1, flags: []string{"loading", "stale"}, run: commandCmd},
+		&command{name: "config", arity: -2, flags: []string{"admin", "noscript", "loading", "stale"}, run: configCmd},
+		&command{name: "type", arity: 2, flags: append(ro, "fast"), first: 1, last: 1, step: 1, run: typeCmd},
+		&command{name: "exists", arity: -2, flags: append(ro, "fast"), first: 1, last: -1, step: 1, run: existsCmd},
+		&command{name: "del", arity: -2, flags: []string{"write"}, first: 1, last: -1, step: 1, run: del},
+		&command{name: "dbsize", arity: 1, flags: append(ro, "fast"), run: dbsize},
+		&command{name: "scan", arity: -2, flags: ro, run: scan},
+		&command{name: "keys", arity: 2, flags: ro, run: keysCmd},
+	)
+}
+
+func ping(c *client, args [][]byte) {
+	switch len(args) {
+	case 1:
+		c.w.WriteString("PONG")
+	case 2:
+		c.w.WriteBulk(args[1])
+	default:
+		c.w.WriteError(wrongArity("ping"))
+	}
+}
+
+func echo(c *client, args [][]byte) { c.w.WriteBulk(args[1]) }
+
+func quit(c *client, _ [][]byte) {
+	c.w.WriteString("OK")
+	c.quit = true
+}
+
+// HELLO [protover [AUTH user pass] [SETNAME name]]: RESP2 only; HELLO 3
+// is refused with Redis's NOPROTO error, which makes clients fall back.
+func hello(c *client, args [][]byte) {
+	if len(args) > 1 {
+		v, ok := parseInt(args[1])
+		if !ok {
+			c.w.WriteError("ERR Protocol version is not an integer or out of range")
+			return
+		}
+		if v != 2 {
+			c.w.WriteError("NOPROTO sorry, this protocol version is not supported.")
+			return
+		}
+	}
+	var name []byte
+	for i := 2; i < len(args); i++ {
+		switch {
+		case eq(args[i], "AUTH") && i+2 < len(args):
+			if !c.checkAuth(args[i+1], args[i+2]) {
+				return
+			}
+			i += 2
+		case eq(args[i], "SETNAME") && i+1 < len(args):
+			name = args[i+1]
+			i++
+		default:
+			c.w.WriteError("ERR Syntax error in HELLO option '" + string(clip(args[i])) + "'")
+			return
+		}
+	}
+	if !c.authed {
+		c.w.WriteError("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
+		return
+	}
+	if name != nil {
+		c.name = string(name)
+	}
+	c.w.WriteArray(14)
+	for _, kv := range [][2]string{{"server", "mmapbloom"}, {"version", compatVersion}} {
+		c.w.WriteBulkString(kv[0])
+		c.w.WriteBulkString(kv[1])
+	}
+	c.w.WriteBulkString("proto")
+	c.w.WriteInt(2)
+	c.w.WriteBulkString("id")
+	c.w.WriteInt64(c.id)
+	for _, kv := range [][2]string{{"mode", "standalone"}, {"role", "master"}} {
+		c.w.WriteBulkString(kv[0])
+		c.w.WriteBulkString(kv[1])
+	}
+	c.w.WriteBulkString("modules")
+	c.w.WriteArray(1)
+	c.w.WriteArray(4)
+	c.w.WriteBulkString("name")
+	c.w.WriteBulkString("bf")
+	c.w.WriteBulkString("ver")
+	c.w.WriteInt(20800)
+}
+
+// AUTH [user] password
+func auth(c *client, args [][]byte) {
+	user, pass := []byte("default"), args[len(args)-1]
+	switch len(args) {
+	case 2:
+	case 3:
+		user = args[1]
+	default:
+		c.w.WriteError(msgSyntax)
+		return
+	}
+	if c.checkAuth(user, pass) {
+		c.w.WriteString("OK")
+	}
+}
+
+// checkAuth authenticates c as user with pass, answering the error and
+// reporting false when that fails.
+func (c *client) checkAuth(user, pass []byte) bool {
+	if c.s.cfg.Password == "" {
+		c.w.WriteError("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
+		return false
+	}
+	ok := string(user) == "default" && subtle.ConstantTimeCompare(pass, []byte(c.s.cfg.Password)) == 1
+	if !ok {
+		c.w.WriteError("WRONGPASS invalid username-password pair or user is disabled.")
+		return false
+	}
+	c.authed = true
+	return true
+}
+
+// CLIENT SETINFO|SETNAME|GETNAME|ID
+func clientCmd(c *client, args [][]byte) {
+	sub := args[1]
+	switch {
+	case eq(sub, "SETINFO") && len(args) == 4:
+		if !eq(args[2], "LIB-NAME") && !eq(args[2], "LIB-VER") {
+			c.w.WriteError("ERR Unrecognized option '" + string(clip(args[2])) + "'")
+			return
+		}
+		c.w.WriteString("OK")
+	case eq(sub, "SETNAME") && len(args) == 3:
+		for _, b := range args[2] {
+			if b < '!' || b > '~' {
+				c.w.WriteError("ERR Client names cannot contain spaces, newlines or special characters.")
+				return
+			}
+		}
+		c.name = string(args[2])
+		c.w.WriteString("OK")
+	case eq(sub, "GETNAME") && len(args) == 2:
+		if c.name == "" {
+			c.w.WriteNull()
+		} else {
+			c.w.WriteBulkString(c.name)
+		}
+	case eq(sub, "ID") && len(args) == 2:
+		c.w.WriteInt64(c.id)
+	default:
+		c.w.WriteError("ERR unknown subcommand or wrong number of arguments for '" + string(clip(sub)) + "'. Try CLIENT HELP.")
+	}
+}
+
+func selectDB(c *client, args [][]byte) {
+	if v, ok := parseInt(args[1]); !ok {
+		c.w.WriteError(msgNotInteger)
+	} else if v != 0 {
+		c.w.WriteError("ERR DB index is out of range")
+	} else {
+		c.w.WriteString("OK")
+	}
+}
+
+// CONFIG GET parameter...: the few parameters that apply here.
+func configCmd(c *client, args [][]byte) {
+	if !eq(args[1], "GET") || len(args) < 3 {
+		c.w.WriteError("ERR unknown subcommand or wrong number of arguments for '" + string(clip(args[1])) + "'. Try CONFIG HELP.")
+		return
+	}
+	params := [][2]string{
+		{"maxclients", strconv.Itoa(c.s.cfg.MaxClients)},
+		{"timeout", strconv.Itoa(int(max(c.s.cfg.ClientIdle, 0).Seconds()))},
+		{"proto-max-bulk-len", strconv.Itoa(c.s.cfg.MaxRequest)},
+		{"databases", "1"},
+		{"save", ""},
+		{"appendonly", "no"},
+	}
+	var out []string
+	for _, p := range params {
+		for _, pat := range args[2:] {
+			if match.Match(p[0], string(pat)) {
+				out = append(out, p[0], p[1])
+				break
+			}
+		}
+	}
+	c.w.WriteArray(len(out))
+	for _, s := range out {
+		c.w.WriteBulkString(s)
+	}
+}
+
+// TYPE key: RedisBloom's type name, or none.
+func typeCmd(c *client, args [][]byte) {
+	ok, err := c.s.store.exists(args[1])
+	switch {
+	case err != nil && !absent(err):
+		c.replyErr(err)
+	case ok:
+		c.w.WriteString("MBbloom--")
+	default:
+		c.w.WriteString("none")
+	}
+}
+
+// EXISTS key...: how many of the keys exist (a key counted per mention).
+func existsCmd(c *client, args [][]byte) {
+	n := 0
+	for _, k := range args[1:] {
+		ok, err := c.s.store.exists(k)
+		if err != nil && !absent(err) {
+			c.replyErr(err)
+			return
+		}
+		if ok {
+			n++
+		}
+	}
+	c.w.WriteInt(n)
+}
+
+// DEL key...: removes each key's file; refused (an error, no key after it
+// removed) while another process has the file open.
+func del(c *client, args [][]byte) {
+	n := 0
+	for _, k := range args[1:] {
+		ok, err := c.s.store.remove(k)
+		if err != nil && !absent(err) {
+			c.replyErr(err)
+			return
+		}
+		if ok {
+			n++
+		}
+	}
+	c.w.WriteInt(n)
+}
+
+func dbsize(c *client, _ [][]byte) {
+	keys, err := c.s.store.keys()
+	if err != nil {
+		c.replyErr(err)
+		return
+	}
+	c.w.WriteInt(len(keys))
+}
+
+// KEYS pattern
+func keysCmd(c *client, args [][]byte) {
+	keys, err := c.s.store.keys()
+	if err != nil {
+		c.replyErr(err)
+		return
+	}
+	out := keys[:0]
+	for _, k := range keys {
+		if match.Match(k, string(args[1])) {
+			out = append(out, k)
+		}
+	}
+	c.w.WriteArray(len(out))
+	for _, k := range out {
+		c.w.WriteBulkString(k)
+	}
+}
+
+// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]: the cursor is
+// the position in the sorted key list, so keys added or removed during
+// a scan may be missed or repeated, as Redis allows.
+func scan(c *client, args [][]byte) {
+	cursor, ok := parseInt(args[1])
+	if !ok || cursor < 0 {
+		c.w.WriteError("ERR invalid cursor")
+		return
+	}
+	pattern, count, typ := "*", int64(10), ""
+	for i := 2; i < len(args); i += 2 {
+		if i+1 == len(args) {
+			c.w.WriteError(msgSyntax)
+			return
+		}
+		switch v := args[i+1]; {
+		case eq(args[i], "MATCH"):
+			pattern = string(v)
+		case eq(args[i], "COUNT"):
+			if count, ok = parseInt(v); !ok || count < 1 {
+				c.w.WriteError(msgSyntax)
+				return
+			}
+		case eq(args[i], "TYPE"):
+			typ = string(v)
+		default:
+			c.w.WriteError(msgSyntax)
+			return
+		}
+	}
+	keys, err := c.s.store.keys()
+	if err != nil {
+		c.replyErr(err)
+		return
+	}
+	start := min(cursor, int64(len(keys)))
+	end := min(start+count, int64(len(keys)))
+	var out []string
+	for _, k := range keys[start:end] {
+		if match.Match(k, pattern) && (typ == "" || typ == "MBbloom--") {
+			out = append(out, k)
+		}
+	}
+	next := end
+	if end == int64(len(keys)) {
+		next = 0
+	}
+	c.w.WriteArray(2)
+	c.w.WriteBulkString(strconv.FormatInt(next, 10))
+	c.w.WriteArray(len(out))
+	for _, k := range out {
+		c.w.WriteBulkString(k)
+	}
+}

@@ -1,0 +1,112 @@
+package server
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Key to file name rule. A key names the file DIR/STEM.bloom (a fixed
+// filter) or the directory DIR/STEM.bfset (a scaling set), where STEM is
+// the key with every byte outside [A-Za-z0-9._:-] written as %XX (two
+// upper-case hex digits), and a leading '.' written as %2E so that no
+// key names a hidden file (the library's temporary files are hidden).
+// The empty key is the stem "%". A stem never holds '/' or NUL, so no
+// key can name a path outside DIR.
+const (
+	// MaxKeyBytes is the longest key accepted, in bytes.
+	MaxKeyBytes = 200
+	// MaxStemBytes is the longest escaped stem: with the suffix and the
+	// library's temporary-name decoration (".STEM.bloom.tmp" and up to 10
+	// digits) it stays under the 255-byte NAME_MAX of Linux file systems.
+	MaxStemBytes = 230
+
+	fileSuffix = ".bloom"
+	setSuffix  = ".bfset"
+)
+
+const hexDigits = "0123456789ABCDEF"
+
+// plain reports whether b stands for itself in a stem.
+func plain(b byte) bool {
+	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' ||
+		b == '.' || b == '_' || b == ':' || b == '-'
+}
+
+// Stem returns the escaped file-name stem of key, or ErrBadKey when the
+// key or its stem is too long.
+func Stem(key []byte) (string, error) {
+	if len(key) > MaxKeyBytes {
+		return "", fmt.Errorf("%d bytes, at most %d: %w", len(key), MaxKeyBytes, ErrBadKey)
+	}
+	if len(key) == 0 {
+		return "%", nil
+	}
+	var sb strings.Builder
+	sb.Grow(len(key))
+	for i, b := range key {
+		if plain(b) && !(i == 0 && b == '.') {
+			sb.WriteByte(b)
+			continue
+		}
+		sb.WriteByte('%')
+		sb.WriteByte(hexDigits[b>>4])
+		sb.WriteByte(hexDigits[b&15])
+	}
+	if sb.Len() > MaxStemBytes {
+		return "", fmt.Errorf("%d bytes once escaped, at most %d: %w", sb.Len(), MaxStemBytes, ErrBadKey)
+	}
+	return sb.String(), nil
+}
+
+// KeyOf is the inverse of the key-to-name rule: the key
+// a directory entry stands for, and whether it is a set, or ok = false
+// for a name no key maps to (other files, temporary files).
+func KeyOf(name string) (key string, set bool, ok bool) {
+	stem, found := strings.CutSuffix(name, fileSuffix)
+	if !found {
+		if stem, found = strings.CutSuffix(name, setSuffix); !found {
+			return "", false, false
+		}
+		set = true
+	}
+	key, ok = unescape(stem)
+	return key, set, ok
+}
+
+// unescape decodes a stem, accepting only the exact form Stem writes.
+func unescape(stem string) (string, bool) {
+	if stem == "%" {
+		return "", true
+	}
+	if stem == "" {
+		return "", false
+	}
+	out := make([]byte, 0, len(stem))
+	for i := 0; i < len(stem); i++ {
+		b := stem[i]
+		if b != '%' {
+			if !plain(b) || (i == 0 && b == '.') {
+				return "", false
+			}
+			out = append(out, b)
+			continue
+		}
+		if i+2 >= len(stem) {
+			return "", false
+		}
+		hi, lo := strings.IndexByte(hexDigits, stem[i+1]), strings.IndexByte(hexDigits, stem[i+2])
+		if hi < 0 || lo < 0 {
+			return "", false
+		}
+		d := byte(hi<<4 | lo)
+		if plain(d) && !(len(out) == 0 && d == '.') {
+			return "", false // not the form Stem writes
+		}
+		out = append(out, d)
+		i += 2
+	}
+	if len(out) > MaxKeyBytes {
+		return "", false
+	}
+	return string(out), true
+}

@@ -1,0 +1,76 @@
+package server
+
+import (
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
+)
+
+// Error replies shared by several commands (RedisBloom's and Redis's
+// texts where they have one).
+const (
+	msgNotFound    = "ERR not found"
+	msgItemExists  = "ERR item exists"
+	msgNotInteger  = "ERR value is not an integer or out of range"
+	msgSyntax      = "ERR syntax error"
+	msgScalingNone = "ERR scaling filters are not supported by this server yet: add NONSCALING (or EXPANSION 0)"
+)
+
+// replyErr answers err as a Redis error line: RedisBloom's text for the
+// cases it has, else "ERR " and the error with data-directory paths cut.
+func (c *client) replyErr(err error) {
+	switch {
+	case errors.Is(err, ErrNotFound):
+		c.w.WriteError(msgNotFound)
+	case errors.Is(err, ErrKeyExists):
+		c.w.WriteError(msgItemExists)
+	case errors.Is(err, ErrScalingUnavailable):
+		c.w.WriteError(msgScalingNone)
+	case errors.Is(err, mmapbloom.ErrInUse):
+		c.w.WriteError("ERR key is open in another process (or in a running command): not removed")
+	default:
+		msg := strings.ReplaceAll(err.Error(), c.s.cfg.Dir+"/", "")
+		msg = strings.ReplaceAll(msg, "mmapbloom: ", "")
+		c.w.WriteError("ERR " + msg)
+	}
+}
+
+// parseInt parses a decimal integer as Redis's string2ll does: optional
+// '-', digits, no '+', spaces or leading zeros.
+func parseInt(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 20 || b[0] == '+' || (len(b) > 1 && b[0] == '0') ||
+		(len(b) > 2 && b[0] == '-' && b[1] == '0') {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(string(b), 10, 64)
+	return v, err == nil
+}
+
+// parseFloat parses a number as Redis's string-to-double does: no
+// spaces, no NaN.
+func parseFloat(b []byte) (float64, bool) {
+	if len(b) == 0 || b[0] == ' ' || b[len(b)-1] == ' ' {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(string(b), 64)
+	return v, err == nil && !math.IsNaN(v)
+}
+
+// writeBools answers an array of :1 (present[i] == want) or :0.
+func (c *client) writeBools(present []bool, want bool) {
+	c.w.WriteArray(len(present))
+	for _, p := range present {
+		c.writeBool(p == want)
+	}
+}
+
+func (c *client) writeBool(b bool) {
+	if b {
+		c.w.WriteInt(1)
+	} else {
+		c.w.WriteInt(0)
+	}
+}

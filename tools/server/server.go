@@ -1,0 +1,247 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Config is the server's configuration. The zero value of each field
+// means its default, given in the field's comment.
+type Config struct {
+	// Dir is the data directory holding one file (or set directory) per
+	// key. Required; it must exist.
+	Dir string
+
+	// Password, when set, is required by AUTH (or HELLO ... AUTH) before
+	// any other command, as Redis's requirepass. Default: none.
+	Password string
+
+	// MaxRequest is the most bytes one request may take: one command, or
+	// the unparsed rest of a pipeline. A client exceeding it gets a
+	// protocol error and is disconnected. Default 64 MiB.
+	MaxRequest int
+
+	// MaxClients is the most connections served at once; the next ones
+	// get Redis's "ERR max number of clients reached" and are closed.
+	// Default 10,000.
+	MaxClients int
+
+	// ClientIdle closes a connection that sent nothing for this long.
+	// Default 5 minutes; negative means never.
+	ClientIdle time.Duration
+
+	// FilterIdle closes a key's filter (unmapping it) once no command
+	// used it for between one and two of these periods. Default 1
+	// minute; negative means never.
+	FilterIdle time.Duration
+
+	// DefaultCapacity, DefaultErrorRate and DefaultExpansion make the
+	// filter BF.ADD and BF.MADD create for a missing key. Defaults:
+	// 1,000,000 keys, 0.01, and expansion 0 (a fixed NONSCALING file)
+	// while Sets is nil, else 2 (RedisBloom's scaling default).
+	DefaultCapacity  uint64
+	DefaultErrorRate float64
+	DefaultExpansion uint32
+
+	// Sets makes and opens scaling sets; nil refuses the scaling forms
+	// of BF.RESERVE and BF.INSERT with an error.
+	Sets Sets
+
+	// Log receives the server's few log lines. Default: log.Default().
+	Log *log.Logger
+}
+
+// Defaults of Config.
+const (
+	DefaultMaxRequest = 64 << 20
+	DefaultMaxClients = 10000
+	DefaultClientIdle = 5 * time.Minute
+	DefaultFilterIdle = time.Minute
+	DefaultCapacity   = 1_000_000
+	DefaultErrorRate  = 0.01
+)
+
+// Server serves RESP clients on a data directory. Create it with New,
+// run it with Serve, stop it with Shutdown.
+type Server struct {
+	cfg   Config
+	store *store
+	start time.Time
+
+	mu       sync.Mutex
+	ln       net.Listener
+	clients  map[*client]struct{}
+	closing  bool
+	handlers sync.WaitGroup
+
+	nextID    atomic.Int64
+	accepted  atomic.Int64
+	commands  atomic.Int64
+	rejected  atomic.Int64
+	protoErrs atomic.Int64
+
+	// trace, when set (by tests), sees every command before it runs.
+	trace func(args [][]byte)
+	// noBatch turns off the batching of pipelined commands (benchmarks).
+	noBatch bool
+}
+
+// New checks cfg, fills its defaults and returns a server on cfg.Dir.
+func New(cfg Config) (*Server, error) {
+	if err := fillDefaults(&cfg); err != nil {
+		return nil, err
+	}
+	return &Server{cfg: cfg, store: newStore(cfg.Dir, cfg.Sets, cfg.FilterIdle),
+		start: time.Now(), clients: map[*client]struct{}{}}, nil
+}
+
+func fillDefaults(cfg *Config) error {
+	if cfg.Dir == "" {
+		return errors.New("server: no data directory")
+	}
+	if cfg.MaxRequest <= 0 {
+		cfg.MaxRequest = DefaultMaxRequest
+	}
+	if cfg.MaxClients <= 0 {
+		cfg.MaxClients = DefaultMaxClients
+	}
+	if cfg.ClientIdle == 0 {
+		cfg.ClientIdle = DefaultClientIdle
+	}
+	if cfg.FilterIdle == 0 {
+		cfg.FilterIdle = DefaultFilterIdle
+	}
+	if cfg.DefaultCapacity == 0 {
+		cfg.DefaultCapacity = DefaultCapacity
+	}
+	if cfg.DefaultErrorRate == 0 {
+		cfg.DefaultErrorRate = DefaultErrorRate
+	}
+	if cfg.DefaultExpansion == 0 && cfg.Sets != nil {
+		cfg.DefaultExpansion = 2
+	}
+	if cfg.DefaultExpansion > 0 && cfg.Sets == nil {
+		return fmt.Errorf("server: default expansion %d: %w", cfg.DefaultExpansion, ErrScalingUnavailable)
+	}
+	if cfg.Log == nil {
+		cfg.Log = log.Default()
+	}
+	return nil
+}
+
+// Listen opens a TCP listener on addr for a server configured with
+// password. Like Redis's protected mode, it refuses an address that is
+// not loopback when password is empty, unless unprotected is true.
+func Listen(addr, password string, unprotected bool) (net.Listener, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("server: address %q: %w", addr, err)
+	}
+	if password == "" && !unprotected && !loopback(host) {
+		return nil, fmt.Errorf("server: %s: %w (set a password, or pass --unprotected)", addr, ErrProtectedMode)
+	}
+	return net.Listen("tcp", addr)
+}
+
+// loopback reports whether host names only loopback addresses.
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Serve accepts connections on ln until Shutdown, serving each on its own
+// goroutine. It returns nil after Shutdown, or the error of a listener
+// closed by someone else. Other accept errors (too many open files) are
+// logged and retried after a pause, as net/http does.
+func (s *Server) Serve(ln net.Listener) error {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return ln.Close()
+	}
+	s.ln = ln
+	s.mu.Unlock()
+	pause := 5 * time.Millisecond
+	for {
+		nc, err := ln.Accept()
+		if err == nil {
+			pause = 5 * time.Millisecond
+			s.admit(nc)
+			continue
+		}
+		s.mu.Lock()
+		closing := s.closing
+		s.mu.Unlock()
+		switch {
+		case closing:
+			return nil
+		case errors.Is(err, net.ErrClosed):
+			return fmt.Errorf("server: accept: %w", err)
+		}
+		s.cfg.Log.Printf("accept: %v; retrying in %v", err, pause)
+		time.Sleep(pause)
+		pause = min(2*pause, time.Second)
+	}
+}
+
+// admit registers a new connection and starts serving it, or refuses it
+// when the server is full or closing.
+func (s *Server) admit(nc net.Conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		_ = nc.Close()
+		return
+	}
+	if len(s.clients) >= s.cfg.MaxClients {
+		s.rejected.Add(1)
+		_ = nc.SetWriteDeadline(time.Now().Add(time.Second))
+		_, _ = nc.Write([]byte("-ERR max number of clients reached\r\n"))
+		_ = nc.Close()
+		return
+	}
+	c := newClient(s, nc)
+	s.clients[c] = struct{}{}
+	s.accepted.Add(1)
+	s.handlers.Add(1)
+	go s.serveClient(c)
+}
+
+// Shutdown stops accepting connections, lets every connection finish the
+// commands it has read, closes them, then syncs and closes every filter.
+func (s *Server) Shutdown() error {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closing = true
+	var err error
+	if s.ln != nil {
+		err = s.ln.Close()
+	}
+	for c := range s.clients {
+		c.interrupt()
+	}
+	s.mu.Unlock()
+	s.handlers.Wait()
+	return errors.Join(err, s.store.Close())
+}
+
+// Addr returns the listener's address, or nil before Serve.
+func (s *Server) Addr() net.Addr {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ln == nil {
+		return nil
+	}
+	return s.ln.Addr()
+}

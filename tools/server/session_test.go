@@ -1,0 +1,139 @@
+package server
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
+)
+
+// TestPipeline10000 sends 10,000 commands in one go-redis pipeline: BF.ADD
+// runs (batched by the server), BF.EXISTS runs, BF.MADD and PING mixed in;
+// every reply is the one a command-at-a-time server gives.
+func TestPipeline10000(t *testing.T) {
+	_, addr := startServer(t, Config{})
+	rdb, c := dial(t, addr, ""), ctx(t)
+	require.NoError(t, rdb.BFReserveNonScaling(c, "p", 0.001, 100_000).Err())
+	pipe := rdb.Pipeline()
+	var adds, exists []*redis.BoolCmd
+	for i := range 4000 {
+		adds = append(adds, pipe.BFAdd(c, "p", fmt.Sprintf("k%d", i%3000))) // 1000 repeats
+	}
+	madd := pipe.BFMAdd(c, "p", "m1", "m2", "k1")
+	ping := pipe.Ping(c)
+	for i := range 5998 {
+		exists = append(exists, pipe.BFExists(c, "p", fmt.Sprintf("k%d", i)))
+	}
+	_, err := pipe.Exec(c)
+	require.NoError(t, err)
+	for i, a := range adds {
+		require.Equal(t, i < 3000, a.Val(), i)
+	}
+	assert.Equal(t, []bool{true, true, false}, madd.Val())
+	assert.Equal(t, "PONG", ping.Val())
+	fp := 0
+	for i, e := range exists {
+		if i < 3000 {
+			require.True(t, e.Val(), i)
+		} else if e.Val() {
+			fp++
+		}
+	}
+	assert.Less(t, fp, 20, "false positives among 2998 absent keys at p = 0.001")
+	assert.EqualValues(t, 3002, rdb.BFCard(c, "p").Val())
+}
+
+// TestAuth: with a password, commands before AUTH get NOAUTH, a wrong
+// password WRONGPASS; go-redis (HELLO 3 AUTH refused with NOPROTO, then
+// AUTH) and AUTH default pass both work.
+func TestAuth(t *testing.T) {
+	_, addr := startServer(t, Config{Password: "s3cret"})
+	c := ctx(t)
+	anon := dial(t, addr, "")
+	require.EqualError(t, anon.Ping(c).Err(), "NOAUTH Authentication required.")
+	require.EqualError(t, anon.BFAdd(c, "k", "a").Err(), "NOAUTH Authentication required.")
+	wrong := dial(t, addr, "nope")
+	require.EqualError(t, wrong.Ping(c).Err(), "WRONGPASS invalid username-password pair or user is disabled.")
+
+	rdb := dial(t, addr, "s3cret")
+	require.Equal(t, "PONG", rdb.Ping(c).Val())
+	require.True(t, rdb.BFAdd(c, "k", "a").Val())
+
+	conn := anon.Conn()
+	defer conn.Close()
+	require.EqualError(t, conn.Do(c, "AUTH", "bad").Err(), "WRONGPASS invalid username-password pair or user is disabled.")
+	require.Equal(t, "OK", conn.Do(c, "AUTH", "default", "s3cret").Val())
+	require.True(t, conn.BFExists(c, "k", "a").Val())
+}
+
+// TestHelloFallback: go-redis opens with HELLO 3, falls back to RESP2 on
+// NOPROTO, then sends CLIENT SETINFO; a RESP2 client's HELLO 2 works.
+func TestHelloFallback(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	s, err := New(Config{Dir: t.TempDir()})
+	require.NoError(t, err)
+	s.trace = func(args [][]byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, strings.ToUpper(string(args[0]))+" "+strings.ToUpper(string(args[min(1, len(args)-1)])))
+	}
+	addr := serveOn(t, s)
+	rdb, c := dial(t, addr, ""), ctx(t)
+	require.True(t, rdb.BFAdd(c, "k", "a").Val())
+	mu.Lock()
+	assert.Equal(t, []string{"HELLO 3", "CLIENT SETINFO", "CLIENT SETINFO", "BF.ADD K"}, seen)
+	mu.Unlock()
+
+	r2 := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2})
+	defer r2.Close()
+	hello, err := r2.Do(c, "HELLO", "2").Slice()
+	require.NoError(t, err)
+	assert.Equal(t, []any{"server", "mmapbloom", "version", "7.0.0", "proto", int64(2)}, hello[:6])
+}
+
+// TestDelRefusedWhileOpen: DEL fails while another handle (here one
+// opened through the library, as another process would) has the file
+// open, and succeeds once it is closed.
+func TestDelRefusedWhileOpen(t *testing.T) {
+	dir := t.TempDir()
+	_, addr := startServer(t, Config{Dir: dir})
+	rdb, c := dial(t, addr, ""), ctx(t)
+	require.NoError(t, rdb.BFAdd(c, "k", "a").Err())
+	f, err := mmapbloom.Open(filepath.Join(dir, "k.bloom"), nil)
+	require.NoError(t, err)
+	require.ErrorContains(t, rdb.Del(c, "k").Err(), "open in another process")
+	assert.True(t, rdb.BFExists(c, "k", "a").Val(), "still served")
+	require.NoError(t, f.Close())
+	assert.EqualValues(t, 1, rdb.Del(c, "k").Val())
+	assert.EqualValues(t, 0, rdb.Exists(c, "k").Val())
+	assert.NoFileExists(t, filepath.Join(dir, "k.bloom"))
+}
+
+// TestLazyOpenIdleClose: files are opened at their key's first use and
+// unmapped once idle; the next command opens the file again.
+func TestLazyOpenIdleClose(t *testing.T) {
+	dir := t.TempDir()
+	for _, k := range []string{"a", "b"} {
+		f, err := mmapbloom.Create(filepath.Join(dir, k+".bloom"), 1000, 0.01, nil)
+		require.NoError(t, err)
+		require.NoError(t, f.AddString("x"))
+		require.NoError(t, f.Close())
+	}
+	s, addr := startServer(t, Config{Dir: dir, FilterIdle: 100 * time.Millisecond})
+	rdb, c := dial(t, addr, ""), ctx(t)
+	assert.EqualValues(t, 2, rdb.DBSize(c).Val())
+	assert.Zero(t, s.store.openCount(), "nothing opened before use")
+	require.True(t, rdb.BFExists(c, "a", "x").Val())
+	require.Eventually(t, func() bool { return s.store.openCount() == 0 }, 20*time.Second, 20*time.Millisecond)
+	require.True(t, rdb.BFExists(c, "a", "x").Val(), "opened again")
+	require.True(t, rdb.BFAdd(c, "b", "y").Val())
+}

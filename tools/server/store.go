@@ -1,0 +1,312 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
+)
+
+// store maps keys to their open filters. A key's file is opened on its
+// first use (Open is O(1)) and closed once no command has used it for
+// about the idle time; Close syncs and closes every filter.
+type store struct {
+	dir  string
+	sets Sets
+
+	mu      sync.Mutex
+	open    map[string]*entry
+	loads   map[string]*load // BF.LOADCHUNK in progress
+	closed  bool
+	stop    chan struct{}
+	stopped chan struct{}
+}
+
+// entry is an open filter and the commands using it.
+type entry struct {
+	b      Bloom
+	refs   int  // commands running on b; b is not closed while > 0
+	used   bool // used since the idle closer last looked
+	broken bool // b failed (its file changed): closed at the last release
+}
+
+// createSpec is how to create a missing key: n keys at probability p,
+// a scaling set growing by expansion, or a fixed file when expansion is 0.
+type createSpec struct {
+	n         uint64
+	p         float64
+	expansion uint32
+}
+
+func newStore(dir string, sets Sets, idle time.Duration) *store {
+	s := &store{dir: dir, sets: sets, open: map[string]*entry{}, loads: map[string]*load{},
+		stop: make(chan struct{}), stopped: make(chan struct{})}
+	go s.closeIdle(idle)
+	return s
+}
+
+// paths returns the fixed-file and set-directory paths of key.
+func (s *store) paths(key []byte) (file, set string, err error) {
+	stem, err := Stem(key)
+	if err != nil {
+		return "", "", err
+	}
+	return filepath.Join(s.dir, stem+fileSuffix), filepath.Join(s.dir, stem+setSuffix), nil
+}
+
+// acquire returns the open filter of key, opening it if needed; with
+// create non-nil a missing key is created from it. The caller must
+// release the entry. Errors: ErrNotFound, ErrBadKey, ErrScalingUnavailable,
+// the library's errors.
+func (s *store) acquire(key []byte, create *createSpec) (*entry, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, mmapbloom.ErrClosed
+	}
+	if e := s.open[string(key)]; e != nil {
+		e.refs++
+		e.used = true
+		return e, nil
+	}
+	b, err := s.openKey(key)
+	if errors.Is(err, ErrNotFound) && create != nil {
+		b, err = s.createKey(key, *create)
+		if errors.Is(err, mmapbloom.ErrExists) { // another process won
+			b, err = s.openKey(key)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	e := &entry{b: b, refs: 1, used: true}
+	s.open[string(key)] = e
+	return e, nil
+}
+
+// release ends a command's use of key's entry e; broken marks its
+// filter unusable (closed once no command uses it).
+func (s *store) release(key []byte, e *entry, broken bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e.refs--
+	e.broken = e.broken || broken
+	if e.broken && e.refs == 0 && s.open[string(key)] == e {
+		delete(s.open, string(key))
+		_ = e.b.Close()
+	}
+}
+
+// reserve creates key from spec: ErrKeyExists if it has a file already.
+func (s *store) reserve(key []byte, spec createSpec) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return mmapbloom.ErrClosed
+	}
+	ok, err := s.existsLocked(key)
+	if err != nil {
+		return err
+	}
+	if ok {
+		return ErrKeyExists
+	}
+	b, err := s.createKey(key, spec)
+	if errors.Is(err, mmapbloom.ErrExists) {
+		return ErrKeyExists
+	}
+	if err != nil {
+		return err
+	}
+	s.open[string(key)] = &entry{b: b, used: true}
+	return nil
+}
+
+// openKey opens key's fixed file, else its set directory: ErrNotFound if
+// neither exists.
+func (s *store) openKey(key []byte) (Bloom, error) {
+	file, set, err := s.paths(key)
+	if err != nil {
+		return nil, err
+	}
+	f, err := mmapbloom.Open(file, nil)
+	if err == nil {
+		return fixed{f}, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if _, err := os.Stat(set); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, ErrNotFound
+		}
+		return nil, err
+	}
+	if s.sets == nil {
+		return nil, fmt.Errorf("%s: %w", set, ErrScalingUnavailable)
+	}
+	return s.sets.Open(set)
+}
+
+// createKey makes key's file (expansion 0) or set directory.
+func (s *store) createKey(key []byte, spec createSpec) (Bloom, error) {
+	file, set, err := s.paths(key)
+	if err != nil {
+		return nil, err
+	}
+	if spec.expansion == 0 {
+		f, err := mmapbloom.Create(file, spec.n, spec.p, nil)
+		if err != nil {
+			return nil, err
+		}
+		return fixed{f}, nil
+	}
+	if s.sets == nil {
+		return nil, ErrScalingUnavailable
+	}
+	return s.sets.Create(set, spec.n, spec.p, spec.expansion)
+}
+
+// exists reports whether key has a file or set directory.
+func (s *store) exists(key []byte) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.existsLocked(key)
+}
+
+func (s *store) existsLocked(key []byte) (bool, error) {
+	if s.open[string(key)] != nil {
+		return true, nil
+	}
+	file, set, err := s.paths(key)
+	if err != nil {
+		return false, err
+	}
+	for _, p := range []string{file, set} {
+		if _, err := os.Lstat(p); err == nil {
+			return true, nil
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return false, err
+		}
+	}
+	return false, nil
+}
+
+// remove deletes key's file or set: false if it had none. It fails with
+// mmapbloom.ErrInUse while a command or another process uses the key.
+func (s *store) remove(key []byte) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e := s.open[string(key)]; e != nil {
+		if e.refs > 0 {
+			return false, mmapbloom.ErrInUse
+		}
+		delete(s.open, string(key))
+		if err := e.b.Close(); err != nil {
+			return false, err
+		}
+	}
+	file, set, err := s.paths(key)
+	if err != nil {
+		return false, err
+	}
+	err = mmapbloom.Remove(file)
+	if !errors.Is(err, fs.ErrNotExist) {
+		return err == nil, err
+	}
+	if _, err := os.Lstat(set); err != nil {
+		return false, nil
+	}
+	if s.sets == nil {
+		return false, fmt.Errorf("%s: %w", set, ErrScalingUnavailable)
+	}
+	if err := s.sets.Remove(set); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// keys lists the keys that have a file or set directory, sorted.
+func (s *store) keys() ([]string, error) {
+	ents, err := os.ReadDir(s.dir)
+	if err != nil {
+		return nil, fmt.Errorf("mmapbloom: list %s: %w", s.dir, err)
+	}
+	seen := map[string]bool{}
+	out := make([]string, 0, len(ents))
+	for _, de := range ents {
+		key, set, ok := KeyOf(de.Name())
+		if !ok || set != de.IsDir() || seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, key)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// openCount returns the number of filters open.
+func (s *store) openCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.open)
+}
+
+// closeIdle closes, every idle period, the filters no command used in
+// the period before (so a filter closes between one and two periods
+// after its last use), until Close.
+func (s *store) closeIdle(idle time.Duration) {
+	defer close(s.stopped)
+	if idle <= 0 {
+		<-s.stop
+		return
+	}
+	t := time.NewTicker(idle)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+		}
+		s.mu.Lock()
+		for k, e := range s.open {
+			if e.refs == 0 && !e.used {
+				delete(s.open, k)
+				_ = e.b.Close() // adds are in the mapping already
+			}
+			e.used = false
+		}
+		s.mu.Unlock()
+	}
+}
+
+// Close syncs and closes every open filter; later acquires fail with
+// mmapbloom.ErrClosed. Commands must have ended (no entry held).
+func (s *store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	close(s.stop)
+	var errs []error
+	for k, e := range s.open {
+		errs = append(errs, e.b.Sync(), e.b.Close())
+		delete(s.open, k)
+	}
+	for k := range s.loads {
+		s.dropLoadLocked([]byte(k))
+	}
+	s.mu.Unlock()
+	<-s.stopped
+	return errors.Join(errs...)
+}
