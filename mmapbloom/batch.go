@@ -35,16 +35,18 @@ type chunk struct {
 // pipeline yields the hashed chunks of a batch, each prefetched one chunk
 // ahead of its use.
 type pipeline struct {
-	f    *Filter
-	keys [][]byte
-	next int // offset of the next chunk to hash
-	bufs [2]chunk
-	cur  int // index in bufs of the chunk to yield next
+	f      *Filter
+	keys   [][]byte
+	hashes []uint64 // blocked, when not nil: the keys' xxh3 hashes under the filter's seed
+	next   int      // offset of the next chunk to hash
+	bufs   [2]chunk
+	cur    int // index in bufs of the chunk to yield next
 }
 
-// start readies p for keys: it hashes and prefetches the first chunk.
-func (p *pipeline) start(f *Filter, keys [][]byte) {
-	p.f, p.keys = f, keys
+// start readies p for keys (and their hashes, or nil): it hashes and
+// prefetches the first chunk.
+func (p *pipeline) start(f *Filter, keys [][]byte, hashes []uint64) {
+	p.f, p.keys, p.hashes = f, keys, hashes
 	p.load(&p.bufs[0])
 }
 
@@ -71,7 +73,13 @@ func (p *pipeline) load(c *chunk) {
 	p.next += len(keys)
 	if f.blocked {
 		for i, key := range keys {
-			block, g := f.loc.blockHash(key)
+			var block uint64
+			var g uint32
+			if p.hashes != nil {
+				block, g = f.loc.blockOf(p.hashes[c.start+i])
+			} else {
+				block, g = f.loc.blockHash(key)
+			}
 			c.first[i], c.gs[i] = block*blockBits, g
 		}
 		active.prefetch(f.words, c.first[:c.n])
@@ -120,7 +128,7 @@ func (f *Filter) AddBatch(keys [][]byte) error {
 	return f.run(false, true, func() error {
 		added := 0
 		var p pipeline
-		p.start(f, keys)
+		p.start(f, keys, nil)
 		for c := p.chunk(); c != nil; c = p.chunk() {
 			if f.blocked {
 				if n, ok := active.addBlocks(f, c.first[:c.n], c.gs[:c.n]); ok {
@@ -150,9 +158,15 @@ func (f *Filter) TestBatch(keys [][]byte, present []bool) error {
 	if len(present) < len(keys) {
 		return fmt.Errorf("mmapbloom: TestBatch: %d results for %d keys: %w", len(present), len(keys), ErrBadOptions)
 	}
+	return f.testBatch(keys, nil, present)
+}
+
+// testBatch is TestBatch; hashes, when not nil, are the keys' xxh3 hashes
+// under the filter's seed (blocked layout only; see hashable).
+func (f *Filter) testBatch(keys [][]byte, hashes []uint64, present []bool) error {
 	return f.read(func() error {
 		var p pipeline
-		p.start(f, keys)
+		p.start(f, keys, hashes)
 		for c := p.chunk(); c != nil; c = p.chunk() {
 			f.testChunk(c, present[c.start:c.start+c.n])
 		}
@@ -167,10 +181,15 @@ func (f *Filter) TestAndAddBatch(keys [][]byte, present []bool) error {
 	if len(present) < len(keys) {
 		return fmt.Errorf("mmapbloom: TestAndAddBatch: %d results for %d keys: %w", len(present), len(keys), ErrBadOptions)
 	}
+	return f.testAndAddBatch(keys, nil, present)
+}
+
+// testAndAddBatch is TestAndAddBatch; hashes as for testBatch.
+func (f *Filter) testAndAddBatch(keys [][]byte, hashes []uint64, present []bool) error {
 	return f.run(false, true, func() error {
 		added := 0
 		var p pipeline
-		p.start(f, keys)
+		p.start(f, keys, hashes)
 		for c := p.chunk(); c != nil; c = p.chunk() {
 			f.maskChunk(c)
 			for i := range c.n {
@@ -183,4 +202,10 @@ func (f *Filter) TestAndAddBatch(keys [][]byte, present []bool) error {
 		f.addCount(uint64(added))
 		return nil
 	})
+}
+
+// hashable reports whether the batch calls can take keys' xxh3 hashes
+// under seed instead of hashing them (a blocked filter with that seed).
+func (f *Filter) hashable(seed uint64) bool {
+	return f.blocked && f.hdr.Scheme == format.SchemeXXH3Blocked && f.hdr.Seed == seed
 }

@@ -36,7 +36,12 @@ var phiPow = func() (p [format.MaxK]uint32) {
 
 // blockHash returns the block and the in-block hash g of key.
 func (l *locator) blockHash(key []byte) (block uint64, g uint32) {
-	h := xxh3.HashSeed(key, l.seed)
+	return l.blockOf(xxh3.HashSeed(key, l.seed))
+}
+
+// blockOf returns the block and the in-block hash g of a key whose xxh3
+// hash under the filter's seed is h.
+func (l *locator) blockOf(h uint64) (block uint64, g uint32) {
 	return reduce(h, l.m/blockBits), uint32(h)
 }
 

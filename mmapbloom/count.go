@@ -47,6 +47,12 @@ func (f *Filter) OverCapacity() (bool, error) {
 // count. The caller is inside run.
 func (f *Filter) loadCount() uint64 {
 	f.publishCount()
+	return f.headerCount()
+}
+
+// headerCount returns the header count, as every handle published it.
+// The caller is inside run or read.
+func (f *Filter) headerCount() uint64 {
 	if f.count32 != nil {
 		return uint64(atomic.LoadUint32(f.count32))
 	}

@@ -72,4 +72,10 @@ var (
 
 	// ErrNotSealed is returned by Verify on a filter that was never sealed.
 	ErrNotSealed = errors.New("filter is not sealed")
+
+	// ErrBadSet is returned by OpenSet for a directory that is not a
+	// valid filter set (MANIFEST or CONTROL missing, unreadable or of an
+	// unknown version), and by CreateSet for set options that cannot
+	// work (Tightening outside (0, 1), Keep below 1 with a Window).
+	ErrBadSet = errors.New("not a valid filter set")
 )

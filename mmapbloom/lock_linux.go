@@ -19,12 +19,20 @@ func upgradeLock(f *os.File) error { return ofdLock(f, unix.F_WRLCK) }
 // downgradeLock converts an exclusive lock back to shared.
 func downgradeLock(f *os.File) error { return ofdLock(f, unix.F_RDLCK) }
 
+// waitExclusive takes an exclusive lock on a handle that holds none,
+// waiting while others hold it.
+func waitExclusive(f *os.File) error { return ofdLockCmd(f, unix.F_OFD_SETLKW, unix.F_WRLCK) }
+
 // ofdLock sets an open file description lock of type typ on the whole
 // file (start 0, length 0: to the end, however long), without waiting.
-func ofdLock(f *os.File, typ int16) error {
+func ofdLock(f *os.File, typ int16) error { return ofdLockCmd(f, unix.F_OFD_SETLK, typ) }
+
+// ofdLockCmd sets an open file description lock of type typ on the whole
+// file with fcntl command cmd (F_OFD_SETLK, or F_OFD_SETLKW to wait).
+func ofdLockCmd(f *os.File, cmd int, typ int16) error {
 	lk := unix.Flock_t{Type: typ, Whence: io.SeekStart}
 	for {
-		err := unix.FcntlFlock(f.Fd(), unix.F_OFD_SETLK, &lk)
+		err := unix.FcntlFlock(f.Fd(), cmd, &lk)
 		switch {
 		case err == nil:
 			return nil

@@ -3,6 +3,7 @@
 package mmapbloom
 
 import (
+	"errors"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -22,3 +23,14 @@ func upgradeLock(f *os.File) error {
 }
 
 func downgradeLock(f *os.File) error { return flock(f, unix.LOCK_SH) }
+
+// waitExclusive takes an exclusive flock lock on a handle that holds
+// none, waiting while others hold it.
+func waitExclusive(f *os.File) error {
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX)
+		if !errors.Is(err, unix.EINTR) {
+			return err
+		}
+	}
+}

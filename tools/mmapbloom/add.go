@@ -1,10 +1,8 @@
 package main
 
-import "github.com/mmapbloom/mmapbloom/mmapbloom"
-
 // addCmd adds keys to a filter.
 type addCmd struct {
-	File string `arg:"" help:"Filter file."`
+	File string `arg:"" help:"Filter file or set."`
 	keyArgs
 }
 
@@ -16,13 +14,13 @@ func (c *addCmd) Run(e *env) error {
 		return err
 	}
 	defer in.close()
-	f, err := mmapbloom.Open(c.File, nil)
+	f, err := openStore(c.File, false)
 	if err != nil {
 		return err
 	}
 	err = in.each(func(b *batch) error { return f.AddBatch(b.keys) })
 	if err == nil {
-		err = warnOverCapacity(f, e.stderr)
+		err = warnStore(f, e)
 	}
-	return closeFilter(f, err)
+	return closeStore(f, err)
 }

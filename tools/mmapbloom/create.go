@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
@@ -15,6 +17,34 @@ type createCmd struct {
 	Like  string   `placeholder:"OTHER" xor:"n-like,p-like" help:"Take the whole shape (format, layout, scheme, seed, m, k, n, p) from the filter file OTHER, so that the two can be merged."`
 	Force bool     `help:"Replace FILE if it exists (refused while another process has it open)."`
 	shapeFlags
+	setFlags
+}
+
+// setFlags choose a filter set instead of a filter file: any of them, or
+// a FILE ending in .bfset, makes create build a set directory.
+type setFlags struct {
+	Expansion  *uint32       `help:"Scalable set: each new layer holds E times the keys of the previous one (default 2; bloomd uses 4)." placeholder:"E"`
+	Tightening *float64      `help:"Scalable set: layer i is sized at p(1-r)r^i, r in (0, 1) (default 0.5; bloomd uses 0.9)." placeholder:"R"`
+	Window     time.Duration `help:"Windowed set: window length D (e.g. 24h); n is the keys expected per window." placeholder:"DURATION"`
+	Keep       int           `help:"Windowed set: windows kept W (default 2); a key is forgotten (W-1)D to WD after it was last added." placeholder:"W"`
+	Refresh    bool          `help:"Windowed set: a dedup hit re-adds the key to the current window (last seen)."`
+}
+
+// wanted reports whether the flags or the name ask for a set.
+func (s setFlags) wanted(file string) bool {
+	return s.Expansion != nil || s.Tightening != nil || s.Window != 0 || s.Keep != 0 || s.Refresh || isSet(file)
+}
+
+// options returns the library's set options for the flags.
+func (s setFlags) options(layout format.Layout) *mmapbloom.SetOptions {
+	o := &mmapbloom.SetOptions{Window: s.Window, Keep: s.Keep, Refresh: s.Refresh, Layout: layout}
+	if s.Expansion != nil {
+		o.Expansion = *s.Expansion
+	}
+	if s.Tightening != nil {
+		o.Tightening = *s.Tightening
+	}
+	return o
 }
 
 // shapeFlags choose the format, layout, hash scheme and seed of a new
@@ -29,8 +59,10 @@ type shapeFlags struct {
 }
 
 var (
-	layoutIDs = map[string]format.Layout{"blocked512": format.LayoutBlocked512, "classic": format.LayoutClassic}
-	schemeIDs = map[string]format.Scheme{
+	errSetShape  = errors.New("a filter set takes --layout only: --format, --scheme, --seed, --prime, --like and --force are for filter files (a set draws one random seed for its layers)")
+	errSetWindow = errors.New("--keep and --refresh need a positive --window")
+	layoutIDs    = map[string]format.Layout{"blocked512": format.LayoutBlocked512, "classic": format.LayoutClassic}
+	schemeIDs    = map[string]format.Scheme{
 		"xxh3-remix":     format.SchemeXXH3Remix,
 		"murmur2-double": format.SchemeMurmurDouble,
 		"murmur2-seeds":  format.SchemeMurmurSeeds,
@@ -51,10 +83,13 @@ func (s shapeFlags) options() *mmapbloom.CreateOptions {
 	return o
 }
 
-// Run creates the file.
+// Run creates the file or set.
 func (c *createCmd) Run(_ *env) error {
-	o := c.options()
+	o := c.shapeFlags.options()
 	o.Overwrite = c.Force
+	if c.setFlags.wanted(c.File) {
+		return c.createSet(o)
+	}
 	var f *mmapbloom.Filter
 	var err error
 	switch {
@@ -69,6 +104,25 @@ func (c *createCmd) Run(_ *env) error {
 		return err
 	}
 	return f.Close()
+}
+
+// createSet creates a filter set; of the shape flags only --layout
+// applies to its layers.
+func (c *createCmd) createSet(o *mmapbloom.CreateOptions) error {
+	if c.Format != "v2" || c.Scheme != "auto" || c.Seed != nil || c.Prime || c.Force || c.Like != "" {
+		return errSetShape
+	}
+	if c.Window < 0 || (c.Window == 0 && (c.Keep != 0 || c.Refresh)) {
+		return errSetWindow
+	}
+	if c.N == nil || c.P == nil {
+		return fmt.Errorf("create %s: give -n and -p: %w", c.File, mmapbloom.ErrBadOptions)
+	}
+	s, err := mmapbloom.CreateSet(c.File, *c.N, *c.P, c.setFlags.options(o.Layout))
+	if err != nil {
+		return err
+	}
+	return s.Close()
 }
 
 // createLike creates the file with the shape of the filter --like names;

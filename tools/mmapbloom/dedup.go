@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
@@ -14,7 +15,7 @@ var errNeedSize = errors.New("-n and -p are needed to create it")
 
 // dedupCmd prints the input lines not seen before and adds them.
 type dedupCmd struct {
-	File string   `arg:"" help:"Filter file, created when missing."`
+	File string   `arg:"" help:"Filter file or set, created when missing (a set when FILE ends in .bfset)."`
 	N    *uint64  `short:"n" name:"capacity" placeholder:"N" help:"Capacity, when FILE is created (ignored when it exists)."`
 	P    *float64 `short:"p" name:"probability" placeholder:"P" help:"False-positive probability at n keys, when FILE is created (ignored when it exists)."`
 	shapeFlags
@@ -49,20 +50,23 @@ func (c *dedupCmd) Run(e *env) error {
 		return nil
 	})
 	if err == nil {
-		err = warnOverCapacity(f, e.stderr)
+		err = warnStore(f, e)
 	}
-	return closeFilter(f, err)
+	return closeStore(f, err)
 }
 
 // openOrCreate opens FILE read-write, or creates it from the flags when
-// it does not exist.
-func (c *dedupCmd) openOrCreate() (*mmapbloom.Filter, error) {
-	f, err := mmapbloom.Open(c.File, nil)
-	if !errors.Is(err, fs.ErrNotExist) {
-		return f, err
+// it does not exist: a scalable set with the default expansion when FILE
+// ends in .bfset.
+func (c *dedupCmd) openOrCreate() (store, error) {
+	if _, err := os.Stat(c.File); !errors.Is(err, fs.ErrNotExist) {
+		return openStore(c.File, false)
 	}
 	if c.N == nil || c.P == nil {
 		return nil, fmt.Errorf("%s does not exist: %w", c.File, errNeedSize)
+	}
+	if isSet(c.File) {
+		return mmapbloom.CreateSet(c.File, *c.N, *c.P, &mmapbloom.SetOptions{Layout: c.options().Layout})
 	}
 	return mmapbloom.Create(c.File, *c.N, *c.P, c.options())
 }

@@ -24,17 +24,24 @@ const (
 )
 
 // errNoMatch is returned by test when no input line gave a printed
-// answer; it ends the command with exitNoMatch and no message.
+// answer; it ends the command with exitNoMatch and no message (as
+// errCorrupted does verify's).
 var errNoMatch = errors.New("no line matched")
 
 // cli is the command line: one field per subcommand.
 type cli struct {
-	Create createCmd `cmd:"" help:"Create an empty filter file sized for n keys at false-positive probability p."`
-	Add    addCmd    `cmd:"" help:"Add keys, one per line, from key files or stdin."`
-	Test   testCmd   `cmd:"" help:"Print the input lines that may be in the filter (like grep)."`
+	Create createCmd `cmd:"" help:"Create an empty filter file (or filter set NAME.bfset) sized for n keys at false-positive probability p."`
+	Add    addCmd    `cmd:"" help:"Add keys, one per line, from key files or stdin, to a filter or set."`
+	Test   testCmd   `cmd:"" help:"Print the input lines that may be in the filter or set (like grep)."`
 	Dedup  dedupCmd  `cmd:"" help:"Print the input lines not seen before and add them; create FILE if missing."`
-	Info   infoCmd   `cmd:"" help:"Print the header fields and bit-array statistics of a filter."`
+	Info   infoCmd   `cmd:"" help:"Print the header fields and bit-array statistics of a filter, or of each layer of a set."`
 	Merge  mergeCmd  `cmd:"" help:"OR the bits of each SRC filter into DST."`
+	Seal   sealCmd   `cmd:"" help:"Record the checksum of the bit array and make the filter read-only."`
+	Verify verifyCmd `cmd:"" help:"Check a sealed filter against its checksum: exit 0 intact, 1 corrupted, 2 error."`
+	Unseal unsealCmd `cmd:"" help:"Make a sealed filter writable again."`
+	Clear  clearCmd  `cmd:"" help:"Set every bit and the count to 0."`
+	Rotate rotateCmd `cmd:"" help:"Start the current window of a windowed filter set and drop expired windows."`
+	GC     gcCmd     `cmd:"" help:"Remove the files a crash left in a filter set directory."`
 	Serve  serveCmd  `cmd:"" help:"Serve the filter files of a directory over RESP with RedisBloom's BF.* commands."`
 }
 
@@ -79,21 +86,12 @@ func status(stderr io.Writer, err error) int {
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.Is(err, errNoMatch):
+	case errors.Is(err, errNoMatch), errors.Is(err, errCorrupted):
 		return exitNoMatch
 	}
 	msg := strings.ReplaceAll(err.Error(), "\n", "; ")
 	fmt.Fprintf(stderr, "mmapbloom: %s\n", strings.TrimPrefix(msg, "mmapbloom: "))
 	return exitError
-}
-
-// closeFilter makes the writes to f durable, closes it, and returns err
-// joined with any error of doing so.
-func closeFilter(f *mmapbloom.Filter, err error) error {
-	if err == nil {
-		err = f.Sync()
-	}
-	return errors.Join(err, f.Close())
 }
 
 // warnOverCapacity prints a warning when f holds more keys than it was

@@ -42,7 +42,7 @@ func (c *mergeCmd) Run(e *env) error {
 	if err == nil {
 		err = warnOverCapacity(dst, e.stderr)
 	}
-	return closeFilter(dst, err)
+	return closeStore(dst, err)
 }
 
 // mergeAll merges every source into dst, after checking them all, so that

@@ -28,6 +28,8 @@ type serveCmd struct {
 	FilterIdle       time.Duration `default:"1m" help:"Close (unmap) a filter unused for about this long (negative: never)."`
 	DefaultCapacity  uint64        `default:"1000000" help:"Capacity of the filter BF.ADD / BF.MADD create for a missing key."`
 	DefaultErrorRate float64       `default:"0.01" help:"False-positive probability of the filter BF.ADD / BF.MADD create."`
+	ClusterConfig    string        `type:"existingfile" help:"Cluster mode: the cluster config file (lines ID HOST:PORT SLOTS, the same on every node); SIGHUP or CLUSTER RELOAD re-reads it."`
+	NodeID           string        `help:"This node's id in --cluster-config."`
 }
 
 // Run listens, logs the address, and serves until SIGINT or SIGTERM,
@@ -42,9 +44,17 @@ func (c *serveCmd) Run(e *env) error {
 		Dir: c.Dir, Password: pass, MaxRequest: c.MaxRequest, MaxClients: c.Maxclients,
 		ClientIdle: c.Timeout, FilterIdle: c.FilterIdle, Log: logger,
 		DefaultCapacity: c.DefaultCapacity, DefaultErrorRate: c.DefaultErrorRate,
+		ClusterConfig: c.ClusterConfig, NodeID: c.NodeID,
 	})
 	if err != nil {
 		return err
+	}
+	// SIGHUP reloads the cluster config; caught from before the listening
+	// line, which tells a supervisor the node is up.
+	hup := make(chan os.Signal, 1)
+	if c.ClusterConfig != "" {
+		signal.Notify(hup, syscall.SIGHUP)
+		defer signal.Stop(hup)
 	}
 	ln, err := server.Listen(c.Addr, pass, c.Unprotected)
 	if err != nil {
@@ -55,12 +65,22 @@ func (c *serveCmd) Run(e *env) error {
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	logger.Printf("listening on %s (data directory %s)", ln.Addr(), c.Dir)
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		logger.Printf("signal received: finishing commands, syncing and closing filters")
+	if c.ClusterConfig != "" {
+		logger.Printf("cluster mode: node %s of %s", c.NodeID, c.ClusterConfig)
 	}
-	return errors.Join(err, srv.Shutdown())
+	for {
+		select {
+		case err = <-done:
+			return errors.Join(err, srv.Shutdown())
+		case <-ctx.Done():
+			logger.Printf("signal received: finishing commands, syncing and closing filters")
+			return srv.Shutdown()
+		case <-hup:
+			if err := srv.Reload(); err != nil {
+				logger.Printf("SIGHUP: config not reloaded: %v", err)
+			}
+		}
+	}
 }
 
 // password returns the password from --requirepass (or its environment

@@ -1,10 +1,8 @@
 package main
 
-import "github.com/mmapbloom/mmapbloom/mmapbloom"
-
 // testCmd queries a filter, like grep.
 type testCmd struct {
-	File   string `arg:"" help:"Filter file (opened read-only)."`
+	File   string `arg:"" help:"Filter file or set (opened read-only)."`
 	Invert bool   `short:"v" xor:"mode" help:"Print the lines that are definitely absent instead."`
 	Bits   bool   `xor:"mode" help:"Print 1 (may be present) or 0 (absent) for every input line, in order."`
 	keyArgs
@@ -18,7 +16,7 @@ func (c *testCmd) Run(e *env) error {
 		return err
 	}
 	defer in.close()
-	f, err := mmapbloom.Open(c.File, &mmapbloom.OpenOptions{ReadOnly: true})
+	f, err := openStore(c.File, true)
 	if err != nil {
 		return err
 	}

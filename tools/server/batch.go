@@ -27,6 +27,11 @@ func (s *Server) execBatch(c *client, cmds []redcon.Command) int {
 	if n < 2 {
 		return 0
 	}
+	cmd := lookup(cmds[0].Args[0])
+	if s.enter(cmd, cmds[0].Args) != "" {
+		return 0 // exec answers each with its redirection
+	}
+	defer s.leave(cmd)
 	items := make([][]byte, n)
 	for i := range items {
 		items[i] = cmds[i].Args[2]

@@ -73,7 +73,12 @@ func (s *Server) exec(c *client, args [][]byte) {
 	case !arityOK(cmd.arity, len(args)):
 		c.w.WriteError(wrongArity(cmd.name))
 	default:
+		if msg := s.enter(cmd, args); msg != "" {
+			c.w.WriteError(msg)
+			return
+		}
 		cmd.run(c, args)
+		s.leave(cmd)
 	}
 }
 

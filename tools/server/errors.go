@@ -27,4 +27,9 @@ var (
 
 	// ErrKeyExists is returned when a key to create already has a file.
 	ErrKeyExists = errors.New("item exists")
+
+	// ErrNotCluster is returned by Reload and the cluster commands of a
+	// server started without a cluster config (or given only one of the
+	// config and the node id).
+	ErrNotCluster = errors.New("cluster support disabled")
 )

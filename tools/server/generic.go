@@ -102,7 +102,7 @@ func hello(c *client, args [][]byte) {
 	c.w.WriteInt(2)
 	c.w.WriteBulkString("id")
 	c.w.WriteInt64(c.id)
-	for _, kv := range [][2]string{{"mode", "standalone"}, {"role", "master"}} {
+	for _, kv := range [][2]string{{"mode", c.s.mode()}, {"role", "master"}} {
 		c.w.WriteBulkString(kv[0])
 		c.w.WriteBulkString(kv[1])
 	}

@@ -42,6 +42,15 @@ func info(c *client, args [][]byte) {
 	c.w.WriteBulkString(sb.String())
 }
 
+// mode is Redis's redis_mode (INFO) and mode (HELLO): "cluster" with
+// a cluster config, else "standalone".
+func (s *Server) mode() string {
+	if s.cluster.Load() != nil {
+		return "cluster"
+	}
+	return "standalone"
+}
+
 type infoSection struct {
 	name, title string
 	fields      [][2]string
@@ -65,7 +74,7 @@ func (s *Server) infoSections() []infoSection {
 	itoa := func(v any) string { return fmt.Sprint(v) }
 	return []infoSection{
 		{"server", "Server", [][2]string{
-			{"redis_version", compatVersion}, {"mmapbloom_version", Version}, {"redis_mode", "standalone"},
+			{"redis_version", compatVersion}, {"mmapbloom_version", Version}, {"redis_mode", s.mode()},
 			{"os", runtime.GOOS + " " + runtime.GOARCH}, {"arch_bits", itoa(32 << (^uint(0) >> 63))},
 			{"process_id", itoa(os.Getpid())}, {"tcp_port", port},
 			{"uptime_in_seconds", itoa(int64(time.Since(s.start).Seconds()))},
@@ -84,7 +93,7 @@ func (s *Server) infoSections() []infoSection {
 			{"rejected_connections", itoa(s.rejected.Load())},
 			{"total_error_replies_protocol", itoa(s.protoErrs.Load())},
 		}},
-		{"cluster", "Cluster", [][2]string{{"cluster_enabled", "0"}}},
+		{"cluster", "Cluster", [][2]string{{"cluster_enabled", map[bool]string{false: "0", true: "1"}[s.cluster.Load() != nil]}}},
 		{"keyspace", "Keyspace", keyspace},
 	}
 }

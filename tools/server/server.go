@@ -54,6 +54,15 @@ type Config struct {
 
 	// Log receives the server's few log lines. Default: log.Default().
 	Log *log.Logger
+
+	// ClusterConfig, when set, is the path of the cluster config file
+	// (see package cluster: `ID HOST:PORT SLOTS` lines, the same file on
+	// every node) and turns on cluster mode: keys of slots other nodes
+	// own get -MOVED, CLUSTER answers from the file. Reload re-reads it.
+	ClusterConfig string
+
+	// NodeID is this node's id in ClusterConfig. Required with it.
+	NodeID string
 }
 
 // Defaults of Config.
@@ -85,6 +94,15 @@ type Server struct {
 	rejected  atomic.Int64
 	protoErrs atomic.Int64
 
+	// cluster is the cluster state, nil when not in cluster mode.
+	cluster atomic.Pointer[clusterState]
+	// gate is held for reading by every keyed command in cluster mode,
+	// and for writing by MBF.MIGRATE to wait for the commands in flight
+	// on a range it has just paused.
+	gate sync.RWMutex
+	// reloadMu serializes changes of cluster (Reload, MBF.MIGRATE).
+	reloadMu sync.Mutex
+
 	// trace, when set (by tests), sees every command before it runs.
 	trace func(args [][]byte)
 	// noBatch turns off the batching of pipelined commands (benchmarks).
@@ -96,8 +114,19 @@ func New(cfg Config) (*Server, error) {
 	if err := fillDefaults(&cfg); err != nil {
 		return nil, err
 	}
-	return &Server{cfg: cfg, store: newStore(cfg.Dir, cfg.Sets, cfg.FilterIdle),
-		start: time.Now(), clients: map[*client]struct{}{}}, nil
+	var cs *clusterState
+	if cfg.ClusterConfig != "" {
+		var err error
+		if cs, err = loadCluster(cfg.ClusterConfig, cfg.NodeID, nil); err != nil {
+			return nil, fmt.Errorf("server: %w", err)
+		}
+	}
+	s := &Server{cfg: cfg, store: newStore(cfg.Dir, cfg.Sets, cfg.FilterIdle),
+		start: time.Now(), clients: map[*client]struct{}{}}
+	if cs != nil {
+		s.cluster.Store(cs)
+	}
+	return s, nil
 }
 
 func fillDefaults(cfg *Config) error {
@@ -127,6 +156,9 @@ func fillDefaults(cfg *Config) error {
 	}
 	if cfg.DefaultExpansion > 0 && cfg.Sets == nil {
 		return fmt.Errorf("server: default expansion %d: %w", cfg.DefaultExpansion, ErrScalingUnavailable)
+	}
+	if (cfg.ClusterConfig == "") != (cfg.NodeID == "") {
+		return fmt.Errorf("server: %w: give both a cluster config and a node id, or neither", ErrNotCluster)
 	}
 	if cfg.Log == nil {
 		cfg.Log = log.Default()

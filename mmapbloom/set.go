@@ -1,0 +1,320 @@
+package mmapbloom
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mmapbloom/mmapbloom/format"
+)
+
+// Set is a filter set: a directory NAME.bfset/ holding one ordinary v2
+// filter file per layer, a MANIFEST listing them and a CONTROL page whose
+// generation number tells every handle when the MANIFEST changed (see
+// format/FORMAT.md, "Filter sets"). A set is either scalable (it adds a
+// larger layer when the newest one is full; Almeida et al. 2007) or
+// windowed (one layer per time window, the oldest dropped when a window
+// ends). Keys are added to the newest layer only; a key tests present when
+// any live layer holds it.
+//
+// A Set is safe for concurrent use by many goroutines, and many processes
+// may open the same set at once. Every call loads the CONTROL generation
+// once (one atomic load) and, when it changed, re-reads the MANIFEST and
+// opens the new layers before it runs; a layer is added or dropped by the
+// first handle that sees it is due, under an exclusive lock on the set's
+// LOCK file; other writers that see it due meanwhile wait for that lock,
+// and every handle uses the change from its next call. A handle
+// that still maps a layer another process dropped (and unlinked) keeps
+// answering from it until that next call.
+type Set struct {
+	// rw is held shared by every call and exclusively by Close, so that
+	// no call reads CONTROL or a layer after Close unmapped them.
+	rw       sync.RWMutex
+	dir      string
+	ctl      *control
+	opts     OpenOptions
+	now      func() time.Time
+	closed   atomic.Bool
+	mu       sync.Mutex // serialises reloads
+	view     atomic.Pointer[setView]
+	readOnly bool
+}
+
+// SetOptions tunes CreateSet. A nil *SetOptions means a scalable set with
+// RedisBloom's defaults.
+type SetOptions struct {
+	// Expansion is the growth factor s of a scalable set: each new layer
+	// holds s times the keys of the previous one. Default 2 (RedisBloom);
+	// bloomd uses 4; 1 adds layers of equal size (least memory, most
+	// layers). Ignored by windowed sets.
+	Expansion uint32
+
+	// Tightening is the error tightening ratio r of a scalable set, in
+	// (0, 1): layer i is sized at p (1-r) r^i, so the set's false-positive
+	// rate stays below p (see set_sizing.go). Default 0.5 (RedisBloom:
+	// p/2, p/4, ...); bloomd uses 0.9 (more bits in the first layers,
+	// fewer later). Ignored by windowed sets.
+	Tightening float64
+
+	// Window, when positive, makes a windowed set: time is cut into
+	// windows of this length from the creation time, each window's keys go
+	// to its own layer of n keys at p/Keep, and a key is forgotten between
+	// (Keep-1) Window and Keep Window after it was last added. Windows
+	// never grow: a window that receives more than n new keys answers
+	// above p/Keep (Stats reports OverCapacity). Default 0: a scalable set.
+	Window time.Duration
+
+	// Keep is the number of windows W a windowed set keeps, at least 1
+	// (ErrBadSet otherwise). Default 0 means 2 with a Window.
+	Keep int
+
+	// Refresh makes TestAndAdd of a windowed set add a key that it finds
+	// only in an older window to the current one, so that keys are
+	// forgotten after their last sighting ("last seen"). Default false:
+	// a hit is not re-added, so a key is forgotten after it was first added
+	// in the kept windows ("crawled within the window, then recrawl").
+	// Add always adds to the current window.
+	Refresh bool
+
+	// Layout is the bit layout of the layers (format.LayoutBlocked512 or
+	// format.LayoutClassic). Default 0: Create's default for each layer's
+	// n and p. An explicit blocked layout gives way to Create's default
+	// for layers below MinBlockedP, where blocked is refused.
+	Layout format.Layout
+
+	// Now is the clock deciding the windows of a windowed set, here and in
+	// the returned Set (OpenSet takes OpenOptions.Now). Default nil:
+	// time.Now.
+	Now func() time.Time
+}
+
+// setView is what a handle knows of the set at one generation: the
+// manifest and its open layers. It never changes once published.
+type setView struct {
+	gen    uint64
+	m      *manifest
+	layers []*Filter // as m.Layers: oldest first, the last takes the adds
+	// activeEnd is the end of the newest layer's window (windowed sets).
+	activeEnd time.Time
+	// adds counts this handle's new adds to the newest layer since its
+	// last count check (set_grow.go).
+	adds atomic.Uint64
+}
+
+// active returns the layer that takes the adds.
+func (v *setView) active() *Filter { return v.layers[len(v.layers)-1] }
+
+// live returns the layers that answer at time now, oldest first: all
+// of a scalable set's; a windowed set's whose window is among the Keep
+// last at now, even before a rotation dropped the older ones (none when
+// no one wrote for Keep windows).
+func (v *setView) live(now func() time.Time) []*Filter {
+	if !v.m.windowed() {
+		return v.layers
+	}
+	oldest := v.m.windowAt(now()) - int64(v.m.Keep) + 1
+	i := 0
+	for i < len(v.layers) && v.m.Layers[i].Window < oldest {
+		i++
+	}
+	return v.layers[i:]
+}
+
+// split returns the live layers older than the newest, and the newest,
+// which takes the adds (writers have rotated first, so it is live unless
+// the clock went back or another handle holds LOCK).
+func (v *setView) split(now func() time.Time) (older []*Filter, active *Filter) {
+	live, active := v.live(now), v.active()
+	if len(live) > 0 && live[len(live)-1] == active {
+		live = live[:len(live)-1]
+	}
+	return live, active
+}
+
+// CreateSet makes a new filter set in the directory dir (conventionally
+// named NAME.bfset) and opens it read-write. A scalable set (opts.Window
+// 0) starts with one layer of n keys at p (1-r); a windowed set starts
+// with the layer of the current window, sized for n keys (the keys
+// expected per window) at p/W. The directory is built under a temporary
+// name beside dir and renamed into place, so it appears whole or not at
+// all. Errors: ErrExists, ErrBadSet (bad options), those of Create.
+func CreateSet(dir string, n uint64, p float64, opts *SetOptions) (*Set, error) {
+	var o SetOptions
+	if opts != nil {
+		o = *opts
+	}
+	m, err := newManifest(n, p, o)
+	if err != nil {
+		return nil, err
+	}
+	dir = filepath.Clean(dir)
+	if _, err := os.Lstat(dir); err == nil {
+		return nil, fmt.Errorf("mmapbloom: create set %s: %w", dir, ErrExists)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".tmp*")
+	if err != nil {
+		return nil, fmt.Errorf("mmapbloom: create set: %w", err)
+	}
+	if err := buildSet(tmp, m); err != nil {
+		_ = os.RemoveAll(tmp)
+		return nil, err
+	}
+	if err := publishDir(tmp, dir); err != nil {
+		_ = os.RemoveAll(tmp)
+		return nil, err
+	}
+	return OpenSet(dir, &OpenOptions{Now: o.Now})
+}
+
+// newManifest validates the options of CreateSet and returns the
+// manifest of the new set, without layers.
+func newManifest(n uint64, p float64, o SetOptions) (*manifest, error) {
+	if n == 0 {
+		return nil, ErrInvalidN
+	}
+	if !(p > 0 && p < 1) {
+		return nil, fmt.Errorf("mmapbloom: p = %g: %w", p, ErrInvalidP)
+	}
+	seed, err := CreateOptions{}.seed()
+	if err != nil {
+		return nil, err
+	}
+	m := &manifest{Version: manifestVersion, Generation: 1, N: n, P: p, Layout: o.Layout, Seed: seed}
+	if o.Window <= 0 {
+		m.Kind, m.Expansion, m.Tightening = kindScalable, o.Expansion, o.Tightening
+		if m.Expansion == 0 {
+			m.Expansion = 2
+		}
+		if m.Tightening == 0 {
+			m.Tightening = 0.5
+		}
+		return m, m.checkOptions()
+	}
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	m.Kind, m.WindowNS, m.Keep, m.Refresh, m.T0 = kindWindowed, int64(o.Window), o.Keep, o.Refresh, now().UnixNano()
+	if m.Keep == 0 {
+		m.Keep = 2
+	}
+	return m, m.checkOptions()
+}
+
+// checkOptions validates the set-wide fields of a new manifest.
+func (m *manifest) checkOptions() error {
+	if m.windowed() && m.Keep < 1 {
+		return fmt.Errorf("mmapbloom: keep %d windows: %w", m.Keep, ErrBadSet)
+	}
+	if !m.windowed() && !(m.Tightening > 0 && m.Tightening < 1) {
+		return fmt.Errorf("mmapbloom: tightening %g not in (0, 1): %w", m.Tightening, ErrBadSet)
+	}
+	return nil
+}
+
+// buildSet writes the first layer, the MANIFEST, CONTROL and LOCK of a
+// new set into the empty directory dir.
+func buildSet(dir string, m *manifest) error {
+	var window int64
+	if m.windowed() {
+		window = m.windowAt(time.Unix(0, m.T0))
+	}
+	if err := addLayer(dir, m, window); err != nil {
+		return err
+	}
+	if err := writeManifest(dir, m); err != nil {
+		return err
+	}
+	if err := writeControl(dir, m.Generation); err != nil {
+		return err
+	}
+	return writeSynced(filepath.Join(dir, lockName), nil)
+}
+
+// publishDir renames the finished directory tmp to dir, refusing to
+// replace anything, and syncs the parent directory.
+func publishDir(tmp, dir string) error {
+	if _, err := os.Lstat(dir); err == nil {
+		return fmt.Errorf("mmapbloom: create set %s: %w", dir, ErrExists)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if errors.Is(err, fs.ErrExist) || strings.Contains(err.Error(), "not empty") {
+			return fmt.Errorf("mmapbloom: create set %s: %w", dir, ErrExists)
+		}
+		return fmt.Errorf("mmapbloom: create set: %w", err)
+	}
+	return syncDir(filepath.Dir(dir))
+}
+
+// OpenSet opens the filter set in dir: it maps CONTROL, reads MANIFEST
+// and opens every layer with opts (ReadOnly, ExactCount; Now is the
+// clock of a windowed set). A read-write open repairs a set whose last
+// change crashed after renaming the MANIFEST but before raising the
+// generation. Errors: ErrBadSet (no MANIFEST or CONTROL, or a bad one),
+// those of Open for a layer.
+func OpenSet(dir string, opts *OpenOptions) (*Set, error) {
+	var o OpenOptions
+	if opts != nil {
+		o = *opts
+	}
+	s := &Set{dir: filepath.Clean(dir), opts: o, now: o.Now, readOnly: o.ReadOnly}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	ctl, err := openControl(s.dir, o.ReadOnly)
+	if err != nil {
+		return nil, err
+	}
+	s.ctl = ctl
+	if !o.ReadOnly {
+		m, err := readManifest(s.dir)
+		if err != nil {
+			_ = ctl.close()
+			return nil, err
+		}
+		ctl.raise(m.Generation)
+	}
+	if _, err := s.reload(); err != nil {
+		_ = ctl.close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Dir returns the set's directory.
+func (s *Set) Dir() string { return s.dir }
+
+// Close closes every layer and unmaps CONTROL. Adds reach the disk in
+// the kernel's time; call Sync first to make them durable. Calls after
+// Close return ErrClosed; Close itself may be called again.
+func (s *Set) Close() error {
+	s.rw.Lock()
+	defer s.rw.Unlock()
+	if s.closed.Swap(true) {
+		return nil
+	}
+	var errs []error
+	for _, f := range s.view.Load().layers {
+		errs = append(errs, f.Close())
+	}
+	return errors.Join(append(errs, s.ctl.close())...)
+}
+
+// Sync writes every live layer's bits and header to the disk and waits
+// for it (see Filter.Sync). Errors: ErrClosed, those of Filter.Sync.
+func (s *Set) Sync() error {
+	return s.do(func(v *setView) error {
+		for _, f := range v.live(s.now) {
+			if err := f.Sync(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,232 @@
+package mmapbloom
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/zeebo/xxh3"
+)
+
+// The batch calls of a Set run on chunks of setChunk keys; each chunk
+// checks the generation (and rotates or grows the set) like a single-key
+// call. Within a chunk every layer is probed through its own batch
+// pipeline (batch.go: the keys hashed and their cache lines prefetched
+// chunkKeys at a time, one line per key for a blocked layer), newest layer
+// first, and each layer sees only the keys no newer layer holds, so a
+// present key stops at the layer that holds it, and an absent key costs
+// one line per live layer, with up to chunkKeys lines in flight.
+
+// setChunk is the number of keys a Set's batch call handles between two
+// generation checks.
+const setChunk = 256
+
+// pendingKeys gathers the keys of a chunk not yet found present, for one
+// layer's batch call. Every layer has the set's seed, so each key is
+// hashed once (xxh3, for the blocked layers) whatever the layers it visits.
+type pendingKeys struct {
+	n      int
+	seed   uint64 // the set's seed
+	hashed bool   // all holds the chunk's hashes
+	idx    [setChunk]int
+	keys   [setChunk][]byte
+	res    [setChunk]bool
+	all    [setChunk]uint64 // xxh3 hash of each key of the chunk
+	hashes [setChunk]uint64 // of the gathered keys
+}
+
+// pendingPool recycles pendingKeys (8 KiB: the keys escape to the heap
+// through the layers' batch calls).
+var pendingPool = sync.Pool{New: func() any { return new(pendingKeys) }}
+
+// getPending returns an empty pendingKeys from the pool for a set of
+// seed seed; release it with put.
+func getPending(seed uint64) *pendingKeys {
+	p := pendingPool.Get().(*pendingKeys)
+	p.seed, p.hashed = seed, false
+	return p
+}
+
+// put clears the key references and returns p to the pool.
+func (p *pendingKeys) put() {
+	clear(p.keys[:p.n])
+	p.n = 0
+	pendingPool.Put(p)
+}
+
+// gatherHashes fills p.hashes for the gathered keys, hashing the chunk
+// keys once.
+func (p *pendingKeys) gatherHashes(keys [][]byte) []uint64 {
+	if !p.hashed {
+		for i, key := range keys {
+			p.all[i] = xxh3.HashSeed(key, p.seed)
+		}
+		p.hashed = true
+	}
+	for j := range p.n {
+		p.hashes[j] = p.all[p.idx[j]]
+	}
+	return p.hashes[:p.n]
+}
+
+// testBatch runs layer's TestBatch on the gathered keys, with their
+// hashes when the layer takes them.
+func (p *pendingKeys) testBatch(layer *Filter, keys [][]byte) error {
+	var hs []uint64
+	if layer.hashable(p.seed) {
+		hs = p.gatherHashes(keys)
+	}
+	return layer.testBatch(p.keys[:p.n], hs, p.res[:p.n])
+}
+
+// testAndAddBatch runs layer's TestAndAddBatch on the gathered keys, with
+// their hashes when the layer takes them.
+func (p *pendingKeys) testAndAddBatch(layer *Filter, keys [][]byte) error {
+	var hs []uint64
+	if layer.hashable(p.seed) {
+		hs = p.gatherHashes(keys)
+	}
+	return layer.testAndAddBatch(p.keys[:p.n], hs, p.res[:p.n])
+}
+
+// gather collects the keys whose present entry is false.
+func (p *pendingKeys) gather(keys [][]byte, present []bool) {
+	p.n = 0
+	for i, key := range keys {
+		if !present[i] {
+			p.idx[p.n], p.keys[p.n] = i, key
+			p.n++
+		}
+	}
+}
+
+// scatter sets present for the gathered keys the layer answered true
+// for, and returns how many those were.
+func (p *pendingKeys) scatter(present []bool) (hits int) {
+	for j := range p.n {
+		if p.res[j] {
+			present[p.idx[j]] = true
+			hits++
+		}
+	}
+	return hits
+}
+
+// testLayers sets present[i] for the keys not yet present that a layer
+// holds, asking layers newest first.
+func (p *pendingKeys) testLayers(layers []*Filter, keys [][]byte, present []bool) error {
+	for l := len(layers) - 1; l >= 0; l-- {
+		if p.gather(keys, present); p.n == 0 {
+			return nil
+		}
+		if err := p.testBatch(layers[l], keys); err != nil {
+			return err
+		}
+		p.scatter(present)
+	}
+	return nil
+}
+
+// AddBatch adds every key of keys, with the same effect as calling Add
+// on each in order. Errors as for Add.
+func (s *Set) AddBatch(keys [][]byte) error {
+	return s.batch(keys, nil, func(v *setView, keys [][]byte, present []bool) (int, error) {
+		return s.insertChunk(v, keys, present, true)
+	})
+}
+
+// TestBatch sets present[i] to Test(keys[i]) for every key. present must
+// be at least as long as keys (ErrBadOptions otherwise). Errors as for
+// Test; after an error the contents of present are undefined.
+func (s *Set) TestBatch(keys [][]byte, present []bool) error {
+	if len(present) < len(keys) {
+		return fmt.Errorf("mmapbloom: TestBatch: %d results for %d keys: %w", len(present), len(keys), ErrBadOptions)
+	}
+	return s.batch(keys, present, func(v *setView, keys [][]byte, present []bool) (int, error) {
+		clear(present)
+		p := getPending(v.m.Seed)
+		defer p.put()
+		return len(keys), p.testLayers(v.live(s.now), keys, present)
+	})
+}
+
+// TestAndAddBatch sets present[i] to TestAndAdd(keys[i]) for every key
+// in order, so a key repeated within the batch is new only the first
+// time. present must be at least as long as keys. Errors as for
+// TestAndAdd.
+func (s *Set) TestAndAddBatch(keys [][]byte, present []bool) error {
+	if len(present) < len(keys) {
+		return fmt.Errorf("mmapbloom: TestAndAddBatch: %d results for %d keys: %w", len(present), len(keys), ErrBadOptions)
+	}
+	return s.batch(keys, present, func(v *setView, keys [][]byte, present []bool) (int, error) {
+		return s.insertChunk(v, keys, present, false)
+	})
+}
+
+// chunkOp handles a chunk of keys, with their part of present, on view v;
+// it returns how many of them, from the first, it handled.
+type chunkOp func(v *setView, keys [][]byte, present []bool) (int, error)
+
+// batch runs op on chunks of keys, each under its own generation check,
+// with the matching part of present, or of a scratch slice when present
+// is nil.
+func (s *Set) batch(keys [][]byte, present []bool, op chunkOp) error {
+	var scratch [setChunk]bool
+	for start := 0; start < len(keys); {
+		end := min(start+setChunk, len(keys))
+		out := scratch[:end-start]
+		if present != nil {
+			out = present[start:end]
+		}
+		var done int
+		err := s.do(func(v *setView) (err error) {
+			done, err = op(v, keys[start:end], out)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		start += done
+	}
+	return nil
+}
+
+// insertChunk is insert for the first keys of a chunk (add true:
+// AddBatch): for a scalable set, as many as the growth check allows
+// before its next reading (see checkInterval).
+func (s *Set) insertChunk(v *setView, keys [][]byte, present []bool, add bool) (int, error) {
+	v, err := s.writable(v)
+	if err != nil {
+		return 0, err
+	}
+	if !v.m.windowed() {
+		room := min(v.room(), len(keys))
+		keys, present = keys[:room], present[:room]
+	}
+	return len(keys), s.insertKeys(v, keys, present, add)
+}
+
+// insertKeys adds keys to v's newest layer and sets present.
+func (s *Set) insertKeys(v *setView, keys [][]byte, present []bool, add bool) error {
+	older, active := v.split(s.now)
+	always := v.addsAlways(add)
+	clear(present)
+	p := getPending(v.m.Seed)
+	defer p.put()
+	if !always {
+		if err := p.testLayers(older, keys, present); err != nil {
+			return err
+		}
+	}
+	if p.gather(keys, present); p.n > 0 {
+		if err := p.testAndAddBatch(active, keys); err != nil {
+			return err
+		}
+		if err := s.noteAdds(v, uint64(p.n-p.scatter(present))); err != nil {
+			return err
+		}
+	}
+	if always && !add {
+		return p.testLayers(older, keys, present)
+	}
+	return nil
+}

@@ -1,0 +1,124 @@
+package mmapbloom
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/mmapbloom/mmapbloom/format"
+)
+
+// lockName is the file of a set whose exclusive open file description
+// lock (lock.go's upgradeLock) is held while a layer is added or dropped
+// or garbage is collected, and only then.
+const lockName = "LOCK"
+
+// setCrashPoint, when not nil (tests only), is called at the points of a
+// change where a crash leaves work for the next handle: "layer-created"
+// (a layer file linked, the MANIFEST not yet renamed) and
+// "manifest-renamed" (the MANIFEST renamed, the generation not yet raised).
+var setCrashPoint func(point string)
+
+// crashPoint calls setCrashPoint.
+func crashPoint(name string) {
+	if setCrashPoint != nil {
+		setCrashPoint(name)
+	}
+}
+
+// changeFunc changes a freshly read MANIFEST in memory, creating any new
+// layer file; it returns the layer files to unlink once the change is
+// published, and whether it changed anything.
+type changeFunc func(m *manifest) (dropped []string, changed bool, err error)
+
+// change runs fn on the MANIFEST under the set's exclusive LOCK, waiting
+// while another handle holds it (that handle may be making the same
+// change, which fn then finds made), or, without wait, failing with
+// ErrInUse. If fn
+// changed it, the MANIFEST is written with the next generation (write,
+// fsync, rename, fsync directory), then CONTROL's generation is raised to
+// it, then the dropped files are unlinked. Before fn runs, a generation
+// left behind by a crash after a rename is repaired.
+func (s *Set) change(wait bool, fn changeFunc) (bool, error) {
+	if s.readOnly {
+		return false, fmt.Errorf("mmapbloom: set %s: %w", s.dir, ErrReadOnly)
+	}
+	unlock, err := lockSet(s.dir, wait)
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	m, err := readManifest(s.dir)
+	if err != nil {
+		return false, err
+	}
+	s.ctl.raise(m.Generation)
+	dropped, changed, err := fn(m)
+	if err != nil || !changed {
+		return false, err
+	}
+	m.Generation++
+	if err := writeManifest(s.dir, m); err != nil {
+		return false, err
+	}
+	crashPoint("manifest-renamed")
+	s.ctl.raise(m.Generation)
+	for _, name := range dropped {
+		_ = os.Remove(filepath.Join(s.dir, name))
+	}
+	return true, nil
+}
+
+// lockSet takes the exclusive lock of dir's LOCK file, waiting for it or
+// not, and returns the function that releases it.
+func lockSet(dir string, wait bool) (unlock func(), err error) {
+	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("mmapbloom: %w", err)
+	}
+	lock := upgradeLock
+	if wait {
+		lock = waitExclusive
+	}
+	if err := lock(f); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return func() { _ = f.Close() }, nil
+}
+
+// addLayer creates the next layer file of m (for window window of a
+// windowed set) and appends it to m.Layers. A file already at its name is
+// the orphan of a change that crashed before its rename; the caller holds
+// LOCK, so it is removed first.
+func addLayer(dir string, m *manifest, window int64) error {
+	n, p := windowLayer(m.N, m.P, m.Keep)
+	if !m.windowed() {
+		var err error
+		if n, p, err = scalableLayer(m.N, m.P, m.Expansion, m.Tightening, len(m.Layers)); err != nil {
+			return err
+		}
+	}
+	name := layerName(m.Next)
+	path := filepath.Join(dir, name)
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("mmapbloom: remove orphan layer: %w", err)
+	}
+	layout := m.Layout
+	if layout == format.LayoutBlocked512 && p < MinBlockedP {
+		layout = 0 // Create's choice: classic, since blocked is refused below MinBlockedP
+	}
+	f, err := Create(path, n, p, &CreateOptions{Layout: layout, Seed: m.Seed, FixedSeed: true})
+	if err != nil {
+		return fmt.Errorf("mmapbloom: set layer %s: %w", name, err)
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	crashPoint("layer-created")
+	m.Layers = append(m.Layers, layerEntry{File: name, N: n, P: p, Window: window})
+	m.Next++
+	return nil
+}

@@ -1,0 +1,109 @@
+package mmapbloom
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+
+	"github.com/edsrzf/mmap-go"
+)
+
+// The CONTROL file of a filter set is one 4096-byte page that every handle
+// maps shared (format/FORMAT.md, "Filter sets"):
+//
+//	offset 0   4 bytes  magic "BLS\x01"
+//	offset 4   u32      control version (1), little-endian
+//	offset 8   u64      generation, little-endian, read and written atomically
+//	offset 16  4080     reserved, zero
+//
+// Every call on a set loads the generation once and reloads the MANIFEST
+// when it differs from the one its view was built from.
+
+const (
+	controlName    = "CONTROL"
+	controlSize    = 4096
+	controlMagic   = "BLS\x01"
+	controlVersion = 1
+)
+
+// control is a handle's mapping of CONTROL.
+type control struct {
+	file *os.File
+	data mmap.MMap
+	gen  *uint64
+}
+
+// writeControl creates dir's CONTROL page holding generation gen.
+func writeControl(dir string, gen uint64) error {
+	var page [controlSize]byte
+	copy(page[:], controlMagic)
+	binary.LittleEndian.PutUint32(page[4:], controlVersion)
+	binary.LittleEndian.PutUint64(page[8:], gen)
+	return writeSynced(filepath.Join(dir, controlName), page[:])
+}
+
+// openControl maps dir's CONTROL page.
+func openControl(dir string, readOnly bool) (*control, error) {
+	flag := os.O_RDWR
+	if readOnly {
+		flag = os.O_RDONLY
+	}
+	file, err := os.OpenFile(filepath.Join(dir, controlName), flag, 0)
+	if err != nil {
+		return nil, fmt.Errorf("mmapbloom: %s: %w (%w)", dir, ErrBadSet, err)
+	}
+	c, err := mapControl(file, readOnly)
+	if err != nil {
+		_ = file.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// mapControl checks the size and magic of CONTROL and maps it.
+func mapControl(file *os.File, readOnly bool) (*control, error) {
+	st, err := file.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("mmapbloom: %w", err)
+	}
+	if st.Size() != controlSize {
+		return nil, fmt.Errorf("mmapbloom: %s: %d bytes: %w", file.Name(), st.Size(), ErrBadSet)
+	}
+	data, err := mapFile(file, controlSize, readOnly, false)
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(data[:4], []byte(controlMagic)) || binary.LittleEndian.Uint32(data[4:]) != controlVersion {
+		_ = data.Unmap()
+		return nil, fmt.Errorf("mmapbloom: %s: bad magic or version: %w", file.Name(), ErrBadSet)
+	}
+	words, err := wordsOf(data)
+	if err != nil {
+		_ = data.Unmap()
+		return nil, err
+	}
+	return &control{file: file, data: data, gen: &words[1]}, nil
+}
+
+// generation returns the current generation: one atomic load.
+func (c *control) generation() uint64 { return atomic.LoadUint64(c.gen) }
+
+// raise sets the generation to g unless it is already at least g, so that
+// a repair racing a change never moves it back.
+func (c *control) raise(g uint64) {
+	for {
+		old := atomic.LoadUint64(c.gen)
+		if old >= g || atomic.CompareAndSwapUint64(c.gen, old, g) {
+			return
+		}
+	}
+}
+
+// close unmaps and closes CONTROL.
+func (c *control) close() error {
+	return errors.Join(c.data.Unmap(), c.file.Close())
+}

@@ -1,0 +1,82 @@
+package mmapbloom
+
+// Growth of a scalable set. After each call that added keys to the
+// newest layer, a handle reads that layer's header count as published by
+// every handle (one load from the header's cache line, which every call
+// reads anyway) plus its own new adds since its last check. When that
+// reaches the capacity, or after checkInterval new adds, it checks: it
+// reads the count with Filter.Count, which first publishes its own pending
+// adds. The interval is countBatch (256) while the layer is far from
+// full and shrinks to 1/64 of the room left, so that near the capacity
+// every handle publishes often and the count lags the truth by little.
+// When the count has reached the capacity, the handle adds the next layer
+// under the set's LOCK, after checking in the MANIFEST read under the lock
+// that no other handle did. A handle that finds LOCK taken waits for it
+// (the holder is adding the layer, which takes a few fsyncs), finds the
+// layer added, and uses it from its next call, so that the full layer does
+// not go on taking keys meanwhile. Batch calls add at most checkInterval
+// keys between two checks.
+//
+// Overshoot bound: each handle holds fewer than min(countBatch, room/64)
+// adds it has not published (room: what the layer lacked at its last
+// reading), so with H handles adding, the newest layer holds at most
+// n + H countBatch keys when the check fires, plus at most one key or one
+// batch step per handle whose call passed its generation check before
+// the new layer was published. Measured with 8 processes racing through
+// a layer of 4000 keys (TestSetGrowthManyProcesses, its log).
+
+// checkInterval returns after how many new adds a handle publishes and
+// checks the newest layer's count, given the published count c.
+func (v *setView) checkInterval(c uint64) uint64 {
+	if c >= v.capacity() {
+		return 1
+	}
+	return min(countBatch, max(1, (v.capacity()-c)/64))
+}
+
+// capacity returns the capacity of the newest layer.
+func (v *setView) capacity() uint64 { return v.m.Layers[len(v.m.Layers)-1].N }
+
+// noteAdds records added new adds to v's newest layer and grows the set
+// when that layer is full.
+func (s *Set) noteAdds(v *setView, added uint64) error {
+	if added == 0 || v.m.windowed() {
+		return nil
+	}
+	shared := v.active().sharedCount()
+	n := v.adds.Add(added)
+	if shared+n < v.capacity() && n < v.checkInterval(shared) {
+		return nil
+	}
+	v.adds.Store(0)
+	c, err := v.active().Count()
+	if err != nil || c < v.capacity() {
+		return err
+	}
+	_, err = s.change(true, func(m *manifest) ([]string, bool, error) {
+		if m.Layers[len(m.Layers)-1].File != v.m.Layers[len(v.m.Layers)-1].File {
+			return nil, false, nil // another handle added the layer
+		}
+		return nil, true, addLayer(s.dir, m, 0)
+	})
+	return err
+}
+
+// room returns how many keys a batch step may add to v's newest layer
+// before the next check, at least 1.
+func (v *setView) room() int {
+	step := v.checkInterval(v.active().sharedCount())
+	return int(step - min(v.adds.Load(), step-1))
+}
+
+// sharedCount returns f's header count as every handle published it,
+// without publishing this handle's pending adds; 0 when f is closed or
+// broken (the next call reports that).
+func (f *Filter) sharedCount() uint64 {
+	var c uint64
+	_ = f.read(func() error {
+		c = f.headerCount()
+		return nil
+	})
+	return c
+}

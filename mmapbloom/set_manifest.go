@@ -1,0 +1,164 @@
+package mmapbloom
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/mmapbloom/mmapbloom/format"
+)
+
+// The MANIFEST of a filter set (format/FORMAT.md, "Filter sets") is a JSON
+// object that is never changed in place: a change writes MANIFEST.tmp.<pid>,
+// syncs it, renames it over MANIFEST and syncs the directory, so a reader
+// finds the old manifest or the new one, whole.
+
+const (
+	manifestName    = "MANIFEST"
+	manifestVersion = 1
+	kindScalable    = "scalable"
+	kindWindowed    = "windowed"
+)
+
+// manifest is the decoded MANIFEST.
+type manifest struct {
+	Version    int           `json:"version"`    // manifestVersion
+	Generation uint64        `json:"generation"` // bumped by every change; CONTROL follows it
+	Kind       string        `json:"kind"`       // kindScalable or kindWindowed
+	N          uint64        `json:"n"`          // first layer's capacity (scalable), each window's (windowed)
+	P          float64       `json:"p"`          // the set's target false-positive probability
+	Layout     format.Layout `json:"layout"`     // layout of new layers; 0: Create's default
+	Seed       uint64        `json:"seed"`       // hash seed of every layer (one xxh3 hash per key serves all blocked layers)
+	Expansion  uint32        `json:"expansion,omitempty"`
+	Tightening float64       `json:"tightening,omitempty"`
+	WindowNS   int64         `json:"window_ns,omitempty"` // window length D
+	Keep       int           `json:"keep,omitempty"`      // windows kept W
+	T0         int64         `json:"t0_unix_ns,omitempty"`
+	Refresh    bool          `json:"refresh,omitempty"`
+	Next       uint64        `json:"next"`   // number of the next layer file
+	Layers     []layerEntry  `json:"layers"` // oldest first; the last takes the adds
+}
+
+// layerEntry is one layer of a manifest.
+type layerEntry struct {
+	File   string  `json:"file"` // name in the set directory
+	N      uint64  `json:"n"`
+	P      float64 `json:"p"`
+	Window int64   `json:"window,omitempty"` // windowed: index of the window it holds
+}
+
+// windowed reports whether m is a time-windowed set.
+func (m *manifest) windowed() bool { return m.Kind == kindWindowed }
+
+// window returns the length of a window.
+func (m *manifest) window() time.Duration { return time.Duration(m.WindowNS) }
+
+// windowAt returns the index of the window holding t: windows i covers
+// [t0 + i D, t0 + (i+1) D).
+func (m *manifest) windowAt(t time.Time) int64 {
+	d := t.UnixNano() - m.T0
+	i := d / m.WindowNS
+	if d < 0 && d%m.WindowNS != 0 {
+		i--
+	}
+	return i
+}
+
+// windowEnd returns the time window i ends.
+func (m *manifest) windowEnd(i int64) time.Time {
+	return time.Unix(0, m.T0+(i+1)*m.WindowNS)
+}
+
+// layerName returns the file name of layer number i.
+func layerName(i uint64) string { return fmt.Sprintf("L%06d.bloom", i) }
+
+// lists reports whether name is one of m's layer files.
+func (m *manifest) lists(name string) bool {
+	for _, l := range m.Layers {
+		if l.File == name {
+			return true
+		}
+	}
+	return false
+}
+
+// check validates a decoded manifest.
+func (m *manifest) check() error {
+	switch {
+	case m.Version != manifestVersion:
+		return fmt.Errorf("manifest version %d (want %d): %w", m.Version, manifestVersion, ErrBadSet)
+	case m.Kind != kindScalable && m.Kind != kindWindowed:
+		return fmt.Errorf("manifest kind %q: %w", m.Kind, ErrBadSet)
+	case len(m.Layers) == 0:
+		return fmt.Errorf("manifest lists no layer: %w", ErrBadSet)
+	case m.windowed() && (m.WindowNS <= 0 || m.Keep < 1):
+		return fmt.Errorf("manifest window %d ns, keep %d: %w", m.WindowNS, m.Keep, ErrBadSet)
+	case !m.windowed() && (m.Expansion < 1 || !(m.Tightening > 0 && m.Tightening < 1)):
+		return fmt.Errorf("manifest expansion %d, tightening %g: %w", m.Expansion, m.Tightening, ErrBadSet)
+	}
+	for _, l := range m.Layers {
+		if l.File != filepath.Base(l.File) || l.File == "." || l.File == ".." {
+			return fmt.Errorf("manifest layer file %q: %w", l.File, ErrBadSet)
+		}
+	}
+	return nil
+}
+
+// readManifest reads and validates dir's MANIFEST.
+func readManifest(dir string) (*manifest, error) {
+	b, err := os.ReadFile(filepath.Join(dir, manifestName))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("mmapbloom: %s: no %s: %w", dir, manifestName, ErrBadSet)
+		}
+		return nil, fmt.Errorf("mmapbloom: %w", err)
+	}
+	m := new(manifest)
+	if err := json.Unmarshal(b, m); err != nil {
+		return nil, fmt.Errorf("mmapbloom: %s: %s: %w (%w)", dir, manifestName, ErrBadSet, err)
+	}
+	if err := m.check(); err != nil {
+		return nil, fmt.Errorf("mmapbloom: %s: %w", dir, err)
+	}
+	return m, nil
+}
+
+// writeManifest replaces dir's MANIFEST with m atomically and durably:
+// write a temporary file, fsync it, rename it over MANIFEST, fsync dir.
+func writeManifest(dir string, m *manifest) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("mmapbloom: encode manifest: %w", err)
+	}
+	tmp := filepath.Join(dir, manifestName+".tmp."+strconv.Itoa(os.Getpid()))
+	if err := writeSynced(tmp, append(b, '\n')); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, manifestName)); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("mmapbloom: %w", err)
+	}
+	return syncDir(dir)
+}
+
+// writeSynced creates path with the bytes b and fsyncs it.
+func writeSynced(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("mmapbloom: %w", err)
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if err = errors.Join(err, f.Close()); err != nil {
+		_ = os.Remove(path)
+		return fmt.Errorf("mmapbloom: write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,92 @@
+package mmapbloom
+
+// The single-key calls of a Set. A scalable set and a windowed set
+// without Refresh test the older live layers first, newest first, and add
+// a key to the newest layer only when none holds it (RedisBloom's
+// SBChain_Add), so a key is counted in one layer. A windowed set's Add
+// always adds to the current window (the key was seen now), and so does
+// its TestAndAdd with Refresh. A key absent from the set costs one probe
+// (one cache line for a blocked layer) per live layer.
+
+// Add inserts key (see the note above for which layer takes it). Errors:
+// ErrClosed, ErrReadOnly, ErrSealed, ErrFileChanged, and those of adding
+// a layer (Create's, the MANIFEST's write).
+func (s *Set) Add(key []byte) error {
+	_, err := s.insert(key, true)
+	return err
+}
+
+// AddString is Add for a string key, without copying it.
+func (s *Set) AddString(key string) error { return s.Add(bytesOf(key)) }
+
+// Test reports whether key may be in the set: whether any live layer may
+// hold it, tested newest first. false means definitely absent; a key
+// never added tests present with probability below p (see SetOptions).
+// Errors: ErrClosed, ErrFileChanged.
+func (s *Set) Test(key []byte) (present bool, err error) {
+	err = s.do(func(v *setView) error {
+		present, err = anyHas(v.live(s.now), key)
+		return err
+	})
+	return present && err == nil, err
+}
+
+// TestString is Test for a string key, without copying it.
+func (s *Set) TestString(key string) (bool, error) { return s.Test(bytesOf(key)) }
+
+// TestAndAdd adds key and reports whether it may have been present
+// before: false exactly when no live layer held it and adding it to the
+// newest layer set a clear bit (then the newest layer's count grows by
+// one). Racing callers are told as by Filter.TestAndAdd. Errors as for
+// Add.
+func (s *Set) TestAndAdd(key []byte) (present bool, err error) {
+	return s.insert(key, false)
+}
+
+// TestAndAddString is TestAndAdd for a string key, without copying it.
+func (s *Set) TestAndAddString(key string) (bool, error) { return s.TestAndAdd(bytesOf(key)) }
+
+// insert is Add (add true) and TestAndAdd.
+func (s *Set) insert(key []byte, add bool) (present bool, err error) {
+	err = s.do(func(v *setView) error {
+		v, err := s.writable(v)
+		if err != nil {
+			return err
+		}
+		older, active := v.split(s.now)
+		always := v.addsAlways(add)
+		if !always {
+			if present, err = anyHas(older, key); present || err != nil {
+				return err
+			}
+		}
+		if present, err = active.TestAndAdd(key); err != nil || present {
+			return err
+		}
+		if err := s.noteAdds(v, 1); err != nil {
+			return err
+		}
+		if always && !add {
+			present, err = anyHas(older, key)
+		}
+		return err
+	})
+	return present, err
+}
+
+// addsAlways reports whether a key goes to the newest layer even when an
+// older one holds it: a windowed set's Add, and its TestAndAdd with
+// Refresh.
+func (v *setView) addsAlways(add bool) bool {
+	return v.m.windowed() && (add || v.m.Refresh)
+}
+
+// anyHas tests key in layers, newest first, and stops at the first hit.
+func anyHas(layers []*Filter, key []byte) (bool, error) {
+	for i := len(layers) - 1; i >= 0; i-- {
+		if ok, err := layers[i].Test(key); ok || err != nil {
+			return ok, err
+		}
+	}
+	return false, nil
+}

@@ -1,0 +1,352 @@
+package mmapbloom
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// setKey returns the i-th test key of family fam.
+func setKey(fam string, i int) []byte { return fmt.Appendf(nil, "%s-%d", fam, i) }
+
+// fakeClock is an injectable clock that tests move by hand.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newFakeClock() *fakeClock { return &fakeClock{t: time.Unix(1_700_000_000, 0)} }
+
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+func TestScalableLayerSizing(t *testing.T) {
+	tests := []struct {
+		s     uint32
+		r     float64
+		i     int
+		wantN uint64
+		wantP float64
+	}{
+		{2, 0.5, 0, 1000, 0.005},
+		{2, 0.5, 1, 2000, 0.0025},
+		{2, 0.5, 3, 8000, 0.000625},
+		{4, 0.9, 0, 1000, 0.001},
+		{4, 0.9, 2, 16000, 0.01 * 0.1 * 0.81},
+	}
+	for _, tc := range tests {
+		n, p, err := scalableLayer(1000, 0.01, tc.s, tc.r, tc.i)
+		require.NoError(t, err)
+		assert.Equal(t, tc.wantN, n, "%+v", tc)
+		assert.InDelta(t, tc.wantP, p, 1e-15, "%+v", tc)
+	}
+	sum := 0.0
+	for i := range 200 {
+		_, p, err := scalableLayer(1, 0.01, 1, 0.9, i)
+		require.NoError(t, err)
+		sum += p
+	}
+	assert.Less(t, sum, 0.01, "the layers' rates sum below p")
+	_, _, err := scalableLayer(1<<40, 0.01, 2, 0.5, 30)
+	require.ErrorIs(t, err, ErrTooLarge)
+	n, p := windowLayer(5_000_000, 1e-3, 31)
+	assert.Equal(t, uint64(5_000_000), n)
+	assert.InDelta(t, 1e-3/31, p, 1e-18)
+}
+
+func TestCreateSetOptions(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		n    uint64
+		p    float64
+		o    *SetOptions
+		want error
+	}{
+		{"zero n", 0, 0.01, nil, ErrInvalidN},
+		{"p 1", 10, 1, nil, ErrInvalidP},
+		{"tightening 1", 10, 0.01, &SetOptions{Tightening: 1}, ErrBadSet},
+		{"keep negative", 10, 0.01, &SetOptions{Window: time.Hour, Keep: -1}, ErrBadSet},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := CreateSet(filepath.Join(dir, "x.bfset"), tc.n, tc.p, tc.o)
+			require.ErrorIs(t, err, tc.want)
+			_, err = os.Stat(filepath.Join(dir, "x.bfset"))
+			require.ErrorIs(t, err, os.ErrNotExist)
+		})
+	}
+	s, err := CreateSet(filepath.Join(dir, "a.bfset"), 100, 0.01, nil)
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	_, err = CreateSet(filepath.Join(dir, "a.bfset"), 100, 0.01, nil)
+	require.ErrorIs(t, err, ErrExists)
+	_, err = OpenSet(dir, nil)
+	require.ErrorIs(t, err, ErrBadSet)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "no temporary directory left")
+}
+
+func TestScalableSetGrows(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "seen.bfset")
+	s, err := CreateSet(dir, 1000, 0.01, nil)
+	require.NoError(t, err)
+	defer s.Close()
+	assert.Equal(t, 1, s.Layers())
+	assert.Equal(t, uint32(2), s.Expansion())
+	assert.Equal(t, uint64(1000), s.Capacity())
+	for i := range 5000 {
+		require.NoError(t, s.Add(setKey("a", i)))
+	}
+	keys := make([][]byte, 3000)
+	for i := range keys {
+		keys[i] = setKey("b", i)
+	}
+	require.NoError(t, s.AddBatch(keys))
+	// 8000 keys: layers of 1000, 2000, 4000, then 8000.
+	assert.Equal(t, 4, s.Layers())
+	assert.Equal(t, uint64(15000), s.Capacity())
+	info, err := s.Info()
+	require.NoError(t, err)
+	assert.Equal(t, uint64(4), info.Generation)
+	for i, l := range info.Layers {
+		assert.InDelta(t, 0.01*0.5/float64(uint(1)<<i), l.P, 1e-15)
+		m, _, err := OptimalBlocked(l.N, l.P)
+		require.NoError(t, err)
+		assert.Equal(t, m, l.M)
+	}
+	c, err := s.Count()
+	require.NoError(t, err)
+	assert.InDelta(t, 8000, float64(c), 80, "count: adds that set a new bit")
+	present := make([]bool, len(keys))
+	require.NoError(t, s.TestBatch(keys, present))
+	for i := range 5000 {
+		ok, err := s.Test(setKey("a", i))
+		require.NoError(t, err)
+		require.True(t, ok, "key a-%d", i)
+	}
+	for i, ok := range present {
+		require.True(t, ok, "key b-%d", i)
+		ok, err := s.Test(keys[i]) // hashes each layer's own way
+		require.NoError(t, err)
+		require.True(t, ok, "key b-%d", i)
+	}
+	st, err := s.Stats()
+	require.NoError(t, err)
+	require.Len(t, st, 4)
+
+	// Another handle sees the layers; a key present is not added again.
+	o, err := OpenSet(dir, &OpenOptions{ReadOnly: true})
+	require.NoError(t, err)
+	defer o.Close()
+	assert.Equal(t, 4, o.Layers())
+	seen, err := s.TestAndAdd(setKey("a", 7))
+	require.NoError(t, err)
+	assert.True(t, seen)
+	seen, err = s.TestAndAdd(setKey("new", 1))
+	require.NoError(t, err)
+	assert.False(t, seen)
+	ok, err := o.Test(setKey("new", 1))
+	require.NoError(t, err)
+	assert.True(t, ok)
+	require.ErrorIs(t, o.Add(setKey("x", 1)), ErrReadOnly)
+}
+
+func TestSetBatchMatchesSingle(t *testing.T) {
+	dir := t.TempDir()
+	single, err := CreateSet(filepath.Join(dir, "single.bfset"), 300, 0.01, &SetOptions{Expansion: 4, Tightening: 0.9})
+	require.NoError(t, err)
+	defer single.Close()
+	batch, err := CreateSet(filepath.Join(dir, "batch.bfset"), 300, 0.01, &SetOptions{Expansion: 4, Tightening: 0.9})
+	require.NoError(t, err)
+	defer batch.Close()
+	keys := make([][]byte, 1300)
+	for i := range keys {
+		keys[i] = setKey("k", i%1000) // repeats within the batch
+	}
+	got := make([]bool, len(keys))
+	require.NoError(t, batch.TestAndAddBatch(keys, got))
+	newKeys := 0
+	singleNew := 0
+	for i, key := range keys {
+		seen, err := single.TestAndAdd(key)
+		require.NoError(t, err)
+		if i >= 1000 {
+			require.True(t, got[i], "repeat %d in the batch", i)
+			require.True(t, seen, "repeat %d", i)
+		}
+		if !got[i] {
+			newKeys++
+		}
+		if !seen {
+			singleNew++
+		}
+	}
+	// The layers' seeds differ, so their false positives do too.
+	assert.InDelta(t, 1000, newKeys, 10)
+	assert.InDelta(t, 1000, singleNew, 10)
+	// 300 keys, then about 700 of 1200: both fill the first layer to its
+	// capacity (a batch adds no more keys between two count checks than
+	// the room left) and add a second.
+	assert.Equal(t, 2, single.Layers())
+	assert.Equal(t, 2, batch.Layers())
+	st, err := batch.Stats()
+	require.NoError(t, err)
+	assert.LessOrEqual(t, st[0].Count, st[0].N+1, "the batch filled the first layer to its capacity")
+	require.ErrorIs(t, batch.TestBatch(keys, got[:1]), ErrBadOptions)
+}
+
+func TestWindowedSetExpiry(t *testing.T) {
+	for _, refresh := range []bool{false, true} {
+		t.Run(fmt.Sprintf("refresh=%v", refresh), func(t *testing.T) {
+			clock := newFakeClock()
+			const d, keep = time.Hour, 3
+			dir := filepath.Join(t.TempDir(), "w.bfset")
+			s, err := CreateSet(dir, 1000, 0.01, &SetOptions{Window: d, Keep: keep, Refresh: refresh, Now: clock.now})
+			require.NoError(t, err)
+			defer s.Close()
+			assert.Equal(t, uint32(0), s.Expansion())
+			require.NoError(t, s.Add([]byte("old")))
+			require.NoError(t, s.Add([]byte("hit")))
+			for w := 1; w < keep; w++ {
+				clock.advance(d)
+				ok, err := s.Test([]byte("old"))
+				require.NoError(t, err)
+				require.True(t, ok, "forgotten after %d windows, before %d", w, keep)
+				// A TestAndAdd hit in each window: refreshes "hit" or not.
+				seen, err := s.TestAndAdd([]byte("hit"))
+				require.NoError(t, err)
+				require.True(t, seen)
+			}
+			assert.Equal(t, keep, s.Layers())
+			clock.advance(d)
+			ok, err := s.Test([]byte("old"))
+			require.NoError(t, err)
+			assert.False(t, ok, "remembered after %d windows", keep)
+			ok, err = s.Test([]byte("hit"))
+			require.NoError(t, err)
+			assert.Equal(t, refresh, ok, "a hit refreshes the key only with Refresh")
+			// The expired layer is dropped by the first write.
+			require.NoError(t, s.Add([]byte("new")))
+			assert.Equal(t, keep, s.Layers())
+			info, err := s.Info()
+			require.NoError(t, err)
+			assert.Equal(t, uint64(keep+1), info.Generation)
+			_, err = os.Stat(filepath.Join(dir, layerName(0)))
+			require.ErrorIs(t, err, os.ErrNotExist, "dropped layer unlinked")
+		})
+	}
+}
+
+func TestWindowedSetRotateSkipsWindows(t *testing.T) {
+	clock := newFakeClock()
+	dir := filepath.Join(t.TempDir(), "w.bfset")
+	s, err := CreateSet(dir, 100, 0.01, &SetOptions{Window: time.Minute, Keep: 4, Now: clock.now})
+	require.NoError(t, err)
+	defer s.Close()
+	require.NoError(t, s.Add([]byte("a")))
+	changed, err := s.Rotate()
+	require.NoError(t, err)
+	assert.False(t, changed, "window not over")
+	clock.advance(10 * time.Minute)
+	changed, err = s.Rotate()
+	require.NoError(t, err)
+	assert.True(t, changed)
+	assert.Equal(t, 1, s.Layers(), "every older window expired")
+	clock.advance(-time.Hour)
+	changed, err = s.Rotate()
+	require.NoError(t, err)
+	assert.False(t, changed, "windows never move back")
+	ok, err := s.Test([]byte("a"))
+	require.NoError(t, err)
+	assert.False(t, ok)
+}
+
+// TestLaggardKeepsAnswering: a handle whose layer another handle dropped
+// (and unlinked) keeps answering from its mapping, then moves to the new
+// MANIFEST on its next call.
+func TestLaggardKeepsAnswering(t *testing.T) {
+	clock := newFakeClock()
+	dir := filepath.Join(t.TempDir(), "w.bfset")
+	s, err := CreateSet(dir, 100, 0.01, &SetOptions{Window: time.Minute, Keep: 1, Now: clock.now})
+	require.NoError(t, err)
+	defer s.Close()
+	require.NoError(t, s.Add([]byte("k")))
+	lag, err := OpenSet(dir, &OpenOptions{Now: func() time.Time { return clock.now().Add(-time.Minute) }})
+	require.NoError(t, err)
+	defer lag.Close()
+	old := lag.view.Load()
+
+	clock.advance(time.Minute)
+	changed, err := s.Rotate()
+	require.NoError(t, err)
+	require.True(t, changed)
+	_, err = os.Stat(filepath.Join(dir, layerName(0)))
+	require.ErrorIs(t, err, os.ErrNotExist)
+
+	ok, err := old.layers[0].Test([]byte("k"))
+	require.NoError(t, err)
+	assert.True(t, ok, "the unlinked layer still answers through the laggard's mapping")
+	ok, err = lag.Test([]byte("k"))
+	require.NoError(t, err)
+	assert.False(t, ok, "the next call uses the new MANIFEST")
+	assert.NotSame(t, old, lag.view.Load())
+	_, err = old.layers[0].Test([]byte("k"))
+	require.ErrorIs(t, err, ErrClosed, "the dropped layer was closed")
+}
+
+func TestSetClosed(t *testing.T) {
+	s, err := CreateSet(filepath.Join(t.TempDir(), "c.bfset"), 100, 0.01, nil)
+	require.NoError(t, err)
+	require.NoError(t, s.Add([]byte("a")))
+	require.NoError(t, s.Sync())
+	require.NoError(t, s.Close())
+	require.NoError(t, s.Close())
+	_, err = s.Test([]byte("a"))
+	require.ErrorIs(t, err, ErrClosed)
+	require.ErrorIs(t, s.Add([]byte("a")), ErrClosed)
+	_, err = s.Count()
+	require.ErrorIs(t, err, ErrClosed)
+	assert.Equal(t, uint64(100), s.Capacity())
+	assert.Equal(t, 1, s.Layers())
+}
+
+// TestWindowedSetIdle: when no one writes for Keep windows, readers
+// forget every key although no rotation dropped the layers.
+func TestWindowedSetIdle(t *testing.T) {
+	clock := newFakeClock()
+	dir := filepath.Join(t.TempDir(), "idle.bfset")
+	s, err := CreateSet(dir, 100, 0.01, &SetOptions{Window: time.Hour, Keep: 2, Now: clock.now})
+	require.NoError(t, err)
+	require.NoError(t, s.Add([]byte("k")))
+	require.NoError(t, s.Close())
+	r, err := OpenSet(dir, &OpenOptions{ReadOnly: true, Now: clock.now})
+	require.NoError(t, err)
+	defer r.Close()
+	clock.advance(time.Hour)
+	ok, err := r.Test([]byte("k"))
+	require.NoError(t, err)
+	assert.True(t, ok, "one window later")
+	clock.advance(time.Hour)
+	ok, err = r.Test([]byte("k"))
+	require.NoError(t, err)
+	assert.False(t, ok, "two windows later")
+	assert.Equal(t, 0, r.Layers())
+	assert.Equal(t, uint64(0), r.Capacity())
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// startServeCluster runs three `mmapbloom serve --cluster-config`
+// subprocesses on free ports of 127.0.0.1. Their ports are known only
+// once they listen, so they start on a config with placeholder
+// addresses; the real config is then written and applied by SIGHUP
+// (which this also tests). It returns the nodes and the config path.
+func startServeCluster(t *testing.T) ([]*served, string) {
+	t.Helper()
+	conf := filepath.Join(t.TempDir(), "nodes.conf")
+	slots := []string{"0-5460", "5461-10922", "10923-16383"}
+	writeConf := func(addr func(i int) string) {
+		var sb strings.Builder
+		for i, s := range slots {
+			fmt.Fprintf(&sb, "node%d %s %s\n", i+1, addr(i), s)
+		}
+		require.NoError(t, os.WriteFile(conf, []byte(sb.String()), 0o644))
+	}
+	writeConf(func(i int) string { return fmt.Sprintf("127.0.0.1:%d", i+1) })
+	nodes := make([]*served, len(slots))
+	for i := range slots {
+		nodes[i] = startServe(t, t.TempDir(), nil, "--cluster-config", conf,
+			"--node-id", fmt.Sprintf("node%d", i+1), "--default-capacity", "1000")
+	}
+	writeConf(func(i int) string { return nodes[i].addr })
+	for _, n := range nodes {
+		require.NoError(t, n.cmd.Process.Signal(syscall.SIGHUP))
+		waitLog(t, n, "cluster config reloaded")
+	}
+	return nodes, conf
+}
+
+// waitLog waits up to 30 s for a log line of n containing want.
+func waitLog(t *testing.T, n *served, want string) {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case line, ok := <-n.logs:
+			require.True(t, ok, "server exited before logging %q", want)
+			if strings.Contains(line, want) {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("no log line %q in 30 s", want)
+		}
+	}
+}
+
+// TestServeClusterRedisCLI: a node answers MOVED for a key it does not
+// own, and redis-cli -c follows it, whichever node it starts from.
+func TestServeClusterRedisCLI(t *testing.T) {
+	cli := needTool(t, "redis-cli", "--version")
+	nodes, _ := startServeCluster(t)
+	run := func(node *served, args ...string) string {
+		out, err := exec.Command(cli, append([]string{"-h", "127.0.0.1", "-p", port(node.addr)}, args...)...).CombinedOutput()
+		require.NoError(t, err, string(out))
+		return strings.TrimSpace(string(out))
+	}
+	// somekey is in slot 11058, node3's.
+	assert.Equal(t, "MOVED 11058 "+nodes[2].addr, run(nodes[0], "BF.ADD", "somekey", "a"))
+	assert.Equal(t, "1", run(nodes[0], "-c", "BF.ADD", "somekey", "a"))
+	assert.Equal(t, "1", run(nodes[1], "-c", "BF.EXISTS", "somekey", "a"))
+	assert.Equal(t, "0", run(nodes[1], "-c", "BF.EXISTS", "somekey", "b"))
+	assert.Equal(t, "1", run(nodes[2], "BF.EXISTS", "somekey", "a"))
+	assert.Equal(t, "node2", run(nodes[1], "CLUSTER", "MYID"))
+	assert.Contains(t, run(nodes[0], "-c", "CLUSTER", "NODES"), "node1 "+nodes[0].addr+"@")
+}
+
+// TestServeClusterRedisPy: redis-py's RedisCluster adds the 50,000
+// sample URLs keyed by host, pipelined, and a fresh RedisCluster finds
+// every one (testdata/serve/redis_cluster_check.py).
+func TestServeClusterRedisPy(t *testing.T) {
+	py := needTool(t, "/usr/bin/python3", "-c", "import redis.cluster")
+	nodes, _ := startServeCluster(t)
+	urls := filepath.Join(t.TempDir(), "urls.txt")
+	require.NoError(t, os.WriteFile(urls, []byte(strings.Join(sampleURLs(t), "\n")+"\n"), 0o644))
+	out, err := exec.Command(py, "testdata/serve/redis_cluster_check.py", port(nodes[1].addr), urls).CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Equal(t, "ok 50000\n", string(out))
+}
+
+// TestServeClusterBadConfig: serve refuses an unknown node id and an
+// overlapping config with a clear error; a SIGHUP with a bad file keeps
+// the running config.
+func TestServeClusterBadConfig(t *testing.T) {
+	conf := filepath.Join(t.TempDir(), "nodes.conf")
+	require.NoError(t, os.WriteFile(conf, []byte("a 127.0.0.1:1 0-100\n"), 0o644))
+	out, err := exec.Command(binary(t), "serve", "--dir", t.TempDir(), "--addr", "127.0.0.1:0",
+		"--cluster-config", conf, "--node-id", "b").CombinedOutput()
+	require.Error(t, err)
+	assert.Contains(t, string(out), `node id not in the cluster config: "b"`)
+	require.NoError(t, os.WriteFile(conf, []byte("a 127.0.0.1:1 0-100\nb 127.0.0.1:2 100-200\n"), 0o644))
+	out, err = exec.Command(binary(t), "serve", "--dir", t.TempDir(), "--addr", "127.0.0.1:0",
+		"--cluster-config", conf, "--node-id", "b").CombinedOutput()
+	require.Error(t, err)
+	assert.Contains(t, string(out), "line 2: slot assigned twice: slot 100 of node b already belongs to node a")
+
+	nodes, conf := startServeCluster(t)
+	require.NoError(t, os.WriteFile(conf, []byte("node1 127.0.0.1:1 0-16383\nnode2 127.0.0.1:2 0\n"), 0o644))
+	require.NoError(t, nodes[0].cmd.Process.Signal(syscall.SIGHUP))
+	waitLog(t, nodes[0], "SIGHUP: config not reloaded")
+	rdb, c := goRedis(t, nodes[0].addr, "")
+	assert.EqualError(t, rdb.BFAdd(c, "somekey", "a").Err(), "MOVED 11058 "+nodes[2].addr)
+}

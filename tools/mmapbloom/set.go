@@ -1,0 +1,59 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"strings"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
+)
+
+// setSuffix marks a filter set's directory on the command line.
+const setSuffix = ".bfset"
+
+// store is what add, test and dedup need of a filter file or a filter
+// set: *mmapbloom.Filter and *mmapbloom.Set both are.
+type store interface {
+	AddBatch(keys [][]byte) error
+	TestBatch(keys [][]byte, present []bool) error
+	TestAndAddBatch(keys [][]byte, present []bool) error
+	Sync() error
+	Close() error
+}
+
+// isSet reports whether path names a filter set: a directory, or a
+// name ending in .bfset.
+func isSet(path string) bool {
+	if strings.HasSuffix(strings.TrimRight(path, "/"), setSuffix) {
+		return true
+	}
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
+}
+
+// openStore opens the filter file or filter set at path.
+func openStore(path string, readOnly bool) (store, error) {
+	opts := &mmapbloom.OpenOptions{ReadOnly: readOnly}
+	if isSet(path) {
+		return mmapbloom.OpenSet(path, opts)
+	}
+	return mmapbloom.Open(path, opts)
+}
+
+// closeStore makes the writes to s durable, closes it, and returns err
+// joined with any error of doing so.
+func closeStore(s store, err error) error {
+	if err == nil {
+		err = s.Sync()
+	}
+	return errors.Join(err, s.Close())
+}
+
+// warnStore prints warnOverCapacity's warning for a filter file; a set
+// grows or rotates instead.
+func warnStore(s store, e *env) error {
+	if f, ok := s.(*mmapbloom.Filter); ok {
+		return warnOverCapacity(f, e.stderr)
+	}
+	return nil
+}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// keyLines returns n lines "prefix-i".
+func keyLines(prefix string, n int) []byte {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString(prefix + "-" + strconv.Itoa(i) + "\n")
+	}
+	return []byte(b.String())
+}
+
+func TestSetCommands(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "seen.bfset")
+	requireOK(t, runCLI(t, nil, "create", dir, "-n", "1000", "-p", "0.01", "--expansion", "4"))
+	requireOK(t, runCLI(t, keyLines("a", 3000), "add", dir))
+	info := infoOf(t, dir)
+	assert.Equal(t, "scalable", info["kind"])
+	assert.Equal(t, float64(4), info["expansion"])
+	assert.Equal(t, float64(0.5), info["tightening"])
+	layers := info["layers"].([]any)
+	require.Len(t, layers, 2, "1000 then 4000 keys")
+	assert.Equal(t, float64(5000), info["capacity"])
+	assert.InDelta(t, 3000, info["count"], 30)
+	assert.Equal(t, "L000001.bloom", layers[1].(map[string]any)["file"])
+
+	r := runCLI(t, keyLines("a", 3000), "test", "-v", dir)
+	require.Equal(t, exitNoMatch, r.code, "every key added tests present")
+	r = runCLI(t, []byte("a-1\nnever\na-2999\n"), "test", "--bits", dir)
+	requireOK(t, r)
+	assert.Equal(t, "1\n0\n1\n", r.stdout)
+
+	r = runCLI(t, []byte("a-5\nnew-1\nnew-1\nnew-2\n"), "dedup", dir)
+	requireOK(t, r)
+	assert.Equal(t, "new-1\nnew-2\n", r.stdout)
+
+	text := runCLI(t, nil, "info", dir)
+	requireOK(t, text)
+	assert.Contains(t, text.stdout, "kind:       scalable")
+	assert.Contains(t, text.stdout, "layer L000001.bloom:")
+}
+
+func TestSetDedupCreates(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "d.bfset")
+	r := runCLI(t, []byte("x\ny\nx\n"), "dedup", dir, "-n", "10", "-p", "0.01")
+	requireOK(t, r)
+	assert.Equal(t, "x\ny\n", r.stdout)
+	assert.Equal(t, "scalable", infoOf(t, dir)["kind"])
+}
+
+func TestSetCreateErrors(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"keep without window", []string{"x.bfset", "--keep", "3"}, "need a positive --window"},
+		{"seed", []string{"y.bfset", "--seed", "1"}, "takes --layout only"},
+		{"tightening", []string{"z.bfset", "--tightening", "1.5"}, "not a valid filter set"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"create", filepath.Join(dir, tc.args[0]), "-n", "10", "-p", "0.01"}, tc.args[1:]...)
+			requireFailure(t, runCLI(t, nil, args...), tc.want)
+		})
+	}
+	requireFailure(t, runCLI(t, nil, "info", filepath.Join(dir, "missing.bfset")), "not a valid filter set")
+}
+
+// TestSetRotateCommand runs a windowed set of 1-second windows on the
+// real clock: after the window ends, rotate drops it and the key is gone.
+func TestSetRotateCommand(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "w.bfset")
+	requireOK(t, runCLI(t, nil, "create", dir, "-n", "100", "-p", "0.01", "--window", "1s", "--keep", "1"))
+	info := infoOf(t, dir)
+	assert.Equal(t, "windowed", info["kind"])
+	assert.Equal(t, "1s", info["window"])
+	assert.InDelta(t, 0.01, info["layers"].([]any)[0].(map[string]any)["p"], 1e-12, "p/W with W = 1")
+	requireOK(t, runCLI(t, []byte("old\n"), "add", dir))
+	time.Sleep(1100 * time.Millisecond) // past the end of the first window
+	r := runCLI(t, nil, "rotate", dir)
+	requireOK(t, r)
+	assert.Equal(t, dir+": rotated, 1 layers\n", r.stdout)
+	_, err := os.Stat(filepath.Join(dir, "L000000.bloom"))
+	require.ErrorIs(t, err, os.ErrNotExist, "expired layer unlinked")
+	r = runCLI(t, []byte("old\n"), "test", "--bits", dir)
+	assert.Equal(t, "0\n", r.stdout)
+	assert.Equal(t, float64(2), infoOf(t, dir)["generation"])
+}
+
+func TestSetGCCommand(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "g.bfset")
+	requireOK(t, runCLI(t, nil, "create", dir, "-n", "100", "-p", "0.01"))
+	layer := readFile(t, filepath.Join(dir, "L000000.bloom"))
+	writeFile(t, dir, "L000007.bloom", layer)
+	writeFile(t, dir, ".L000001.bloom.tmp123", layer)
+	writeFile(t, dir, "MANIFEST.tmp.42", []byte("{"))
+	writeFile(t, dir, "notes.txt", []byte("kept"))
+	r := runCLI(t, nil, "gc", dir)
+	requireOK(t, r)
+	assert.Equal(t, "removed .L000001.bloom.tmp123\nremoved L000007.bloom\nremoved MANIFEST.tmp.42\n", r.stdout)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	assert.Equal(t, []string{"CONTROL", "L000000.bloom", "LOCK", "MANIFEST", "notes.txt"}, names)
+	r = runCLI(t, nil, "gc", dir)
+	requireOK(t, r)
+	assert.Empty(t, r.stdout)
+}

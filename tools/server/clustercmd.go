@@ -1,0 +1,233 @@
+package server
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
+)
+
+// Redis Cluster's commands, answered from the static cluster config.
+
+func init() {
+	register(
+		&command{name: "cluster", arity: -2, flags: []string{"stale"}, run: clusterCmd},
+		&command{name: "readonly", arity: 1, flags: []string{"loading", "stale", "fast"}, run: readMode},
+		&command{name: "readwrite", arity: 1, flags: []string{"loading", "stale", "fast"}, run: readMode},
+	)
+}
+
+const clusterDisabled = "ERR This instance has cluster support disabled"
+
+// READONLY / READWRITE: +OK in cluster mode (every node is a primary, so
+// both change nothing yet).
+func readMode(c *client, _ [][]byte) {
+	if c.s.cluster.Load() == nil {
+		c.w.WriteError(clusterDisabled)
+		return
+	}
+	c.w.WriteString("OK")
+}
+
+// CLUSTER SLOTS|SHARDS|NODES|MYID|INFO|KEYSLOT key|COUNTKEYSINSLOT slot|
+// GETKEYSINSLOT slot count, and the extension CLUSTER RELOAD.
+func clusterCmd(c *client, args [][]byte) {
+	cs := c.s.cluster.Load()
+	if cs == nil {
+		c.w.WriteError(clusterDisabled)
+		return
+	}
+	sub := strings.ToLower(string(args[1]))
+	want := map[string]int{"slots": 2, "shards": 2, "nodes": 2, "myid": 2, "info": 2, "reload": 2,
+		"keyslot": 3, "countkeysinslot": 3, "getkeysinslot": 4}
+	n, known := want[sub]
+	switch {
+	case !known:
+		c.w.WriteError("ERR unknown subcommand '" + string(clip(args[1])) + "'. Try CLUSTER HELP.")
+	case len(args) != n:
+		c.w.WriteError(wrongArity("cluster|" + sub))
+	default:
+		clusterSub(c, cs, sub, args)
+	}
+}
+
+func clusterSub(c *client, cs *clusterState, sub string, args [][]byte) {
+	switch sub {
+	case "slots":
+		writeSlots(c, cs)
+	case "shards":
+		writeShards(c, cs)
+	case "nodes":
+		c.w.WriteBulkString(nodesText(cs))
+	case "myid":
+		c.w.WriteBulkString(cs.me.ID)
+	case "info":
+		c.w.WriteBulkString(infoText(cs))
+	case "reload":
+		if err := c.s.Reload(); err != nil {
+			c.w.WriteError("ERR " + err.Error())
+			return
+		}
+		c.w.WriteString("OK")
+	case "keyslot":
+		c.w.WriteInt(cluster.KeySlot(args[2]))
+	case "countkeysinslot", "getkeysinslot":
+		keysInSlot(c, sub, args)
+	}
+}
+
+// writeSlots writes CLUSTER SLOTS: per run of slots, in slot order,
+// [start, end, [host, port, id, []]] (Redis 7's shape, no replicas).
+func writeSlots(c *client, cs *clusterState) {
+	type run struct {
+		r cluster.Range
+		n *cluster.Node
+	}
+	var runs []run
+	for s := 0; s < cluster.Slots; s++ {
+		o := cs.m.Owner(s)
+		if o == nil {
+			continue
+		}
+		if k := len(runs); k > 0 && runs[k-1].n == o && runs[k-1].r.End == s-1 {
+			runs[k-1].r.End = s
+		} else {
+			runs = append(runs, run{cluster.Range{Start: s, End: s}, o})
+		}
+	}
+	c.w.WriteArray(len(runs))
+	for _, r := range runs {
+		c.w.WriteArray(3)
+		c.w.WriteInt(r.r.Start)
+		c.w.WriteInt(r.r.End)
+		c.w.WriteArray(4)
+		c.w.WriteBulkString(r.n.Host)
+		c.w.WriteInt(r.n.Port)
+		c.w.WriteBulkString(r.n.ID)
+		c.w.WriteArray(0)
+	}
+}
+
+// writeShards writes CLUSTER SHARDS: per node, "slots" (start and end
+// of each run, flat) and "nodes" (one primary, Redis 7.0's fields).
+func writeShards(c *client, cs *clusterState) {
+	c.w.WriteArray(len(cs.m.Nodes))
+	for _, n := range cs.m.Nodes {
+		runs := cs.m.Runs(n)
+		c.w.WriteArray(4)
+		c.w.WriteBulkString("slots")
+		c.w.WriteArray(2 * len(runs))
+		for _, r := range runs {
+			c.w.WriteInt(r.Start)
+			c.w.WriteInt(r.End)
+		}
+		c.w.WriteBulkString("nodes")
+		c.w.WriteArray(1)
+		c.w.WriteArray(14)
+		c.w.WriteBulkString("id")
+		c.w.WriteBulkString(n.ID)
+		c.w.WriteBulkString("port")
+		c.w.WriteInt(n.Port)
+		for _, k := range []string{"ip", "endpoint"} {
+			c.w.WriteBulkString(k)
+			c.w.WriteBulkString(n.Host)
+		}
+		c.w.WriteBulkString("role")
+		c.w.WriteBulkString("master")
+		c.w.WriteBulkString("replication-offset")
+		c.w.WriteInt(0)
+		c.w.WriteBulkString("health")
+		c.w.WriteBulkString("online")
+	}
+}
+
+// nodesText is CLUSTER NODES: one line per node, "id host:port@cport
+// flags master ping-sent pong-recv config-epoch link-state slot...",
+// the cluster bus port given as port+10000 as Redis does (there is no
+// bus), the config epoch as the node's line number in the file.
+func nodesText(cs *clusterState) string {
+	var sb strings.Builder
+	for i, n := range cs.m.Nodes {
+		flags := "master"
+		if n == cs.me {
+			flags = "myself,master"
+		}
+		fmt.Fprintf(&sb, "%s %s@%d %s - 0 0 %d connected", n.ID, n.Addr, n.Port+10000, flags, i+1)
+		for _, r := range cs.m.Runs(n) {
+			if r.Start == r.End {
+				fmt.Fprintf(&sb, " %d", r.Start)
+			} else {
+				fmt.Fprintf(&sb, " %d-%d", r.Start, r.End)
+			}
+		}
+		sb.WriteString("\n")
+	}
+	return sb.String()
+}
+
+// infoText is CLUSTER INFO. cluster_state is "fail" while some slot has
+// no owner (keys there get CLUSTERDOWN), as Redis reports it with
+// cluster-require-full-coverage; mmapbloom_paused_slots counts the
+// slots MBF.MIGRATE paused on this node.
+func infoText(cs *clusterState) string {
+	state, assigned, size, my := "ok", cs.m.Assigned(), 0, 0
+	if assigned < cluster.Slots {
+		state = "fail"
+	}
+	for i, n := range cs.m.Nodes {
+		if len(n.Slots) > 0 {
+			size++
+		}
+		if n == cs.me {
+			my = i + 1
+		}
+	}
+	var sb strings.Builder
+	for _, kv := range [][2]any{
+		{"cluster_state", state}, {"cluster_slots_assigned", assigned}, {"cluster_slots_ok", assigned},
+		{"cluster_slots_pfail", 0}, {"cluster_slots_fail", 0}, {"cluster_known_nodes", len(cs.m.Nodes)},
+		{"cluster_size", size}, {"cluster_current_epoch", len(cs.m.Nodes)}, {"cluster_my_epoch", my},
+		{"cluster_stats_messages_sent", 0}, {"cluster_stats_messages_received", 0},
+		{"total_cluster_links_buffer_limit_exceeded", 0}, {"mmapbloom_paused_slots", slotCount(cs.paused)},
+	} {
+		fmt.Fprintf(&sb, "%s:%v\r\n", kv[0], kv[1])
+	}
+	return sb.String()
+}
+
+// keysInSlot answers CLUSTER COUNTKEYSINSLOT slot and CLUSTER
+// GETKEYSINSLOT slot count from the keys in the data directory.
+func keysInSlot(c *client, sub string, args [][]byte) {
+	slot, err := strconv.Atoi(string(args[2]))
+	if err != nil || slot < 0 || slot >= cluster.Slots {
+		c.w.WriteError("ERR Invalid slot")
+		return
+	}
+	limit := -1
+	if sub == "getkeysinslot" {
+		if limit, err = strconv.Atoi(string(args[3])); err != nil || limit < 0 {
+			c.w.WriteError("ERR Invalid number of keys")
+			return
+		}
+	}
+	keys, err := c.s.store.keys()
+	if err != nil {
+		c.replyErr(err)
+		return
+	}
+	var in []string
+	for _, k := range keys {
+		if cluster.KeySlot([]byte(k)) == slot && (limit < 0 || len(in) < limit) {
+			in = append(in, k)
+		}
+	}
+	if limit < 0 {
+		c.w.WriteInt(len(in))
+		return
+	}
+	c.w.WriteArray(len(in))
+	for _, k := range in {
+		c.w.WriteBulkString(k)
+	}
+}

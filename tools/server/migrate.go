@@ -1,0 +1,166 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
+)
+
+// Moving slots to another node (an extension; see the README's cluster
+// section for the whole procedure):
+//
+//	MBF.MIGRATE START-END[,START-END...] DESTDIR
+//	    pauses the slots on this node (every keyed command on them gets
+//	    -TRYAGAIN, which cluster clients retry), waits for the commands
+//	    in flight, syncs and copies the files of their keys into DESTDIR
+//	    (the target node's data directory, or a staging directory to
+//	    copy from), and answers the number of keys copied. The slots stay
+//	    paused until a reloaded config gives them to another node.
+//	MBF.MIGRATE CANCEL
+//	    ends every pause of this node.
+
+func init() {
+	register(&command{name: "mbf.migrate", arity: -2, flags: []string{"admin"}, run: mbfMigrate})
+}
+
+// errSetMigrate refuses to move a scaling set (a directory).
+var errSetMigrate = errors.New("moving scaling sets is not supported yet")
+
+func mbfMigrate(c *client, args [][]byte) {
+	s := c.s
+	if s.cluster.Load() == nil {
+		c.w.WriteError(clusterDisabled)
+		return
+	}
+	if len(args) == 2 && eq(args[1], "CANCEL") {
+		s.setPaused(nil)
+		c.w.WriteString("OK")
+		return
+	}
+	if len(args) != 3 {
+		c.w.WriteError(wrongArity("mbf.migrate"))
+		return
+	}
+	ranges, err := cluster.ParseRanges(string(args[1]))
+	if err == nil {
+		err = s.pause(ranges)
+	}
+	if err != nil {
+		c.w.WriteError("ERR " + err.Error())
+		return
+	}
+	n, err := s.export(ranges, string(args[2]))
+	if err != nil {
+		c.w.WriteError("ERR " + err.Error() + " (slots stay paused; MBF.MIGRATE CANCEL resumes them)")
+		return
+	}
+	c.w.WriteInt(n)
+}
+
+// setPaused publishes the cluster state with paused ranges rs.
+func (s *Server) setPaused(rs []cluster.Range) {
+	s.reloadMu.Lock()
+	defer s.reloadMu.Unlock()
+	cs := *s.cluster.Load()
+	cs.paused = rs
+	s.cluster.Store(&cs)
+}
+
+// pause adds rs, which this node must own, to the paused ranges, then
+// waits until no keyed command that entered before is still running.
+func (s *Server) pause(rs []cluster.Range) error {
+	s.reloadMu.Lock()
+	cs := *s.cluster.Load()
+	for _, r := range rs {
+		if !cs.m.Owns(cs.me, r) {
+			s.reloadMu.Unlock()
+			return fmt.Errorf("slots %d-%d are not all owned by node %s", r.Start, r.End, cs.me.ID)
+		}
+	}
+	cs.paused = append(append([]cluster.Range(nil), cs.paused...), rs...)
+	s.cluster.Store(&cs)
+	s.reloadMu.Unlock()
+	s.gate.Lock()
+	s.gate.Unlock() //nolint:staticcheck // an empty critical section: it drains the readers
+	return nil
+}
+
+// export syncs and copies into dir the file of every key of this node
+// whose slot is in rs, returning how many it copied.
+func (s *Server) export(rs []cluster.Range, dir string) (int, error) {
+	keys, err := s.store.keys()
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, k := range keys {
+		if !inRanges(cluster.KeySlot([]byte(k)), rs) {
+			continue
+		}
+		if err := s.exportKey([]byte(k), dir); err != nil {
+			return n, fmt.Errorf("key %q: %w", k, err)
+		}
+		n++
+	}
+	return n, nil
+}
+
+func inRanges(slot int, rs []cluster.Range) bool {
+	for _, r := range rs {
+		if r.Start <= slot && slot <= r.End {
+			return true
+		}
+	}
+	return false
+}
+
+// exportKey syncs key's filter and copies its file into dir (through a
+// temporary file, synced, then renamed over any older copy).
+func (s *Server) exportKey(key []byte, dir string) error {
+	file, set, err := s.store.paths(key)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(set); err == nil {
+		return errSetMigrate
+	}
+	e, err := s.store.acquire(key, nil)
+	if err != nil {
+		return err
+	}
+	err = e.b.Sync()
+	s.store.release(key, e, false)
+	if err != nil {
+		return err
+	}
+	return copyFile(file, filepath.Join(dir, filepath.Base(file)))
+}
+
+func copyFile(src, dst string) (err error) {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	tmp := dst + ".migrate" + strconv.Itoa(os.Getpid())
+	out, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = os.Remove(tmp)
+		}
+	}()
+	_, err = io.Copy(out, in)
+	err = errors.Join(err, out.Sync(), out.Close())
+	if err != nil {
+		return err
+	}
+	return os.Rename(tmp, dst)
+}

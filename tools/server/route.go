@@ -1,0 +1,127 @@
+package server
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
+)
+
+// clusterState is a node's view of the cluster: the map read from the
+// config file, this node's entry, and the slot ranges paused by
+// MBF.MIGRATE. It is never changed once published; a reload or a pause
+// publishes a new one.
+type clusterState struct {
+	m      *cluster.Map
+	me     *cluster.Node
+	paused []cluster.Range
+}
+
+// loadCluster reads the config file and returns the state of node id
+// in it, keeping from old the paused ranges this node still owns.
+func loadCluster(path, id string, old *clusterState) (*clusterState, error) {
+	m, err := cluster.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	me, err := m.Node(id)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	cs := &clusterState{m: m, me: me}
+	if old != nil {
+		for _, r := range old.paused {
+			if m.Owns(me, r) {
+				cs.paused = append(cs.paused, r)
+			}
+		}
+	}
+	return cs, nil
+}
+
+// Reload re-reads the cluster config file and applies it; on an error
+// the node keeps its current config. It returns ErrNotCluster when the
+// server was started without one.
+func (s *Server) Reload() error {
+	s.reloadMu.Lock()
+	defer s.reloadMu.Unlock()
+	old := s.cluster.Load()
+	if old == nil {
+		return ErrNotCluster
+	}
+	cs, err := loadCluster(s.cfg.ClusterConfig, s.cfg.NodeID, old)
+	if err != nil {
+		return err
+	}
+	s.cluster.Store(cs)
+	s.cfg.Log.Printf("cluster config reloaded: %d nodes, %d slots assigned, %d owned here",
+		len(cs.m.Nodes), cs.m.Assigned(), slotCount(cs.m.Runs(cs.me)))
+	return nil
+}
+
+func slotCount(rs []cluster.Range) int {
+	n := 0
+	for _, r := range rs {
+		n += r.End - r.Start + 1
+	}
+	return n
+}
+
+// enter decides whether this node serves a keyed command in cluster
+// mode. It returns "" when the command may run, holding the read side
+// of the migration gate (the caller must call s.leave), else the
+// redirection or error to answer: MOVED, TRYAGAIN (the slot is paused
+// by MBF.MIGRATE), CROSSSLOT or CLUSTERDOWN.
+func (s *Server) enter(cmd *command, args [][]byte) string {
+	if cmd.first == 0 || s.cluster.Load() == nil {
+		return ""
+	}
+	s.gate.RLock()
+	cs := s.cluster.Load()
+	slot := -1
+	last := cmd.last
+	if last < 0 {
+		last = len(args) + last
+	}
+	for i := cmd.first; i <= last && i < len(args); i += cmd.step {
+		sl := cluster.KeySlot(args[i])
+		if slot >= 0 && sl != slot {
+			s.gate.RUnlock()
+			return "CROSSSLOT Keys in request don't hash to the same slot"
+		}
+		slot = sl
+	}
+	if msg := cs.check(slot); msg != "" {
+		s.gate.RUnlock()
+		return msg
+	}
+	return ""
+}
+
+// leave ends what enter began for cmd.
+func (s *Server) leave(cmd *command) {
+	if cmd.first != 0 && s.cluster.Load() != nil {
+		s.gate.RUnlock()
+	}
+}
+
+// check returns the reply for a key in slot that this node does not
+// serve now, or "".
+func (cs *clusterState) check(slot int) string {
+	if slot < 0 {
+		return ""
+	}
+	owner := cs.m.Owner(slot)
+	switch {
+	case owner == nil:
+		return "CLUSTERDOWN Hash slot not served"
+	case owner != cs.me:
+		return "MOVED " + strconv.Itoa(slot) + " " + owner.Addr
+	}
+	for _, r := range cs.paused {
+		if r.Start <= slot && slot <= r.End {
+			return "TRYAGAIN Multiple keys request during rehashing of slot"
+		}
+	}
+	return ""
+}
