@@ -186,7 +186,10 @@ func newManifest(n uint64, p float64, o SetOptions) (*manifest, error) {
 		return nil, err
 	}
 	m := &manifest{Version: manifestVersion, Generation: 1, N: n, P: p, Layout: o.Layout, Seed: seed}
-	if o.Window <= 0 {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	if o.Window == 0 {
 		m.Kind, m.Expansion, m.Tightening = kindScalable, o.Expansion, o.Tightening
 		if m.Expansion == 0 {
 			m.Expansion = 2
@@ -205,6 +208,32 @@ func newManifest(n uint64, p float64, o SetOptions) (*manifest, error) {
 		m.Keep = 2
 	}
 	return m, m.checkOptions()
+}
+
+// MinWindow is the shortest window a windowed set may have.
+const MinWindow = time.Second
+
+// check refuses options that mix the two kinds of set or are out of
+// range: a negative or sub-second window, growth options on a windowed
+// set, window options on a scalable one, a negative Keep, a tightening
+// outside [0, 1) (0 means the default).
+func (o SetOptions) check() error {
+	var bad string
+	switch {
+	case o.Window < 0 || (o.Window > 0 && o.Window < MinWindow):
+		bad = fmt.Sprintf("window %v: at least %v", o.Window, MinWindow)
+	case o.Window > 0 && (o.Expansion != 0 || o.Tightening != 0):
+		bad = "a windowed set does not grow: no expansion or tightening"
+	case o.Window == 0 && (o.Keep != 0 || o.Refresh):
+		bad = "keep and refresh are for windowed sets: give a window"
+	case o.Keep < 0:
+		bad = fmt.Sprintf("keep %d windows", o.Keep)
+	case o.Tightening < 0 || o.Tightening >= 1:
+		bad = fmt.Sprintf("tightening %g not in (0, 1)", o.Tightening)
+	default:
+		return nil
+	}
+	return fmt.Errorf("mmapbloom: %s: %w", bad, ErrBadSet)
 }
 
 // checkOptions validates the set-wide fields of a new manifest.

@@ -35,16 +35,24 @@ func (s setFlags) wanted(file string) bool {
 	return s.Expansion != nil || s.Tightening != nil || s.Window != 0 || s.Keep != 0 || s.Refresh || isSet(file)
 }
 
-// options returns the library's set options for the flags.
-func (s setFlags) options(layout format.Layout) *mmapbloom.SetOptions {
+// options returns the library's set options for the flags. A value the
+// library would take for "the default" (0) is refused when given
+// explicitly.
+func (s setFlags) options(layout format.Layout) (*mmapbloom.SetOptions, error) {
 	o := &mmapbloom.SetOptions{Window: s.Window, Keep: s.Keep, Refresh: s.Refresh, Layout: layout}
 	if s.Expansion != nil {
+		if *s.Expansion == 0 {
+			return nil, fmt.Errorf("--expansion 0: each layer holds at least the keys of the one before (1 or more): %w", mmapbloom.ErrBadSet)
+		}
 		o.Expansion = *s.Expansion
 	}
 	if s.Tightening != nil {
+		if !(*s.Tightening > 0 && *s.Tightening < 1) {
+			return nil, fmt.Errorf("--tightening %g: want r in (0, 1): %w", *s.Tightening, mmapbloom.ErrBadSet)
+		}
 		o.Tightening = *s.Tightening
 	}
-	return o
+	return o, nil
 }
 
 // shapeFlags choose the format, layout, hash scheme and seed of a new
@@ -59,10 +67,9 @@ type shapeFlags struct {
 }
 
 var (
-	errSetShape  = errors.New("a filter set takes --layout only: --format, --scheme, --seed, --prime, --like and --force are for filter files (a set draws one random seed for its layers)")
-	errSetWindow = errors.New("--keep and --refresh need a positive --window")
-	layoutIDs    = map[string]format.Layout{"blocked512": format.LayoutBlocked512, "classic": format.LayoutClassic}
-	schemeIDs    = map[string]format.Scheme{
+	errSetShape = errors.New("a filter set takes --layout only: --format, --scheme, --seed, --prime, --like and --force are for filter files (a set draws one random seed for its layers)")
+	layoutIDs   = map[string]format.Layout{"blocked512": format.LayoutBlocked512, "classic": format.LayoutClassic}
+	schemeIDs   = map[string]format.Scheme{
 		"xxh3-remix":     format.SchemeXXH3Remix,
 		"murmur2-double": format.SchemeMurmurDouble,
 		"murmur2-seeds":  format.SchemeMurmurSeeds,
@@ -112,13 +119,14 @@ func (c *createCmd) createSet(o *mmapbloom.CreateOptions) error {
 	if c.Format != "v2" || c.Scheme != "auto" || c.Seed != nil || c.Prime || c.Force || c.Like != "" {
 		return errSetShape
 	}
-	if c.Window < 0 || (c.Window == 0 && (c.Keep != 0 || c.Refresh)) {
-		return errSetWindow
-	}
 	if c.N == nil || c.P == nil {
 		return fmt.Errorf("create %s: give -n and -p: %w", c.File, mmapbloom.ErrBadOptions)
 	}
-	s, err := mmapbloom.CreateSet(c.File, *c.N, *c.P, c.setFlags.options(o.Layout))
+	so, err := c.setFlags.options(o.Layout)
+	if err != nil {
+		return err
+	}
+	s, err := mmapbloom.CreateSet(c.File, *c.N, *c.P, so)
 	if err != nil {
 		return err
 	}

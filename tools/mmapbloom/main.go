@@ -34,7 +34,7 @@ type cli struct {
 	Add    addCmd    `cmd:"" help:"Add keys, one per line, from key files or stdin, to a filter or set."`
 	Test   testCmd   `cmd:"" help:"Print the input lines that may be in the filter or set (like grep)."`
 	Dedup  dedupCmd  `cmd:"" help:"Print the input lines not seen before and add them; create FILE if missing."`
-	Info   infoCmd   `cmd:"" help:"Print the header fields and bit-array statistics of a filter, or of each layer of a set."`
+	Info   infoCmd   `cmd:"" help:"Print the header fields of a filter, or of each layer of a set; with --stats also the bit-array statistics."`
 	Merge  mergeCmd  `cmd:"" help:"OR the bits of each SRC filter into DST."`
 	Seal   sealCmd   `cmd:"" help:"Record the checksum of the bit array and make the filter read-only."`
 	Verify verifyCmd `cmd:"" help:"Check a sealed filter against its checksum: exit 0 intact, 1 corrupted, 2 error."`

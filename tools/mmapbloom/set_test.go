@@ -66,9 +66,15 @@ func TestSetCreateErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"keep without window", []string{"x.bfset", "--keep", "3"}, "need a positive --window"},
+		{"keep without window", []string{"x.bfset", "--keep", "3"}, "keep and refresh are for windowed sets"},
+		{"refresh without window", []string{"x.bfset", "--refresh"}, "keep and refresh are for windowed sets"},
 		{"seed", []string{"y.bfset", "--seed", "1"}, "takes --layout only"},
-		{"tightening", []string{"z.bfset", "--tightening", "1.5"}, "not a valid filter set"},
+		{"tightening above 1", []string{"z.bfset", "--tightening", "1.5"}, "want r in (0, 1)"},
+		{"tightening 0", []string{"z.bfset", "--tightening", "0"}, "want r in (0, 1)"},
+		{"expansion 0", []string{"z.bfset", "--expansion", "0"}, "--expansion 0"},
+		{"expansion with window", []string{"z.bfset", "--expansion", "3", "--window", "1h"}, "a windowed set does not grow"},
+		{"window 1ns", []string{"z.bfset", "--window", "1ns"}, "at least 1s"},
+		{"negative keep", []string{"z.bfset", "--window", "1h", "--keep=-1"}, "keep -1 windows"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
