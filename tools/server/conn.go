@@ -23,6 +23,7 @@ type client struct {
 	authed bool
 	name   string
 	quit   bool
+	tx     tx // MULTI ... EXEC (multi.go)
 
 	present []bool // answers of batch calls, reused
 }

@@ -52,9 +52,11 @@ func (s *Server) execPipeline(c *client, cmds []redcon.Command) {
 		if s.trace != nil {
 			s.trace(cmds[i].Args)
 		}
-		if n := s.execBatch(c, cmds[i:]); n > 0 {
-			i += n
-			continue
+		if !c.tx.on {
+			if n := s.execBatch(c, cmds[i:]); n > 0 {
+				i += n
+				continue
+			}
 		}
 		s.exec(c, cmds[i].Args)
 		i++
@@ -65,6 +67,10 @@ func (s *Server) execPipeline(c *client, cmds []redcon.Command) {
 func (s *Server) exec(c *client, args [][]byte) {
 	s.commands.Add(1)
 	cmd := lookup(args[0])
+	if c.tx.on && !controlsTx(cmd) {
+		s.enqueue(c, cmd, args)
+		return
+	}
 	switch {
 	case cmd == nil:
 		c.w.WriteError(unknownCommand(args))

@@ -1,0 +1,100 @@
+package server
+
+import "bytes"
+
+// Transactions. MULTI opens one: each command after it is checked
+// (known, arity, authentication, cluster slot) and queued with +QUEUED, or
+// answered with its error at once, which makes EXEC refuse the whole
+// transaction with EXECABORT, as Redis does. EXEC runs the queued commands
+// in order and answers an array of their replies; DISCARD drops them.
+// redis-py's default pipeline (transaction=True) and go-redis's
+// TxPipeline wrap their commands this way.
+//
+// Unlike Redis, a transaction is not isolated: each BF.* command is
+// atomic on its own key, but another client's command may run between two
+// queued ones. WATCH is not supported.
+
+// tx is a client's open transaction.
+type tx struct {
+	on    bool       // MULTI was called
+	dirty bool       // a command was refused while queueing: EXEC aborts
+	queue [][][]byte // the queued commands, copied out of the read buffer
+}
+
+func init() {
+	flags := []string{"noscript", "loading", "stale", "fast", "allow_busy"}
+	register(
+		&command{name: "multi", arity: 1, flags: flags, run: multi},
+		&command{name: "exec", arity: 1, flags: []string{"noscript", "loading", "stale", "skip_slowlog"}, run: execTx},
+		&command{name: "discard", arity: 1, flags: flags, run: discard},
+	)
+}
+
+// controlsTx reports whether cmd acts on the transaction itself rather
+// than being queued.
+func controlsTx(cmd *command) bool {
+	return cmd != nil && (cmd.name == "multi" || cmd.name == "exec" || cmd.name == "discard" || cmd.name == "quit")
+}
+
+// enqueue checks a command sent inside a transaction and queues it, or
+// answers its error and marks the transaction to abort.
+func (s *Server) enqueue(c *client, cmd *command, args [][]byte) {
+	msg := ""
+	switch {
+	case cmd == nil:
+		msg = unknownCommand(args)
+	case !c.authed && !cmd.noAuth:
+		msg = "NOAUTH Authentication required."
+	case !arityOK(cmd.arity, len(args)):
+		msg = wrongArity(cmd.name)
+	default:
+		if msg = s.enter(cmd, args); msg == "" {
+			s.leave(cmd)
+		}
+	}
+	if msg != "" {
+		c.tx.dirty = true
+		c.w.WriteError(msg)
+		return
+	}
+	queued := make([][]byte, len(args))
+	for i, a := range args {
+		queued[i] = bytes.Clone(a)
+	}
+	c.tx.queue = append(c.tx.queue, queued)
+	c.w.WriteString("QUEUED")
+}
+
+func multi(c *client, _ [][]byte) {
+	if c.tx.on {
+		c.w.WriteError("ERR MULTI calls can not be nested")
+		return
+	}
+	c.tx.on = true
+	c.w.WriteString("OK")
+}
+
+func execTx(c *client, _ [][]byte) {
+	t := c.tx
+	c.tx = tx{}
+	switch {
+	case !t.on:
+		c.w.WriteError("ERR EXEC without MULTI")
+	case t.dirty:
+		c.w.WriteError("EXECABORT Transaction discarded because of previous errors.")
+	default:
+		c.w.WriteArray(len(t.queue))
+		for _, args := range t.queue {
+			c.s.exec(c, args)
+		}
+	}
+}
+
+func discard(c *client, _ [][]byte) {
+	if !c.tx.on {
+		c.w.WriteError("ERR DISCARD without MULTI")
+		return
+	}
+	c.tx = tx{}
+	c.w.WriteString("OK")
+}
