@@ -2,9 +2,13 @@ package server
 
 import (
 	"crypto/subtle"
+	"errors"
+	"fmt"
 	"strconv"
 
 	"github.com/tidwall/match"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
 // Generic Redis commands: what clients send on connect, and what tools
@@ -249,11 +253,19 @@ func existsCmd(c *client, args [][]byte) {
 
 // DEL key...: removes each key's file; refused (an error, no key after it
 // removed) while another process has the file open.
+// del removes the keys in order. It stops at the first key it may not
+// remove (open in another process); that error then says which key and
+// how many keys before it were removed, since a plain error would hide
+// that some were.
 func del(c *client, args [][]byte) {
 	n := 0
 	for _, k := range args[1:] {
 		ok, err := c.s.store.remove(k)
 		if err != nil && !absent(err) {
+			if errors.Is(err, mmapbloom.ErrInUse) {
+				c.w.WriteError(fmt.Sprintf("ERR key '%s' is open in another process (or in a running command): not removed; %d key(s) before it were removed", clip(k), n))
+				return
+			}
 			c.replyErr(err)
 			return
 		}
