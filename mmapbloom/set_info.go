@@ -77,6 +77,26 @@ func (s *Set) Count() (uint64, error) {
 	return sum, err
 }
 
+// OverCapacity reports whether the newest live layer holds more keys than
+// it was sized for (Filter.OverCapacity), from its header alone. A
+// scalable set adds a layer before that, so it reports it only between
+// the add that filled the layer and the next; a windowed set's window
+// never grows, so a window that receives more keys than n reports it
+// until the window ends. Errors: ErrClosed, ErrFileChanged.
+func (s *Set) OverCapacity() (bool, error) {
+	var over bool
+	err := s.do(func(v *setView) error {
+		live := v.live(s.now)
+		if len(live) == 0 {
+			return nil
+		}
+		var err error
+		over, err = live[len(live)-1].OverCapacity()
+		return err
+	})
+	return over, err
+}
+
 // Capacity returns the sum of the live layers' capacities n (RedisBloom's
 // BF.INFO "Capacity"), from the view of the last call after Close.
 func (s *Set) Capacity() uint64 {

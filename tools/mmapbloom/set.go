@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 
@@ -49,11 +50,20 @@ func closeStore(s store, err error) error {
 	return errors.Join(err, s.Close())
 }
 
-// warnStore prints warnOverCapacity's warning for a filter file; a set
-// grows or rotates instead.
+// warnStore prints warnOverCapacity's warning for a filter file, and for
+// a windowed set whose current window holds more keys than it was sized
+// for (windows do not grow); a scalable set grows instead.
 func warnStore(s store, e *env) error {
-	if f, ok := s.(*mmapbloom.Filter); ok {
-		return warnOverCapacity(f, e.stderr)
+	switch s := s.(type) {
+	case *mmapbloom.Filter:
+		return warnOverCapacity(s, e.stderr)
+	case *mmapbloom.Set:
+		over, err := s.OverCapacity()
+		if err != nil || !over || s.Expansion() != 0 {
+			return err
+		}
+		_, err = fmt.Fprintf(e.stderr, "mmapbloom: warning: the current window of %s holds more keys than it was sized for: false-positive rate above p\n", s.Dir())
+		return err
 	}
 	return nil
 }

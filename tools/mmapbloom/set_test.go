@@ -128,3 +128,17 @@ func TestSetGCCommand(t *testing.T) {
 	requireOK(t, r)
 	assert.Empty(t, r.stdout)
 }
+
+// TestSetWindowOverCapacityWarns: add to a windowed set whose window
+// receives more keys than n warns, as add to a filter does; a scalable
+// set grows instead and does not.
+func TestSetWindowOverCapacityWarns(t *testing.T) {
+	dir := t.TempDir()
+	win, grow := filepath.Join(dir, "w.bfset"), filepath.Join(dir, "s.bfset")
+	requireOK(t, runCLI(t, nil, "create", win, "-n", "100", "-p", "0.01", "--window", "1h"))
+	requireOK(t, runCLI(t, nil, "create", grow, "-n", "100", "-p", "0.01"))
+	r := runCLI(t, []byte(numbered("k", 1000)), "add", win)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	require.Contains(t, r.stderr, "the current window of "+win+" holds more keys than it was sized for")
+	requireOK(t, runCLI(t, []byte(numbered("k", 1000)), "add", grow))
+}
