@@ -31,6 +31,7 @@ func benchAdd(b *testing.B, w *workload) {
 	w.empty(b)
 	f := w.f
 	b.ReportAllocs()
+	cpu := startThreadCPU()
 	i := 0
 	for b.Loop() {
 		if i == len(keys) {
@@ -44,6 +45,7 @@ func benchAdd(b *testing.B, w *workload) {
 		}
 		i++
 	}
+	cpu.report(b) // with the emptying of the filter, when keys ran out
 	w.report(b)
 }
 
@@ -77,6 +79,7 @@ func benchTest(b *testing.B, w *workload, keys [][]byte) {
 	w.fill(b)
 	f := w.f
 	b.ReportAllocs()
+	cpu := startThreadCPU()
 	i := 0
 	for b.Loop() {
 		if _, err := f.Test(keys[i]); err != nil {
@@ -86,6 +89,7 @@ func benchTest(b *testing.B, w *workload, keys [][]byte) {
 			i = 0
 		}
 	}
+	cpu.report(b)
 	w.report(b)
 }
 

@@ -14,7 +14,8 @@
 #   SINGLE_OPS  iterations of each single-key benchmark [5000000]
 #   BATCH_OPS   iterations of each batch benchmark, 1024 keys each [5000]
 #   COLD_RUNS   fresh processes per cold-start file [20]
-#   COLD_SIZE   bit array of the cold-start filters [1GiB]
+#   COLD_SIZE   bit array of the cold-start and cold-disk filters [1GiB]
+#   DISK_RUNS   fresh processes per cold-disk measurement [3]
 #   SCALE_N     keys added in the multi-process test [50M]
 #   LABEL       a line shown above the generated tables
 set -euo pipefail
@@ -27,6 +28,7 @@ SINGLE_OPS=${SINGLE_OPS:-5000000}
 BATCH_OPS=${BATCH_OPS:-5000}
 COLD_RUNS=${COLD_RUNS:-20}
 COLD_SIZE=${COLD_SIZE:-1GiB}
+DISK_RUNS=${DISK_RUNS:-3}
 SCALE_N=${SCALE_N:-50M}
 LABEL=${LABEL:-}
 OUT=out
@@ -65,7 +67,8 @@ step() {
 machine() {
 	echo "date:    $(date -u +%Y-%m-%dT%H:%MZ)"
 	echo "commit:  $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-	echo "cpu:     $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores"
+	echo "cpu:     $(lscpu | sed -n 's/^Model name: *//p') (family $(sed -n 's/^cpu family\t*: //p' /proc/cpuinfo | head -1), model $(sed -n 's/^model\t*: //p' /proc/cpuinfo | head -1)), $(nproc) cores"
+	echo "vector:  $(grep -m1 -o -w 'avx2\|avx512f\|avx512bw\|avx512vl\|bmi2' /proc/cpuinfo | sort -u | tr '\n' ' ')(the batch calls use the first kernel of avx512, avx2, generic that these allow)"
 	echo "memory:  $(free -g | awk '/^Mem:/ {print $2 " GiB"}')"
 	echo "kernel:  $(uname -sr)"
 	echo "go:      $(go version)"
@@ -76,6 +79,7 @@ machine >"$OUT/machine.txt"
 cat "$OUT/machine.txt" >&2
 
 go build -o "$OUT/bin/" ./cmd/coldstart ./cmd/addproc ./cmd/procbench
+(cd .. && go build -o "bench/$OUT/bin/" ./tools/mmapbloom)
 
 for n in "${SIZES[@]}"; do
 	step "peers-$n.bench" env BENCH_N="$n" BENCH_DIR="$BENCH_DIR" go test -run '^$' \
@@ -88,6 +92,7 @@ step phishing.bench env BENCH_DIR="$BENCH_DIR" go test -run '^$' \
 step phishing-batch.bench env BENCH_DIR="$BENCH_DIR" go test -run '^$' \
 	-bench "^BenchmarkPeersPhishing\$/^lib=mmapbloom/^n=/$BATCH" -benchtime="${BATCH_OPS}x" -count 1 -timeout 0 .
 step cold.bench "$OUT/bin/procbench" cold -dir "$BENCH_DIR" -runs "$COLD_RUNS" -size "$COLD_SIZE" -bab-n 50M -keys 1M
+step disk.bench "$OUT/bin/procbench" disk -dir "$BENCH_DIR" -runs "$DISK_RUNS" -size "$COLD_SIZE" -keys 1M
 step scale.bench "$OUT/bin/procbench" scale -dir "$BENCH_DIR" -n "$SCALE_N"
 step memlat.bench env BENCH_DIR="$BENCH_DIR" go test -run '^$' -bench '^BenchmarkMemoryLatency$' -count 1 .
 

@@ -40,6 +40,14 @@ func (k kernel) testBlocks(words []uint64, blocks []uint64, gs []uint32, probes 
 	testBlocksAVX2Asm(&words[0], &blocks[0], &gs[0], &out[0], len(blocks), int(probes), &phiPow[0], &laneMasks[0][0])
 }
 
+// prefetchBit asks for the cache line of bit of words (PREFETCHT0, which
+// never faults); nothing when words is empty (a closed Filter's).
+func prefetchBit(words []uint64, bit uint64) {
+	if len(words) > 0 {
+		prefetchLines(&words[0], &bit, 1)
+	}
+}
+
 // laneMasks[j] has its first j 32-bit lanes all ones: the lanes of the last
 // group of 8 probes that exist when k is not a multiple of 8.
 var laneMasks = func() (m [9][8]uint32) {

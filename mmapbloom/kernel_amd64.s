@@ -34,10 +34,10 @@ TEXT ·testBlocksAVX2Asm(SB), NOSPLIT, $0-64
 	MOVQ lanes+56(FP), R11
 
 	MOVL         $31, AX
-	MOVD         AX, X15
+	VMOVD        AX, X15
 	VPBROADCASTD X15, Y15
 	MOVL         $1, AX
-	MOVD         AX, X14
+	VMOVD        AX, X14
 	VPBROADCASTD X14, Y14
 	XORQ         R12, R12
 
@@ -211,7 +211,7 @@ TEXT ·blockMasksAVX2(SB), NOSPLIT, $0-40
 	MOVQ mults+32(FP), R10
 
 	MOVQ         $1, AX
-	MOVQ         AX, X14
+	VMOVQ        AX, X14
 	VPBROADCASTQ X14, Y14
 	VMOVDQU      laneOffsets<>+0(SB), Y13
 	VMOVDQU      laneOffsets<>+32(SB), Y12
@@ -226,7 +226,7 @@ probe2:
 	MOVL         R8, AX
 	IMULL        (R10)(BX*4), AX
 	SHRL         $23, AX
-	MOVQ         AX, X1
+	VMOVQ        AX, X1
 	VPBROADCASTQ X1, Y1
 	VPSUBQ       Y13, Y1, Y2
 	VPSUBQ       Y12, Y1, Y3

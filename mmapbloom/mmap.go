@@ -14,13 +14,9 @@ import (
 
 // mapFile maps the first size bytes of f, shared, writable unless
 // readOnly, and advises the kernel that access is random (no read-ahead
-// of megabytes around a cold probe) and that huge pages are welcome: where
-// the kernel and file system keep 2 MiB page-cache folios (Linux 6.16+ on
-// ext4, XFS, tmpfs with THP in "madvise" or "always" mode), a probe then
-// misses the TLB about once per 2 MiB instead of once per 4 KiB, which
-// nearly halves the time of a random probe; a cold fault then reads up to
-// 2 MiB. Kernels without it ignore the advice.
-func mapFile(f *os.File, size uint64, readOnly bool) (mmap.MMap, error) {
+// of megabytes around a cold probe, which then reads one 4 KiB page) and,
+// with hugePages, that huge pages are welcome (see OpenOptions.HugePages).
+func mapFile(f *os.File, size uint64, readOnly, hugePages bool) (mmap.MMap, error) {
 	if size > math.MaxInt {
 		return nil, fmt.Errorf("mmapbloom: map %s: %d bytes do not fit this platform's address space: %w", f.Name(), size, ErrTooLarge)
 	}
@@ -32,10 +28,23 @@ func mapFile(f *os.File, size uint64, readOnly bool) (mmap.MMap, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mmapbloom: map %s (%d bytes): %w", f.Name(), size, err)
 	}
-	adviseHugePages(m)
+	if hugePages {
+		adviseHugePages(m)
+	}
 	if err := unix.Madvise(m, unix.MADV_RANDOM); err != nil {
 		_ = m.Unmap()
 		return nil, fmt.Errorf("mmapbloom: madvise %s: %w", f.Name(), err)
 	}
 	return m, nil
+}
+
+// sequential advises the kernel that the caller is about to read the
+// whole mapping in order (MADV_SEQUENTIAL: read-ahead, as for a read of
+// the file) and returns the function that restores random access. A pass
+// over a cold file then reads large runs instead of faulting in one page
+// at a time: 1 GiB cold, info --stats took 56 s with random access.
+// Advice only: its errors are ignored. The caller is inside run.
+func (f *Filter) sequential() (restore func()) {
+	_ = unix.Madvise(f.data, unix.MADV_SEQUENTIAL)
+	return func() { _ = unix.Madvise(f.data, unix.MADV_RANDOM) }
 }

@@ -307,7 +307,7 @@ func openProgress(t *testing.T, path string) *progress {
 	defer file.Close()
 	st, err := file.Stat()
 	require.NoError(t, err)
-	data, err := mapFile(file, uint64(st.Size()), false)
+	data, err := mapFile(file, uint64(st.Size()), false, false)
 	require.NoError(t, err)
 	slots, err := wordsOf(data)
 	require.NoError(t, err)

@@ -30,6 +30,19 @@ type OpenOptions struct {
 	// Now is the clock of a windowed set (OpenSet, CreateSet): it decides
 	// which window is current. Default nil: time.Now. Filters ignore it.
 	Now func() time.Time
+
+	// HugePages asks the kernel for transparent huge pages on the mapping
+	// (MADV_HUGEPAGE). Where the kernel and file system keep 2 MiB
+	// page-cache folios (Linux 6.16+ on ext4, XFS, tmpfs, with THP in
+	// "madvise" or "always" mode) a probe of a resident file then misses
+	// the TLB once per 2 MiB instead of once per 4 KiB; but every fault of
+	// a page not yet in memory reads up to 2 MiB from disk instead of 4
+	// KiB. Worth it for a long-lived handle on a file that is, or will
+	// soon be, mostly in the page cache and serves many batch calls;
+	// BENCHMARKS.md ("Cold from disk") has the measurements. Default
+	// false: a cold single probe reads about one page. Kernels without
+	// THP ignore it.
+	HugePages bool
 }
 
 // Open maps the filter file at path. It reads and validates the 64-byte
@@ -82,7 +95,7 @@ func openFile(file *os.File, opts OpenOptions) (*Filter, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := mapFile(file, format.HeaderSize+hdr.ByteSize, opts.ReadOnly)
+	data, err := mapFile(file, format.HeaderSize+hdr.ByteSize, opts.ReadOnly, opts.HugePages)
 	if err != nil {
 		return nil, err
 	}

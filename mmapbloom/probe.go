@@ -14,8 +14,9 @@ import (
 // key, the empty one included. Errors: ErrClosed, ErrReadOnly, ErrSealed,
 // ErrFileChanged.
 func (f *Filter) Add(key []byte) error {
+	h := f.hashKey(key)
 	return f.run(false, true, func() error {
-		if f.setKey(key, false) || f.countCalls {
+		if f.setKey(key, h, false) || f.countCalls {
 			f.addCount(1)
 		}
 		return nil
@@ -29,8 +30,9 @@ func (f *Filter) AddString(key string) error { return f.Add(bytesOf(key)) }
 // absent; true means present, or a false positive with probability about
 // p at n keys. Test never writes. Errors: ErrClosed, ErrFileChanged.
 func (f *Filter) Test(key []byte) (present bool, err error) {
+	h := f.hashKey(key)
 	err = f.read(func() error {
-		present = f.testKey(key)
+		present = f.testKey(key, h)
 		return nil
 	})
 	return present && err == nil, err
@@ -54,8 +56,9 @@ func (f *Filter) TestString(key string) (bool, error) { return f.Test(bytesOf(ke
 // positive has no clear bit, so every caller is told true. Errors as for
 // Add.
 func (f *Filter) TestAndAdd(key []byte) (present bool, err error) {
+	h := f.hashKey(key)
 	err = f.run(false, true, func() error {
-		present = !f.setKey(key, true)
+		present = !f.setKey(key, h, true)
 		if !present {
 			f.addCount(1)
 		}
@@ -74,11 +77,37 @@ func (f *Filter) Locations(key []byte) []uint64 {
 	return f.loc.locate(key, make([]uint64, f.hdr.K))
 }
 
-// testKey reports whether every bit of key is set.
-func (f *Filter) testKey(key []byte) bool {
+// blockKey is a key's hash in the blocked layout: its block and in-block
+// hash (see blocked.go).
+type blockKey struct {
+	block uint64
+	g     uint32
+}
+
+// hashKey hashes key for the blocked layout (the zero blockKey for the
+// classic one, which hashes inside the call) and asks for the cache line
+// of its block at once, before the call's checks: the miss then overlaps
+// them and the work around the call. The prefetch reads nothing that can
+// fault (a PREFETCH instruction on amd64, nothing elsewhere), so it is
+// safe outside the fault guard, on a closed or truncated filter too (a
+// torn read of f.words racing Close gives a wrong address, still
+// harmless).
+func (f *Filter) hashKey(key []byte) blockKey {
+	if !f.blocked {
+		return blockKey{}
+	}
+	block, g := f.loc.blockHash(key)
+	if !raceEnabled { // f.words is read without the lock that Close takes
+		prefetchBit(f.words, block*blockBits)
+	}
+	return blockKey{block, g}
+}
+
+// testKey reports whether every bit of key (hashed into h by hashKey) is
+// set.
+func (f *Filter) testKey(key []byte, h blockKey) bool {
 	if f.blocked {
-		block, g := f.loc.blockHash(key)
-		first, gs, out := [1]uint64{block * blockBits}, [1]uint32{g}, [1]bool{}
+		first, gs, out := [1]uint64{h.block * blockBits}, [1]uint32{h.g}, [1]bool{}
 		active.testBlocks(f.words, first[:], gs[:], f.hdr.K, out[:])
 		return out[0]
 	}
@@ -86,12 +115,11 @@ func (f *Filter) testKey(key []byte) bool {
 	return f.testBits(f.loc.locate(key, buf[:]))
 }
 
-// setKey sets every bit of key; with report it says whether any was
-// clear before this call set it.
-func (f *Filter) setKey(key []byte, report bool) bool {
+// setKey sets every bit of key (hashed into h by hashKey); with report
+// it says whether any was clear before this call set it.
+func (f *Filter) setKey(key []byte, h blockKey, report bool) bool {
 	if f.blocked {
-		block, g := f.loc.blockHash(key)
-		return f.setBlock(block, g, report)
+		return f.setBlock(h.block, h.g, report)
 	}
 	var buf [format.MaxK]uint64
 	return f.setBits(f.loc.locate(key, buf[:]), report)

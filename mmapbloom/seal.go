@@ -101,6 +101,7 @@ func (f *Filter) Verify() error {
 // dataCRC returns the CRC-32C of the bit array, padding included. The
 // caller is inside run.
 func (f *Filter) dataCRC() uint32 {
+	defer f.sequential()()
 	return crc32.Checksum(f.data[format.HeaderSize:format.HeaderSize+f.hdr.ByteSize], castagnoli)
 }
 

@@ -73,7 +73,7 @@ func mapControl(file *os.File, readOnly bool) (*control, error) {
 	if st.Size() != controlSize {
 		return nil, fmt.Errorf("mmapbloom: %s: %d bytes: %w", file.Name(), st.Size(), ErrBadSet)
 	}
-	data, err := mapFile(file, controlSize, readOnly)
+	data, err := mapFile(file, controlSize, readOnly, false)
 	if err != nil {
 		return nil, err
 	}

@@ -56,6 +56,7 @@ func (f *Filter) Stats() (Stats, error) {
 		return Stats{}, err
 	}
 	s.FillRatio = float64(s.SetBits) / float64(s.M)
+	s.TheoreticalFPR = f.ExpectedFPR(s.N)
 	s.OverCapacity = s.N > 0 && s.Count > s.N
 	return s, nil
 }
@@ -63,6 +64,7 @@ func (f *Filter) Stats() (Stats, error) {
 // scanBits fills the bit count and the estimates of s, whose M, K and N
 // are set, with a pass over the array. The caller is inside run.
 func (f *Filter) scanBits(s *Stats) {
+	defer f.sequential()()
 	if f.blocked {
 		f.blockStats(s)
 		return
@@ -73,13 +75,11 @@ func (f *Filter) scanBits(s *Stats) {
 	m, k := float64(s.M), float64(s.K)
 	s.EstimatedCardinality = -m / k * math.Log1p(-float64(s.SetBits)/m)
 	s.EstimatedFPR = math.Pow(float64(s.SetBits)/m, k)
-	s.TheoreticalFPR = FalsePositiveRate(s.M, s.K, s.N)
 }
 
 // blockStats fills the bit count and estimates of a blocked filter: the
 // cardinality and false-positive estimates summed over blocks, each block
-// a classic filter of 512 bits, and the theoretical rate at n from the
-// Poisson model of OptimalBlocked.
+// a classic filter of 512 bits.
 func (f *Filter) blockStats(s *Stats) {
 	k := float64(s.K)
 	blocks := len(f.words) / blockWords
@@ -94,9 +94,23 @@ func (f *Filter) blockStats(s *Stats) {
 		s.EstimatedCardinality += -blockBits / k * math.Log1p(-fill)
 		s.EstimatedFPR += math.Pow(fill, k) / float64(blocks)
 	}
-	if s.N > 0 {
-		s.TheoreticalFPR, _ = blockedFPR(float64(s.N)/float64(blocks), s.K)
+}
+
+// ExpectedFPR returns the false-positive rate expected of this filter's
+// m, k and layout with n distinct keys added, from the header alone (no
+// pass over the array): (1 - e^(-kn/m))^k (FalsePositiveRate) for the
+// classic layout, the Poisson model of keys per block of OptimalBlocked
+// for blocked512; 0 for n = 0. ExpectedFPR(Count()) is the rate to expect
+// now, ExpectedFPR(n) the one the filter was sized for.
+func (f *Filter) ExpectedFPR(n uint64) float64 {
+	if n == 0 {
+		return 0
 	}
+	if !f.blocked {
+		return FalsePositiveRate(f.hdr.M, f.hdr.K, n)
+	}
+	fpr, _ := blockedFPR(float64(n)/float64(f.hdr.M/blockBits), f.hdr.K)
+	return fpr
 }
 
 // FalsePositiveRate returns the expected false-positive rate of a classic

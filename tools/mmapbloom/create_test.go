@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -25,7 +26,7 @@ func TestCreate(t *testing.T) {
 			name: "v2 default",
 			args: []string{"-n", "1000", "-p", "0.01", "--seed", "7"},
 			want: map[string]any{"format_version": "v2", "layout": "blocked512", "scheme": "xxh3-blocked",
-				"m": float64(bm), "k": float64(bk), "n": 1000.0, "p": 0.01, "seed": 7.0, "count": 0.0, "set_bits": 0.0},
+				"m": float64(bm), "k": float64(bk), "n": 1000.0, "p": 0.01, "seed": 7.0, "count": 0.0, "theoretical_fpr_at_count": 0.0},
 		},
 		{
 			name: "v2 classic",
@@ -129,4 +130,14 @@ func TestCreateBadInput(t *testing.T) {
 func TestCreateMissingDirectory(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "no", "such", "dir", "f.bloom")
 	requireFailure(t, runCLI(t, nil, "create", path, "-n", "10", "-p", "0.01"), "no such file or directory")
+}
+
+// TestCreateHelpListsSchemes checks that --help names every --scheme value.
+func TestCreateHelpListsSchemes(t *testing.T) {
+	r := runCLI(t, nil, "create", "--help")
+	require.Equal(t, exitOK, r.code)
+	help := strings.Join(strings.Fields(r.stdout), " ")
+	for name := range schemeIDs {
+		assert.Contains(t, help, name)
+	}
 }

@@ -37,15 +37,16 @@ type layerReport struct {
 
 // runSet prints the report of the set at c.File.
 func (c *infoCmd) runSet(e *env) error {
-	r, err := reportSet(c.File)
+	r, err := reportSet(c.File, c.Stats)
 	if err != nil {
 		return err
 	}
 	return c.print(e, r)
 }
 
-// reportSet opens the set read-only and gathers its report.
-func reportSet(dir string) (setReport, error) {
+// reportSet opens the set read-only and gathers its report, with stats
+// a pass over each layer's bits.
+func reportSet(dir string, stats bool) (setReport, error) {
 	s, err := mmapbloom.OpenSet(dir, &mmapbloom.OpenOptions{ReadOnly: true})
 	if err != nil {
 		return setReport{}, err
@@ -63,7 +64,7 @@ func reportSet(dir string) (setReport, error) {
 		r.Window = in.Window.String()
 	}
 	for _, l := range in.Layers {
-		lr, err := reportLayer(dir, l)
+		lr, err := reportLayer(dir, l, stats)
 		if err != nil {
 			return setReport{}, err
 		}
@@ -75,8 +76,8 @@ func reportSet(dir string) (setReport, error) {
 }
 
 // reportLayer gathers the report of one layer.
-func reportLayer(dir string, l mmapbloom.LayerInfo) (layerReport, error) {
-	ir, err := report(filepath.Join(dir, l.File))
+func reportLayer(dir string, l mmapbloom.LayerInfo, stats bool) (layerReport, error) {
+	ir, err := report(filepath.Join(dir, l.File), stats)
 	lr := layerReport{File: l.File, infoReport: ir}
 	if !l.WindowEnd.IsZero() {
 		lr.WindowStart, lr.WindowEnd = l.WindowStart.UTC().Format(time.RFC3339), l.WindowEnd.UTC().Format(time.RFC3339)

@@ -24,7 +24,8 @@ const (
 )
 
 // errNoMatch is returned by test when no input line gave a printed
-// answer; it ends the command with exitNoMatch and no message.
+// answer; it ends the command with exitNoMatch and no message (as
+// errCorrupted does verify's).
 var errNoMatch = errors.New("no line matched")
 
 // cli is the command line: one field per subcommand.
@@ -35,6 +36,10 @@ type cli struct {
 	Dedup  dedupCmd  `cmd:"" help:"Print the input lines not seen before and add them; create FILE if missing."`
 	Info   infoCmd   `cmd:"" help:"Print the header fields and bit-array statistics of a filter, or of each layer of a set."`
 	Merge  mergeCmd  `cmd:"" help:"OR the bits of each SRC filter into DST."`
+	Seal   sealCmd   `cmd:"" help:"Record the checksum of the bit array and make the filter read-only."`
+	Verify verifyCmd `cmd:"" help:"Check a sealed filter against its checksum: exit 0 intact, 1 corrupted, 2 error."`
+	Unseal unsealCmd `cmd:"" help:"Make a sealed filter writable again."`
+	Clear  clearCmd  `cmd:"" help:"Set every bit and the count to 0."`
 	Rotate rotateCmd `cmd:"" help:"Start the current window of a windowed filter set and drop expired windows."`
 	GC     gcCmd     `cmd:"" help:"Remove the files a crash left in a filter set directory."`
 	Serve  serveCmd  `cmd:"" help:"Serve the filter files of a directory over RESP with RedisBloom's BF.* commands."`
@@ -81,7 +86,7 @@ func status(stderr io.Writer, err error) int {
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.Is(err, errNoMatch):
+	case errors.Is(err, errNoMatch), errors.Is(err, errCorrupted):
 		return exitNoMatch
 	}
 	msg := strings.ReplaceAll(err.Error(), "\n", "; ")

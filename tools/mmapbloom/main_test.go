@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -162,9 +161,7 @@ func infoOf(t testing.TB, path string) map[string]any {
 	t.Helper()
 	r := runCLI(t, nil, "info", "--json", path)
 	requireOK(t, r)
-	var m map[string]any
-	require.NoError(t, json.Unmarshal([]byte(r.stdout), &m))
-	return m
+	return decodeJSON(t, r.stdout)
 }
 
 func TestRun(t *testing.T) {

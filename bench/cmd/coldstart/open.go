@@ -9,21 +9,29 @@ import (
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
-// openStore maps a mmapbloom file read-only.
-func openStore(path string) (query, func() error, error) {
-	f, err := mmapbloom.Open(path, &mmapbloom.OpenOptions{ReadOnly: true})
-	if err != nil {
-		return nil, nil, err
+// openStore returns the opener that maps a mmapbloom file read-only,
+// with the other options of opts (nil: none).
+func openStore(opts *mmapbloom.OpenOptions) opener {
+	var o mmapbloom.OpenOptions
+	if opts != nil {
+		o = *opts
 	}
-	return f.Test, f.Close, nil
+	o.ReadOnly = true
+	return func(path string) (filter, error) {
+		f, err := mmapbloom.Open(path, &o)
+		if err != nil {
+			return filter{}, err
+		}
+		return filter{f.Test, f.TestBatch, f.Close}, nil
+	}
 }
 
 // openBitsAndBlooms reads a bits-and-blooms filter into the heap the way
 // its documentation suggests: os.Open, bufio.NewReader, ReadFrom.
-func openBitsAndBlooms(path string) (query, func() error, error) {
+func openBitsAndBlooms(path string) (filter, error) {
 	file, err := os.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return filter{}, err
 	}
 	var bf bloom.BloomFilter
 	_, err = bf.ReadFrom(bufio.NewReader(file))
@@ -31,8 +39,14 @@ func openBitsAndBlooms(path string) (query, func() error, error) {
 		err = cerr
 	}
 	if err != nil {
-		return nil, nil, err
+		return filter{}, err
 	}
 	test := func(key []byte) (bool, error) { return bf.Test(key), nil }
-	return test, func() error { return nil }, nil
+	batch := func(keys [][]byte, out []bool) error { // it has no batch call
+		for i, key := range keys {
+			out[i] = bf.Test(key)
+		}
+		return nil
+	}
+	return filter{test, batch, func() error { return nil }}, nil
 }

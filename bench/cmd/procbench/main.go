@@ -3,6 +3,8 @@
 //
 //	procbench cold  -dir D [-runs 20] [-size 1GiB] [-bab-n 50M] [-keys 1M]
 //	procbench scale -dir D [-n 20M] [-modes batch,single]
+//	procbench disk  -dir D [-runs 3] [-size 1GiB] [-keys 1M]
+//	procbench rusage PROG [ARG...]
 //
 // cold writes a blocked mmapbloom file with a bit array of -size bytes,
 // a bits-and-blooms file sized for -bab-n keys at p = 1e-4 and one of
@@ -25,8 +27,25 @@
 // contention in the store (it grows with two processes) from cores taken
 // by other work (it does not).
 //
-// The programs coldstart and addproc are looked for beside procbench,
-// or given with -coldstart and -addproc. The files are removed at the end.
+// disk writes a blocked mmapbloom file and a bits-and-blooms file, each
+// with a bit array of -size bytes holding the first -keys generated keys,
+// and measures fresh processes on them, each run after dropping the file
+// from the page cache (posix_fadvise DONTNEED, no root needed): coldstart
+// opening the file and answering one key (op=first), 1,000 keys one call
+// each (single-1000), 100,000 keys in one batch call (batch-100000), for
+// mmapbloom, mmapbloom with OpenOptions.HugePages (lib=mmapbloom-huge) and
+// bits-and-blooms (ReadFrom of the whole file); and the mmapbloom CLI's
+// info and info --stats (lib=mmapbloom-cli):
+//
+//	BenchmarkColdDisk/lib=L/op=O/size=S  runs  median-ns  max-ns  read-bytes  peak-rss-bytes  filter-bytes
+//
+// median-ns is the wall time of the whole process (exec to exit),
+// read-bytes the median bytes it read from storage and peak-rss-bytes
+// the largest peak resident set, both from getrusage of the child, run
+// through procbench rusage PROG ARGS (which prints them for one run).
+//
+// The programs coldstart, addproc and mmapbloom are looked for beside
+// procbench, or given with -coldstart, -addproc and -mmapbloom. The files are removed at the end.
 package main
 
 import (
@@ -45,13 +64,17 @@ func main() {
 // run dispatches to the subcommand named by args[0].
 func run(args []string, out io.Writer) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: procbench cold|scale [flags]")
+		return fmt.Errorf("usage: procbench cold|scale|disk [flags]")
 	}
 	switch args[0] {
 	case "cold":
 		return runCold(args[1:], out)
 	case "scale":
 		return runScale(args[1:], out)
+	case "disk":
+		return runDisk(args[1:], out)
+	case "rusage":
+		return runRusage(args[1:], out)
 	}
-	return fmt.Errorf("unknown subcommand %q (want cold or scale)", args[0])
+	return fmt.Errorf("unknown subcommand %q (want cold, scale or disk)", args[0])
 }

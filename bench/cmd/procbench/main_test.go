@@ -4,18 +4,24 @@ import (
 	"bytes"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// buildPrograms builds coldstart and addproc into a temporary directory.
+// buildPrograms builds coldstart, addproc, procbench and the mmapbloom
+// command-line tool (from the main module) into a temporary directory.
 func buildPrograms(t *testing.T) string {
 	t.Helper()
 	bin := t.TempDir()
-	cmd := exec.Command("go", "build", "-o", bin+"/", "../coldstart", "../addproc")
+	cmd := exec.Command("go", "build", "-o", bin+"/", "../coldstart", "../addproc", ".")
 	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	cmd = exec.Command("go", "build", "-o", bin+"/", "./tools/mmapbloom")
+	cmd.Dir = "../../.."
+	out, err = cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	return bin
 }
@@ -47,6 +53,22 @@ BenchmarkScale/mode=batch/procs=2\t20000\t\d+ adds/s\t\S+ cpu-ns/add\t\S+ speedu
 BenchmarkScale/mode=single/procs=1\t20000\t\d+ adds/s\t\S+ cpu-ns/add
 BenchmarkScale/mode=single/procs=2\t20000\t\d+ adds/s\t\S+ cpu-ns/add\t\S+ speedup
 $`, out.String())
+	out.Reset()
+	require.NoError(t, run([]string{"disk", "-dir", dir, "-coldstart", filepath.Join(bin, "coldstart"),
+		"-mmapbloom", filepath.Join(bin, "mmapbloom"), "-procbench", filepath.Join(bin, "procbench"), "-runs", "2", "-size", "1MiB", "-keys", "1000"}, &out))
+	var ops []string
+	for _, op := range []string{"first", "single-1000", "batch-100000"} {
+		for _, lib := range []string{"mmapbloom", "mmapbloom-huge", "bitsandblooms"} {
+			ops = append(ops, "lib="+lib+"/op="+op)
+		}
+	}
+	ops = append(ops, "lib=mmapbloom-cli/op=info", "lib=mmapbloom-cli/op=info-stats")
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	require.Len(t, lines, len(ops))
+	for i, line := range lines {
+		assert.Regexp(t, `^BenchmarkColdDisk/`+ops[i]+`/size=1MiB\t2\t\S+ median-ns\t\S+ max-ns\t\S+ read-bytes\t\S+ peak-rss-bytes\t\d+ filter-bytes$`, line)
+	}
+
 	files, err := filepath.Glob(filepath.Join(dir, "*"))
 	require.NoError(t, err)
 	assert.Empty(t, files, "files left behind")

@@ -22,6 +22,7 @@ BenchmarkHeapInuse/lib=mmapbloom/size=1GiB	1	400000 heap-open-bytes	400000 heap-
 BenchmarkColdStart/lib=bitsandblooms/size=114MiB	20	190000000 median-ns	95000000 max-ns	93000000 process-median-ns	119814984 filter-bytes
 BenchmarkScale/mode=batch/procs=1	20000000	30000000 adds/s	60 cpu-ns/add
 BenchmarkScale/mode=batch/procs=2	20000000	45000000 adds/s	70 cpu-ns/add	1.5 speedup
+BenchmarkColdDisk/lib=mmapbloom/op=single-1000/size=1GiB	3	110000000 median-ns	120000000 max-ns	4194304 read-bytes	7340032 peak-rss-bytes	1073741888 filter-bytes
 BenchmarkMemoryLatency/reads=dependent-2	7110688	162.9 ns/op
 BenchmarkMemoryLatency/reads=independent-2	40310577	27.38 ns/op
 `
@@ -56,6 +57,7 @@ func TestRun(t *testing.T) {
 	assert.Contains(t, s, "### Real phishing URLs: 721839 present")
 	assert.Contains(t, s, "| batch | 20000000 | 30 M/s | 45 M/s | 1.50x | 60.0 / 70.0 |")
 	assert.Contains(t, s, "1M keys, not the 50M of the targets")
+	assert.Contains(t, s, "| open + 1,000 single probes | mmapbloom | 1024.0 MiB | 3 | 110 ms | 4.0 MiB | 7.0 MiB |")
 	assert.Contains(t, s, "| dependent | 163 |\n| independent | 27.4 |")
 }
 

@@ -12,6 +12,7 @@ const (
 	coldFunc  = "BenchmarkColdStart"
 	heapFunc  = "BenchmarkHeapInuse"
 	scaleFunc = "BenchmarkScale"
+	diskFunc  = "BenchmarkColdDisk"
 )
 
 // writeProcess writes the cold start, heap and multi-process tables.
@@ -39,6 +40,37 @@ func writeProcess(b *strings.Builder, rs result.Set) {
 		table(b, []string{"library", "file", "after open", "after one query"}, rows)
 	}
 	writeScale(b, rs)
+	writeColdDisk(b, rs)
+}
+
+// diskOpNames describe procbench disk's ops for the table.
+var diskOpNames = map[string]string{
+	"first":        "open + first answer",
+	"single-1000":  "open + 1,000 single probes",
+	"batch-100000": "open + 100,000 probes in one batch call",
+	"info":         "`mmapbloom info` (header only)",
+	"info-stats":   "`mmapbloom info --stats` (scans the array)",
+}
+
+// writeColdDisk writes the cold-from-disk table: whole processes run on a
+// file just dropped from the page cache.
+func writeColdDisk(b *strings.Builder, rs result.Set) {
+	var rows [][]string
+	for _, r := range rs {
+		if r.Func != diskFunc {
+			continue
+		}
+		op := diskOpNames[r.Params["op"]]
+		if op == "" {
+			op = r.Params["op"]
+		}
+		rows = append(rows, []string{op, r.Params["lib"], mib(r.Metrics["filter-bytes"]), fmt.Sprint(r.Iterations),
+			ms(r.Metrics["median-ns"]), mib(r.Metrics["read-bytes"]), mib(r.Metrics["peak-rss-bytes"])})
+	}
+	if len(rows) > 0 {
+		b.WriteString("### Cold from disk: a fresh process after the file is dropped from the page cache (posix_fadvise DONTNEED)\n\n")
+		table(b, []string{"what", "library", "file", "runs", "whole process, median", "read from disk, median", "peak RSS, largest"}, rows)
+	}
 }
 
 func writeScale(b *strings.Builder, rs result.Set) {

@@ -1,0 +1,96 @@
+"""Per-process throughput of the Python package: single `in` and add, and
+the batch forms, for each layout, in keys per second. Each operation runs
+over its keys in 10 rounds; the table gives the median and the best
+round's rate by the wall clock, and the median by this process's CPU time
+(the machine may be shared: a round that lost the CPU shows in the median,
+not in the best).
+
+usage: PYTHONPATH=python python3 python/bench.py [--n 1000000] [--keys 200000] [--dir /tmp]
+"""
+
+import argparse
+import os
+import platform
+import statistics
+import tempfile
+import time
+
+import mmapbloom
+
+SHAPES = [
+    ("blocked512 xxh3 (default)", {}),
+    ("classic xxh3-remix", {"layout": "classic", "scheme": "xxh3-remix"}),
+    ("classic murmur2-double", {"scheme": "murmur2-double"}),
+]
+
+
+ROUNDS = 10
+
+
+def timed(run, keys):
+    """Run run(chunk) over keys in ROUNDS chunks; return the median and best
+    wall-clock rate and the median CPU-time rate, in keys per second."""
+    size = len(keys) // ROUNDS
+    wall, cpu = [], []
+    for r in range(ROUNDS):
+        chunk = keys[r * size:(r + 1) * size]
+        w, c = time.perf_counter(), time.process_time()
+        run(chunk)
+        wall.append(size / (time.perf_counter() - w))
+        cpu.append(size / max(time.process_time() - c, 1e-9))
+    return statistics.median(wall), max(wall), statistics.median(cpu)
+
+
+def singles(op):
+    return lambda chunk: [op(k) for k in chunk]
+
+
+def batches(op):
+    return lambda chunk: [op(chunk[i:i + 1000]) for i in range(0, len(chunk), 1000)]
+
+
+def bench(path, n, nkeys, shape):
+    added = [f"https://example.com/bench/{i}/index.html" for i in range(nkeys)]
+    fresh = [f"https://example.org/fresh/{i}/index.html" for i in range(nkeys)]
+    batch = [f"https://example.net/batch/{i}/index.html" for i in range(nkeys)]
+    rows = {}
+    with mmapbloom.create(path, n, 0.01, **shape) as f:
+        rows["add (new keys)"] = timed(singles(f.add), added)
+        rows["in (present keys)"] = timed(singles(f.__contains__), added)
+        rows["in (absent keys)"] = timed(singles(f.__contains__), fresh)
+        rows["add_batch (new keys, 1000 per call)"] = timed(batches(f.add_batch), batch)
+        rows["test_batch (present keys, 1000 per call)"] = timed(batches(f.test_batch), added)
+    os.unlink(path)
+    return rows
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=1_000_000, help="filter capacity (p = 0.01)")
+    ap.add_argument("--keys", type=int, default=200_000, help="keys per measurement")
+    ap.add_argument("--dir", default=tempfile.gettempdir())
+    a = ap.parse_args()
+    print(f"# Python {platform.python_version()}, {cpu_model()}, {os.cpu_count()} cores; "
+          f"load before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"# n = {a.n:,} at p = 0.01, {a.keys:,} keys per row in {ROUNDS} rounds; keys per second")
+    print("| layout, scheme | operation | wall, median | wall, best round | CPU time, median |")
+    print("|---|---|---:|---:|---:|")
+    for name, shape in SHAPES:
+        for op, rates in bench(os.path.join(a.dir, f"bench-{os.getpid()}.bloom"), a.n, a.keys, shape).items():
+            print(f"| {name} | {op} | " + " | ".join(f"{x:,.0f}" for x in rates) + " |")
+    print(f"# load after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()

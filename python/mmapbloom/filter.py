@@ -1,0 +1,460 @@
+"""Filter: a Bloom filter file mapped into this process, shared with Go.
+
+Reads and writes the files of the Go library (format/FORMAT.md) with the
+same bit positions, the same atomic 64-bit OR on the shared mapping and the
+same advisory locks, so Python and Go processes can add to and test one
+file at once.
+"""
+
+import ctypes
+import errno
+import itertools
+import math
+import mmap
+import os
+import stat
+import struct
+
+from . import errors, hashing, locks
+from . import atomics as _atomics
+from .header import (HEADER_SIZE, LAYOUT_BLOCKED512, OFF_COUNT, V1, decode)
+from .sizing import go_round
+
+COUNT_BATCH = 256  # Go: countBatch, adds a handle counts before publishing them
+_MASK64 = (1 << 64) - 1
+_CHUNK = 1 << 20  # bytes per step of clear, union and approx_len
+
+
+class Filter:
+    """A filter file opened with :func:`mmapbloom.open` or :func:`mmapbloom.create`.
+
+    Keys are str (UTF-8) or bytes. Use as a context manager, or call
+    close(). One Filter is not meant for use by several threads at once;
+    open one per thread (any number of handles and processes may share a
+    file).
+
+    Attributes m (bits), k (probes per key), n (capacity, 0 when sized from
+    m and k), p (false-positive probability asked for), seed, layout and
+    scheme (ids of format/FORMAT.md) come from the header read at open.
+    """
+
+    def __init__(self, fd, path, writable, single_writer=False, exact_count=False):
+        self._fd, self.path = fd, path
+        self._mm = self._words = self._cbuf = None
+        self._closed = self._broken = False
+        self._pending = 0
+        self._exclusive = single_writer
+        self._exact = exact_count
+        self.writable, self.read_only = writable, not writable
+        try:
+            self._setup(writable, single_writer)
+        except BaseException:
+            self._closed = True
+            self._release()
+            raise
+
+    def _setup(self, writable, single_writer):
+        fd, path = self._fd, self.path
+        locks.lock_shared(fd, path)
+        if single_writer:
+            locks.upgrade(fd, path)
+        self._atomics = _atomics.load() if writable else None
+        if writable and self._atomics is None and not single_writer:
+            raise errors.NoAtomics(
+                f"{path}: libatomic.so.1 not found (apt-get install libatomic1), so concurrent writes "
+                "could lose bits; open with single_writer=True to write while holding the file alone")
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise errors.MmapBloomError(f"{path}: not a regular file")
+        hdr = decode(os.pread(fd, HEADER_SIZE, 0))
+        hdr.check_file_size(st.st_size)
+        self.header = hdr
+        self._size = HEADER_SIZE + hdr.byte_size
+        if self._size > _address_space():
+            raise errors.TooLarge(f"{path}: {self._size} bytes do not fit this platform's address space")
+        self.m, self.k, self.n, self.p, self.seed = hdr.m, hdr.k, hdr.n, hdr.p, hdr.seed
+        self.layout, self.scheme = hdr.layout, hdr.scheme
+        self._count_calls = hdr.version == V1  # v1.1 counts add calls (Go: countCalls)
+        self.blocked = hdr.layout == LAYOUT_BLOCKED512
+        self._locate = hashing.locator(hdr.scheme, hdr.m, hdr.k, hdr.seed)
+        if writable:
+            _allocate_holes(fd, self._size)
+        self._map(writable)
+        # Go's checkHeader compares words 0, 3, 5 and 7; 5 is n in v2
+        # (covered by the header crc in word 7) and reserved in v1.1.
+        self._want = (self._words[0], self._words[3], self._words[7])
+        self._nowrite = not writable or hdr.sealed
+        self._test, self._test_many = self._tester()
+        self._add, self._add_many = self._adder()
+
+    def _map(self, writable):
+        access = mmap.ACCESS_WRITE if writable else mmap.ACCESS_READ
+        self._mm = mmap.mmap(self._fd, self._size, access=access)
+        if hasattr(mmap, "MADV_RANDOM"):
+            self._mm.madvise(mmap.MADV_RANDOM)
+        self._words = memoryview(self._mm).cast("Q")
+        if writable:
+            self._cbuf = ctypes.c_char.from_buffer(self._mm)
+            self._addr = ctypes.addressof(self._cbuf)
+
+    # pybloomfiltermmap3's names for the header fields.
+    capacity = property(lambda self: self.n, doc="The capacity n the filter was sized for.")
+    error_rate = property(lambda self: self.p, doc="The false-positive probability p asked for at n keys.")
+    num_bits = property(lambda self: self.m, doc="Bits in the array, m.")
+    num_hashes = property(lambda self: self.k, doc="Bit positions per key, k.")
+    name = property(lambda self: self.path, doc="The file name.")
+
+    # ---- guards -------------------------------------------------------
+
+    def _check(self, write=False):
+        """Refuse a call on a closed, broken, read-only or sealed handle, or
+        when the file is now too short for the mapping (touching a page past
+        its end would kill the interpreter with SIGBUS) or its header was
+        rewritten. One lseek and three word compares per call."""
+        if self._closed or self._broken or (write and self._nowrite):
+            self._refuse(write)
+        if os.lseek(self._fd, 0, os.SEEK_END) < self._size:
+            self._broken = True
+            raise errors.FileChanged(
+                f"{self.path}: file is {os.fstat(self._fd).st_size} bytes, the mapping needs {self._size} "
+                "(truncated or shrunk?)")
+        words, want = self._words, self._want
+        if words[0] != want[0] or words[7] != want[2] or words[3] != want[1]:
+            self._broken = True
+            raise errors.FileChanged(f"{self.path}: header rewritten while mapped")
+
+    def _refuse(self, write):
+        if self._closed:
+            raise errors.Closed("filter is closed")
+        if self._broken:
+            raise errors.FileChanged(f"{self.path}: filter file changed while mapped")
+        if not self.writable:
+            raise errors.ReadOnly(f"{self.path}: filter opened read-only")
+        raise errors.Sealed(f"{self.path}: filter is sealed")
+
+    # ---- reading ------------------------------------------------------
+
+    def locations(self, key):
+        """The k bit positions of key in [0, m), in the hash scheme's order
+        (Go: Filter.Locations). Reads nothing from the file."""
+        return self._locate(hashing.key_bytes(key))
+
+    def __contains__(self, key):
+        self._check()
+        return self._test(key if type(key) is bytes else hashing.key_bytes(key))
+
+    def test(self, key):
+        """True when key may be present (false positive with probability
+        about p at n keys), False when it is definitely absent."""
+        return key in self
+
+    def test_batch(self, keys):
+        """[key in self for key in keys], with one check of the file for the batch."""
+        self._check()
+        kb = hashing.key_bytes
+        return self._test_many([key if type(key) is bytes else kb(key) for key in keys])
+
+    def _tester(self):
+        """The functions key (bytes) -> bool and list of keys -> list of
+        bools of this filter's layout."""
+        mm, words, hdr = self._mm, self._words, self.header
+        if self.blocked:
+            xxh, seed = hashing.xxhash.xxh3_64_intdigest, hdr.seed
+            probe = hashing.blocked_probe_of_hash(hdr.m, hdr.k)
+
+            def test_hash(h):
+                off, mask = probe(h)
+                off += HEADER_SIZE
+                return int.from_bytes(mm[off:off + 64], "little") & mask == mask
+            return (lambda key: test_hash(xxh(key, seed)),
+                    lambda keys: list(map(test_hash, map(xxh, keys, itertools.repeat(seed)))))
+        locate = self._locate
+
+        def test(key):
+            for p in locate(key):
+                if not (words[8 + (p >> 6)] >> (p & 63)) & 1:
+                    return False
+            return True
+        return test, lambda keys: list(map(test, keys))
+
+    def __len__(self):
+        """The header count: adds that set at least one clear bit (in a v1.1
+        file: add calls), over every process, this handle's own pending adds
+        published first; after union, the estimate of the union (Go: Count)."""
+        self._check()
+        self._publish()
+        return self._count()
+
+    def count(self):
+        """Same as len(self)."""
+        return len(self)
+
+    def _count(self):
+        if self.header.version == V1:
+            return struct.unpack_from("<I", self._mm, OFF_COUNT)[0]
+        return self._words[1]
+
+    def approx_len(self):
+        """Estimated number of distinct keys from the set bits X:
+        -(m/k) ln(1 - X/m), summed block by block for the blocked layout
+        (Go: Stats.EstimatedCardinality), rounded; math.inf when every bit
+        (of some block) is set. Reads the whole array: O(m)."""
+        self._check()
+        est = self._estimate()
+        return est if math.isinf(est) else int(go_round(est))
+
+    def _estimate(self):
+        k, mm = float(self.k), self._mm
+        if not self.blocked:
+            x = sum(int.from_bytes(mm[o:min(o + _CHUNK, self._size)], "little").bit_count()
+                    for o in range(HEADER_SIZE, self._size, _CHUNK))
+            m = float(self.m)
+            return math.inf if x >= self.m else -m / k * math.log1p(-x / m)
+        hist = [0] * 513
+        for o in range(HEADER_SIZE, self._size, 64):
+            hist[int.from_bytes(mm[o:o + 64], "little").bit_count()] += 1
+        if hist[512]:
+            return math.inf
+        return sum(c * (-512.0 / k * math.log1p(-float(s) / 512.0)) for s, c in enumerate(hist) if c)
+
+    def fill_ratio(self):
+        """Set bits / m (O(m))."""
+        self._check()
+        x = sum(int.from_bytes(self._mm[o:min(o + _CHUNK, self._size)], "little").bit_count()
+                for o in range(HEADER_SIZE, self._size, _CHUNK))
+        return x / self.m
+
+    # ---- writing ------------------------------------------------------
+
+    def add(self, key):
+        """Add key; return True when it was present before (every bit was
+        already set), False when this call set at least one clear bit, and
+        only then count it (Go: TestAndAdd; the count of a v1.1 file counts
+        every add call, as Go's Add does there, document 003's count)."""
+        self._check(True)
+        present = self._add(key if type(key) is bytes else hashing.key_bytes(key))
+        if not present or self._count_calls:
+            self._counted(1)
+        return present
+
+    def update(self, keys):
+        """Add every key of an iterable."""
+        self.add_batch(keys)
+
+    def add_batch(self, keys):
+        """[self.add(key) for key in keys], with one check of the file and
+        one count update for the batch."""
+        self._check(True)
+        kb = hashing.key_bytes
+        out = self._add_many([key if type(key) is bytes else kb(key) for key in keys])
+        self._counted(len(out) if self._count_calls else out.count(False))
+        return out
+
+    def _adder(self):
+        """The functions key (bytes) -> present before, and list of keys ->
+        list of those, that set the keys' bits: an atomic OR (libatomic) on
+        each word that lacks some of them, the OR's old value telling
+        whether a bit was clear (as Go's orWord); a plain OR for a single
+        writer without libatomic."""
+        if not self.writable:
+            return None, None
+        mm, words, hdr = self._mm, self._words, self.header
+        locate = self._locate
+        if self._atomics is None:
+            def add_plain(key):
+                present = True
+                for p in locate(key):
+                    i, bit = 8 + (p >> 6), 1 << (p & 63)
+                    if not words[i] & bit:
+                        words[i] |= bit
+                        present = False
+                return present
+            return add_plain, lambda keys: list(map(add_plain, keys))
+        fetch_or, addr = self._atomics.fetch_or_8, self._addr
+        if self.blocked:
+            xxh, seed = hashing.xxhash.xxh3_64_intdigest, hdr.seed
+            probe = hashing.blocked_probe_of_hash(hdr.m, hdr.k)
+            line = struct.Struct("<8Q")
+            parts_of, cur_of = line.unpack, line.unpack_from
+
+            def add_hash(h):
+                off, mask = probe(h)
+                off += HEADER_SIZE
+                if int.from_bytes(mm[off:off + 64], "little") & mask == mask:
+                    return True
+                present, at = True, addr + off
+                for part, cur in zip(parts_of(mask.to_bytes(64, "little")), cur_of(mm, off)):
+                    if part & ~cur and fetch_or(at, part, 5) & part != part:
+                        present = False
+                    at += 8
+                return present
+            return (lambda key: add_hash(xxh(key, seed)),
+                    lambda keys: list(map(add_hash, map(xxh, keys, itertools.repeat(seed)))))
+
+        def add_classic(key):
+            present = True
+            for p in locate(key):
+                i, bit = 8 + (p >> 6), 1 << (p & 63)
+                if not words[i] & bit and not fetch_or(addr + (i << 3), bit, 5) & bit:
+                    present = False
+            return present
+        return add_classic, lambda keys: list(map(add_classic, keys))
+
+    def _counted(self, delta):
+        if delta:
+            self._pending += delta
+            if self._exact or self._pending >= COUNT_BATCH:
+                self._publish()
+
+    def _publish(self):
+        delta, self._pending = self._pending, 0
+        if not delta:
+            return
+        if self.header.version == V1:
+            if self._atomics is None:
+                old = struct.unpack_from("<I", self._mm, OFF_COUNT)[0]
+                struct.pack_into("<I", self._mm, OFF_COUNT, min(old + delta, 0xFFFFFFFF))
+            else:
+                self._atomics.add_saturating_32(self._addr + OFF_COUNT, delta)
+        elif self._atomics is None:
+            self._words[1] = (self._words[1] + delta) & _MASK64
+        else:
+            self._atomics.fetch_add_8(self._addr + OFF_COUNT, delta, 5)
+
+    def _store_count(self, c):
+        self._pending = 0
+        if self.header.version == V1:
+            struct.pack_into("<I", self._mm, OFF_COUNT, min(c, 0xFFFFFFFF))
+        else:
+            self._words[1] = min(c, _MASK64)
+
+    def sync(self):
+        """Write the mapped bits and header to disk and wait (msync, fsync)."""
+        self._check()
+        self._publish()
+        self._mm.flush()
+        os.fsync(self._fd)
+
+    # ---- exclusive operations ----------------------------------------
+
+    def _alone(self, what, op):
+        """Run op with the file's OFD lock converted to exclusive (InUse when
+        another handle, Go or Python, holds the file), then back to shared."""
+        self._check(True)
+        if self._exclusive:
+            return op()
+        try:
+            locks.upgrade(self._fd, self.path)
+        except errors.InUse as e:
+            raise errors.InUse(f"{what}: {e}") from None
+        try:
+            return op()
+        finally:
+            locks.downgrade(self._fd, self.path)
+
+    def clear(self):
+        """Set every bit and the count to 0. Needs every other handle on the
+        file closed: raises InUse otherwise (Go: Clear)."""
+        def op():
+            zero = bytes(_CHUNK)
+            for o in range(HEADER_SIZE, self._size, _CHUNK):
+                n = min(_CHUNK, self._size - o)
+                self._mm[o:o + n] = zero[:n]
+            self._store_count(0)
+        self._alone("clear", op)
+
+    def union(self, other):
+        """OR the bits of other into this filter, which then answers present
+        for every key either held. Both need the same m, k, layout, scheme
+        and seed (Mismatch); this filter needs every other handle on its file
+        closed (InUse); other may be shared. The count becomes the bit-based
+        cardinality estimate of the union, rounded, at most the sum of the
+        two counts (a v1.1 file: the sum), as Go's Merge sets it."""
+        if other is self:
+            raise errors.Mismatch(f"union of {self.path} with itself")
+        for name in ("m", "k", "layout", "scheme", "seed"):
+            if getattr(self, name) != getattr(other, name):
+                raise errors.Mismatch(
+                    f"union {other.path} into {self.path}: {name} differs "
+                    f"({getattr(other, name)} vs {getattr(self, name)})")
+
+        def op():
+            other._check()
+            for o in range(HEADER_SIZE, self._size, _CHUNK):
+                e = min(o + _CHUNK, self._size)
+                src = int.from_bytes(other._mm[o:e], "little")
+                if src:
+                    self._mm[o:e] = (int.from_bytes(self._mm[o:e], "little") | src).to_bytes(e - o, "little")
+            self._publish()
+            if other.writable:
+                other._publish()
+            total = self._count() + other._count()
+            est = math.inf if self._count_calls else go_round(self._estimate())
+            self._store_count(int(est) if est < float(total) else total)
+        self._alone("union into", op)
+        return self
+
+    __ior__ = union
+
+    # ---- closing ------------------------------------------------------
+
+    def close(self):
+        """Publish this handle's pending adds to the header count, unmap the
+        file and close it, releasing its locks. Calling it again does nothing."""
+        if self._closed:
+            return
+        try:
+            if self._pending and not self._broken:
+                try:
+                    self._check()
+                    self._publish()
+                except errors.FileChanged:
+                    pass
+        finally:
+            self._closed = True
+            self._release()
+
+    def _release(self):
+        self._words = self._words.release() if self._words is not None else None
+        self._cbuf = None
+        if self._mm is not None:
+            self._mm.close()
+            self._mm = None
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __repr__(self):
+        state = "closed" if self._closed else ("rw" if self.writable else "r")
+        return (f"<mmapbloom.Filter {self.path!r} {state} m={self.m} k={self.k} "
+                f"layout={self.layout} scheme={self.scheme}>")
+
+
+def _allocate_holes(fd, size):
+    """Give a sparse file's holes their disk blocks before any write, so a
+    full disk raises OSError (ENOSPC) here instead of SIGBUS on a write
+    through the mapping (Go's Open does the same). One SEEK_HOLE when the
+    file has none; where fallocate is not supported the holes stay."""
+    try:
+        if os.lseek(fd, 0, os.SEEK_HOLE) >= size:
+            return
+        os.posix_fallocate(fd, 0, size)
+    except OSError as e:
+        if e.errno not in (errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL, errno.ENXIO):
+            raise
+
+
+def _address_space():
+    return (1 << 63) - 1 if struct.calcsize("P") == 8 else 1 << 31

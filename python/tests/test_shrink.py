@@ -1,0 +1,67 @@
+"""A file shrunk or rewritten under a live mapping: the next call raises
+FileChanged instead of killing the interpreter with SIGBUS."""
+
+import os
+import shutil
+
+import mmapbloom
+
+from .common import TempDirTest, require_xxhash
+
+CALLS = {
+    "in": lambda f: "key" in f,
+    "add": lambda f: f.add("key"),
+    "test_batch": lambda f: f.test_batch(["key", "other"]),
+    "add_batch": lambda f: f.add_batch(["key", "other"]),
+    "len": len,
+    "approx_len": lambda f: f.approx_len(),
+    "clear": lambda f: f.clear(),
+    "sync": lambda f: f.sync(),
+}
+
+
+def truncate_to_0(path, _):
+    os.truncate(path, 0)
+
+
+def shrink_by_a_page(path, _):
+    os.truncate(path, os.path.getsize(path) - os.sysconf("SC_PAGE_SIZE"))
+
+
+def header_of_another(path, other):
+    with open(other, "rb") as src, open(path, "r+b") as dst:
+        dst.write(src.read(64))
+
+
+@require_xxhash
+class ShrinkTest(TempDirTest):
+    def test_file_changed_under_mapping(self):
+        for shape in ({}, {"layout": "classic"}, {"version": 1}):
+            other = self.path("other.bloom")
+            mmapbloom.create(other, 100_000, 0.01, **shape).close()  # another random seed
+            for change in (truncate_to_0, shrink_by_a_page, header_of_another):
+                for name, call in CALLS.items():
+                    with self.subTest(shape=shape, change=change.__name__, call=name):
+                        path = self.path(f"{name}.bloom")
+                        with mmapbloom.create(path, 100_000, 0.01, seed=5, **shape) as f:
+                            f.update(f"k{i}" for i in range(1000))
+                            change(path, other)
+                            with self.assertRaises(mmapbloom.FileChanged):
+                                call(f)
+                            with self.assertRaises(mmapbloom.FileChanged, msg="later call"):
+                                f.add("k1")
+                        with self.assertRaises(mmapbloom.Closed):
+                            "k1" in f
+                        os.unlink(path)
+            os.unlink(other)
+
+    def test_grown_file_still_works(self):
+        path = self.path()
+        with mmapbloom.create(path, 1000, 0.01) as f:
+            f.add("a")
+            with open(path, "ab") as raw:
+                raw.write(b"trailing")
+            self.assertIn("a", f)
+        shutil.copy(path, self.path("copy.bloom"))
+        with mmapbloom.open(self.path("copy.bloom")) as g:
+            self.assertIn("a", g)
