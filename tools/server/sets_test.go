@@ -257,3 +257,23 @@ func TestSetSharing(t *testing.T) {
 	}
 	assert.Greater(t, rdb.BFInfoFilters(c, "shared").Val().Filters, int64(1))
 }
+
+// TestSetIdleClose: a set is opened on use and closed when idle like a
+// file, after which another process may remove it.
+func TestSetIdleClose(t *testing.T) {
+	s, addr := startServer(t, Config{FilterIdle: 20 * time.Millisecond})
+	rdb, c := dial(t, addr, ""), ctx(t)
+	require.Equal(t, "OK", rdb.BFReserve(c, "idle", 0.01, 100).Val())
+	require.NoError(t, rdb.BFAdd(c, "idle", "a").Err())
+	require.Equal(t, 1, s.store.openCount())
+	for i := 0; i < 500 && s.store.openCount() > 0; i++ { // at most 5 s
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.Zero(t, s.store.openCount(), "closed when idle")
+	assert.True(t, rdb.BFExists(c, "idle", "a").Val(), "reopened on use")
+	for i := 0; i < 500 && s.store.openCount() > 0; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.NoError(t, mmapbloom.RemoveSet(filepath.Join(s.cfg.Dir, "idle.bfset")), "no handle left open")
+	assert.False(t, rdb.BFExists(c, "idle", "a").Val())
+}
