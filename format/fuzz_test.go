@@ -3,10 +3,11 @@ package format
 import (
 	"math"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 )
 
 // FuzzDecode checks that Decode never panics on any input and that a
@@ -27,9 +28,9 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte("BLF\x02"))
 	f.Add(make([]byte, HeaderSize))
 	for _, name := range []string{"urls-n10000-p0.0001-seed0.bin", "mixed-n1000-p0.01-seed7.bin"} {
-		if data, err := os.ReadFile(filepath.Join(vectorDir, name)); err == nil && len(data) >= HeaderSize {
-			f.Add(data[:HeaderSize])
-		}
+		data, err := os.ReadFile(testkit.Shared(f, "vectors/seed003/"+name))
+		require.NoError(f, err)
+		f.Add(data[:HeaderSize])
 	}
 
 	f.Fuzz(func(t *testing.T, b []byte) {

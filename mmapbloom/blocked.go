@@ -16,6 +16,8 @@ import (
 // h * blocks); g = the low 32 bits of h; probe j (0 <= j < k) is bit
 // (g * phi^(j+1) mod 2^32) >> 23 of the block, phi = 0x9e3779b9, so the
 // top 3 bits of the product pick the 64-bit word and the next 6 the bit.
+// This is part of the file format (format/FORMAT.md, "Blocked512 layout:
+// bit positions"); the golden vectors of testdata/blocked512 freeze it.
 const (
 	blockBits  = 512
 	blockWords = blockBits / 64

@@ -177,3 +177,54 @@ func TestCompatibleItself(t *testing.T) {
 	require.ErrorIs(t, f.Compatible(f), ErrMismatch)
 	require.ErrorIs(t, f.Merge(f), ErrMismatch)
 }
+
+// Another handle sees a handle's adds exactly when the 256th (countBatch)
+// is made: 0 after 255 adds, 256 after the next. Each add is of a key
+// that tests absent first, so it sets a clear bit and counts under either
+// rule (every Add, or only an Add that sets a bit).
+func TestCountPublishedAt256(t *testing.T) {
+	for _, layout := range []format.Layout{format.LayoutBlocked512, format.LayoutClassic} {
+		t.Run(layout.String(), func(t *testing.T) {
+			path := newTestFilter(t, 100_000, 0.001, &CreateOptions{Layout: layout}).Path()
+			w, err := Open(path, nil)
+			require.NoError(t, err)
+			defer w.Close()
+			r, err := Open(path, &OpenOptions{ReadOnly: true})
+			require.NoError(t, err)
+			defer r.Close()
+
+			keys := keysOf(0, countBatch)
+			for i, key := range keys {
+				present, err := w.Test(key)
+				require.NoError(t, err)
+				require.False(t, present, "key %d already tests present: it would set no bit", i)
+				require.NoError(t, w.Add(key))
+				seen, err := r.Count()
+				require.NoError(t, err)
+				if i+1 < countBatch {
+					require.Zero(t, seen, "after %d adds, fewer than %d", i+1, countBatch)
+				} else {
+					require.Equal(t, uint64(countBatch), seen, "after the %dth add", countBatch)
+				}
+			}
+		})
+	}
+}
+
+// A v1.1 file's 32-bit count stops at 2^32-1 instead of wrapping, both
+// when adds are added to it and when it is set (storeCount).
+func TestCountSaturatesV1(t *testing.T) {
+	f := newTestFilter(t, 100_000, 0.001, &CreateOptions{Format: format.V1})
+	f.storeCount(1<<32 - 3)
+	keys := keysOf(0, 10)
+	for _, key := range keys {
+		present, err := f.Test(key)
+		require.NoError(t, err)
+		require.False(t, present, "a new key: it sets a bit and counts under either rule")
+	}
+	require.NoError(t, f.AddBatch(keys))
+	require.Equal(t, uint64(1<<32-1), countOf(t, f), "3 below the top, then 10 adds")
+
+	f.storeCount(1 << 33)
+	require.Equal(t, uint64(1<<32-1), countOf(t, f), "a count above 2^32-1 stored")
+}

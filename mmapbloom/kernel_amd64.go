@@ -4,16 +4,25 @@ package mmapbloom
 
 import "github.com/klauspost/cpuid/v2"
 
-// availableKernels returns the AVX-512 and AVX2 kernels this CPU (and its
-// OS, which must save the wide registers; cpuid checks both) can run,
-// then the generic one.
+// simdKernels lists the SIMD kernels, best first, with the CPU features
+// each needs.
+var simdKernels = []struct {
+	kernel   kernel
+	features []cpuid.FeatureID
+}{
+	{kernelAVX512, []cpuid.FeatureID{cpuid.AVX512F, cpuid.BMI2}},
+	{kernelAVX2, []cpuid.FeatureID{cpuid.AVX2}},
+}
+
+// availableKernels returns the SIMD kernels this CPU (and its OS, which
+// must save the wide registers; cpuid checks both) can run, then the
+// generic one.
 func availableKernels() []kernel {
 	var ks []kernel
-	if cpuid.CPU.Supports(cpuid.AVX512F, cpuid.BMI2) {
-		ks = append(ks, kernelAVX512)
-	}
-	if cpuid.CPU.Supports(cpuid.AVX2) {
-		ks = append(ks, kernelAVX2)
+	for _, s := range simdKernels {
+		if cpuid.CPU.Supports(s.features...) {
+			ks = append(ks, s.kernel)
+		}
 	}
 	return append(ks, kernelGeneric)
 }

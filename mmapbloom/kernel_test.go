@@ -2,6 +2,9 @@ package mmapbloom
 
 import (
 	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -9,17 +12,102 @@ import (
 	"github.com/mmapbloom/mmapbloom/format"
 )
 
-// forEachKernel runs fn with each kernel this CPU can run made active in
-// turn, and restores the choice afterwards.
+// allKernels lists every kernel, best first.
+var allKernels = []kernel{kernelAVX512, kernelAVX2, kernelGeneric}
+
+// forEachKernel runs fn as subtest impl=NAME with each kernel made active
+// in turn, restores the choice afterwards and logs the kernels it ran. A
+// kernel this CPU or build cannot run is a skipped subtest whose message
+// names the CPU features it lacks (whyNot).
 func forEachKernel(t *testing.T, fn func(t *testing.T)) {
+	t.Helper()
 	saved := active
 	t.Cleanup(func() { active = saved })
-	for _, k := range kernels {
+	var ran []string
+	for _, k := range allKernels {
 		t.Run("impl="+k.String(), func(t *testing.T) {
+			if !slices.Contains(kernels, k) {
+				t.Skipf("kernel %v not run: %s", k, whyNot(k))
+			}
 			active = k
 			fn(t)
 		})
+		if slices.Contains(kernels, k) {
+			ran = append(ran, k.String())
+		}
 	}
+	t.Logf("kernels run: %s", strings.Join(ran, ", "))
+}
+
+// TestKernelsAvailable says which kernels this machine runs (.ci/run
+// prints it with -v), and checks that whyNot agrees with the dispatch: a
+// kernel runs exactly when nothing is missing, the generic one always,
+// and the best one is active.
+func TestKernelsAvailable(t *testing.T) {
+	for _, k := range allKernels {
+		runs := slices.Contains(kernels, k)
+		require.Equal(t, runs, whyNot(k) == "", "kernel %v", k)
+		switch {
+		case k == active:
+			t.Logf("kernel %v: runs, active", k)
+		case runs:
+			t.Logf("kernel %v: runs (in tests)", k)
+		default:
+			t.Logf("kernel %v: not run: %s", k, whyNot(k))
+		}
+	}
+	require.Equal(t, kernelGeneric, kernels[len(kernels)-1])
+	require.Equal(t, kernels[0], active)
+}
+
+// TestKernelsMatchSpec checks every kernel, the pure-Go one included,
+// against FORMAT.md's blocked512 spec (refBlocked512, which shares no code
+// with blocked.go) on fixed keys, for every k: testBlocks answers present
+// with exactly the key's bits set and absent with any one of them clear;
+// blockMasks gives exactly the key's bits; addBlocks, or setBlock where a
+// kernel has none, sets exactly them.
+func TestKernelsMatchSpec(t *testing.T) {
+	const blocks = 3
+	keys := keysOf(5, 30)
+	forEachKernel(t, func(t *testing.T) {
+		f, err := CreateWithMK(filepath.Join(t.TempDir(), "spec.bloom"), blocks*blockBits, 1,
+			&CreateOptions{Layout: format.LayoutBlocked512, Seed: 11, FixedSeed: true})
+		require.NoError(t, err)
+		watch(t, f)
+		words := make([]uint64, blocks*blockWords)
+		for k := uint32(1); k <= format.MaxK; k++ {
+			for _, key := range keys {
+				h, locs := refBlocked512(key, f.M(), k, 11)
+				first, gs := []uint64{locs[0] / blockBits * blockBits}, []uint32{uint32(h)}
+				want := make([]uint64, len(words))
+				for _, p := range locs {
+					want[p/64] |= 1 << (p % 64)
+				}
+				masks := make([][blockWords]uint64, 1)
+				active.blockMasks(gs, k, masks)
+				require.Equal(t, want[first[0]/64:][:blockWords], masks[0][:], "k=%d %q: blockMasks", k, key)
+
+				out := []bool{false}
+				copy(words, want)
+				active.testBlocks(words, first, gs, k, out)
+				require.True(t, out[0], "k=%d %q: every bit set", k, key)
+				for j, p := range locs {
+					copy(words, want)
+					words[p/64] &^= 1 << (p % 64)
+					active.testBlocks(words, first, gs, k, out)
+					require.False(t, out[0], "k=%d %q: probe %d (bit %d) clear", k, key, j, p)
+				}
+
+				clear(f.words)
+				f.hdr.K = k
+				if _, ok := active.addBlocks(f, first, gs); !ok {
+					f.setBlock(first[0]/blockBits, gs[0], false)
+				}
+				f.hdr.K = 1
+				require.Equal(t, want, f.words, "k=%d %q: bits set", k, key)
+			}
+		}
+	})
 }
 
 // TestKernelsMatchGeneric checks every kernel's testBlocks against the

@@ -3,6 +3,7 @@ package mmapbloom
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -98,6 +99,49 @@ func TestCloseUnderReaders(t *testing.T) {
 			assert.Zero(t, h.bad.Load(), "calls that neither answered present nor returned ErrClosed")
 			t.Logf("%d answers, %d ErrClosed", h.answered.Load(), h.closed.Load())
 		})
+	}
+}
+
+// A lock-free read whose operation runs while the handle is closed
+// returns ErrClosed, whatever the operation answered: here the operation
+// itself closes the handle on another goroutine and waits for Close to
+// finish, then answers from the views Close cleared, or answers nothing.
+// Deterministic, no sleeps. Under the race detector read takes the lock
+// (race_on.go), so Close waits for the read and cannot overlap it.
+func TestReadOverlapsClose(t *testing.T) {
+	if raceEnabled {
+		t.Skip("under the race detector read takes the lock: Close cannot overlap a read")
+	}
+	key := []byte("present")
+	for _, layout := range []format.Layout{format.LayoutBlocked512, format.LayoutClassic} {
+		for _, tc := range []struct {
+			name string
+			op   func(f *Filter) error
+		}{
+			{"answer nothing", func(*Filter) error { return nil }},
+			{"probe the closed mapping", func(f *Filter) error {
+				block, g := f.loc.blockHash(key)
+				f.testKey(key, blockKey{block, g})
+				return nil
+			}},
+		} {
+			t.Run(layout.String()+"/"+tc.name, func(t *testing.T) {
+				f, err := Create(filepath.Join(t.TempDir(), "f.bloom"), 1000, 0.01, &CreateOptions{Layout: layout})
+				require.NoError(t, err)
+				require.NoError(t, f.Add(key))
+				var closeErr error
+				err = f.read(func() error {
+					done := make(chan error)
+					go func() { done <- f.Close() }()
+					closeErr = <-done
+					return tc.op(f)
+				})
+				require.NoError(t, closeErr)
+				require.ErrorIs(t, err, ErrClosed)
+				_, err = f.Test(key)
+				require.ErrorIs(t, err, ErrClosed)
+			})
+		}
 	}
 }
 

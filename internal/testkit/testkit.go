@@ -22,8 +22,10 @@ func RepoRoot() string {
 }
 
 // Shared returns the path of rel inside the shared reference directory
-// (../shared beside the repository, or $MMAPBLOOM_SHARED), and skips the
-// test cleanly when it is absent.
+// (../shared beside the repository, or $MMAPBLOOM_SHARED) for every test
+// that reads the shared data. When it is absent the test fails under CI
+// (environment CI=true), so that no vector test is ever skipped there
+// unseen, and skips with a message elsewhere.
 func Shared(t testing.TB, rel string) string {
 	t.Helper()
 	dir := os.Getenv("MMAPBLOOM_SHARED")
@@ -32,9 +34,19 @@ func Shared(t testing.TB, rel string) string {
 	}
 	p := filepath.Join(dir, rel)
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared data %s not available: %v", rel, err)
+		missing(t, "shared data %s not available (set MMAPBLOOM_SHARED): %v", rel, err)
 	}
 	return p
+}
+
+// missing fails the test under CI (CI=true) and skips it elsewhere.
+func missing(t testing.TB, format string, args ...any) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("CI=true: "+format, args...)
+	} else {
+		t.Skipf(format, args...)
+	}
 }
 
 // Lines reads a file (gzip-compressed when its name ends in .gz) and
