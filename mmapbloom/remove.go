@@ -27,3 +27,49 @@ func Remove(path string) error {
 	}
 	return syncDir(filepath.Dir(path))
 }
+
+// RemoveSet deletes the filter set in dir, but only when no handle in any
+// process has it open: it takes the set's LOCK (no change under way) and
+// the exclusive lock of every layer the MANIFEST lists, without waiting,
+// and fails with ErrInUse when any is held, as Remove does for a file.
+// While it holds them a concurrent OpenSet fails; the directory is then
+// renamed to a hidden name beside it (so it disappears at once), removed,
+// and its parent synced. Errors: ErrInUse, ErrBadSet, the os error
+// (fs.ErrNotExist for a missing set) wrapped.
+func RemoveSet(dir string) error {
+	dir = filepath.Clean(dir)
+	if _, err := os.Stat(filepath.Join(dir, controlName)); err != nil {
+		return fmt.Errorf("mmapbloom: remove set: %w", err)
+	}
+	unlock, err := lockSet(dir, false)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	m, err := readManifest(dir)
+	if err != nil {
+		return err
+	}
+	for _, l := range m.Layers {
+		f, err := os.Open(filepath.Join(dir, l.File))
+		if err != nil {
+			return fmt.Errorf("mmapbloom: remove set: %w", err)
+		}
+		defer f.Close()
+		if err := lockExclusive(f); err != nil {
+			return fmt.Errorf("mmapbloom: remove set %s: %w", dir, err)
+		}
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".rm*")
+	if err != nil {
+		return fmt.Errorf("mmapbloom: remove set: %w", err)
+	}
+	if err := os.Rename(dir, filepath.Join(tmp, "set")); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("mmapbloom: remove set: %w", err)
+	}
+	if err := syncDir(filepath.Dir(dir)); err != nil {
+		return err
+	}
+	return os.RemoveAll(tmp)
+}

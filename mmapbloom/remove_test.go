@@ -2,6 +2,7 @@ package mmapbloom
 
 import (
 	"io/fs"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -21,4 +22,28 @@ func TestRemove(t *testing.T) {
 	require.NoError(t, Remove(path))
 	require.NoFileExists(t, path)
 	require.ErrorIs(t, Remove(path), fs.ErrNotExist)
+}
+
+func TestRemoveSet(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "r.bfset")
+	s, err := CreateSet(dir, 100, 0.01, nil)
+	require.NoError(t, err)
+	for i := range 500 { // past the first layer's capacity: several layers
+		require.NoError(t, s.Add([]byte{byte(i), byte(i >> 8)}))
+	}
+	require.Greater(t, s.Layers(), 1)
+
+	require.ErrorIs(t, RemoveSet(dir), ErrInUse, "a handle has it open")
+	require.DirExists(t, dir)
+	ok, err := s.Test([]byte{1, 0})
+	require.NoError(t, err)
+	require.True(t, ok, "the refused removal kept the set whole")
+
+	require.NoError(t, s.Close())
+	require.NoError(t, RemoveSet(dir))
+	require.NoDirExists(t, dir)
+	left, err := os.ReadDir(filepath.Dir(dir))
+	require.NoError(t, err)
+	require.Empty(t, left, "no hidden directory left behind")
+	require.ErrorIs(t, RemoveSet(dir), fs.ErrNotExist)
 }

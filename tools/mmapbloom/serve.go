@@ -26,8 +26,9 @@ type serveCmd struct {
 	MaxRequest       int           `default:"67108864" help:"Most bytes in one request; a larger one closes the connection."`
 	Timeout          time.Duration `default:"5m" help:"Close a client idle this long (negative: never)."`
 	FilterIdle       time.Duration `default:"1m" help:"Close (unmap) a filter unused for about this long (negative: never)."`
-	DefaultCapacity  uint64        `default:"1000000" help:"Capacity of the filter BF.ADD / BF.MADD create for a missing key."`
+	DefaultCapacity  uint64        `default:"1000000" help:"Capacity of the filter BF.ADD / BF.MADD create for a missing key (of its first layer when it scales)."`
 	DefaultErrorRate float64       `default:"0.01" help:"False-positive probability of the filter BF.ADD / BF.MADD create."`
+	DefaultExpansion uint32        `default:"2" help:"Expansion of the scaling set BF.ADD / BF.MADD create for a missing key, as RedisBloom; 0 creates a fixed NONSCALING file instead."`
 	ClusterConfig    string        `type:"existingfile" help:"Cluster mode: the cluster config file (lines ID HOST:PORT SLOTS, the same on every node); SIGHUP or CLUSTER RELOAD re-reads it."`
 	NodeID           string        `help:"This node's id in --cluster-config."`
 }
@@ -43,7 +44,7 @@ func (c *serveCmd) Run(e *env) error {
 	srv, err := server.New(server.Config{
 		Dir: c.Dir, Password: pass, MaxRequest: c.MaxRequest, MaxClients: c.Maxclients,
 		ClientIdle: c.Timeout, FilterIdle: c.FilterIdle, Log: logger,
-		DefaultCapacity: c.DefaultCapacity, DefaultErrorRate: c.DefaultErrorRate,
+		DefaultCapacity: c.DefaultCapacity, DefaultErrorRate: c.DefaultErrorRate, DefaultExpansion: c.DefaultExpansion,
 		ClusterConfig: c.ClusterConfig, NodeID: c.NodeID,
 	})
 	if err != nil {

@@ -284,7 +284,11 @@ func bfInfo(c *client, args [][]byte) {
 	var vals [5]uint64
 	err := c.use(args[1], nil, func(b Bloom) error {
 		n, err := b.Count()
-		vals = [5]uint64{b.Capacity(), b.SizeBytes(), uint64(b.Layers()), n, uint64(b.Expansion())}
+		if err != nil {
+			return err
+		}
+		size, err := b.SizeBytes()
+		vals = [5]uint64{b.Capacity(), size, uint64(b.Layers()), n, uint64(b.Expansion())}
 		return err
 	})
 	if err != nil {

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"time"
+
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
@@ -19,7 +21,7 @@ type Bloom interface {
 	// (every layer's, for a set).
 	Capacity() uint64
 	// SizeBytes is the size of the bit arrays and headers, in bytes.
-	SizeBytes() uint64
+	SizeBytes() (uint64, error)
 	// Layers is the number of sub-filters (1 for a fixed filter).
 	Layers() int
 	// Expansion is the growth factor of a set, 0 for a fixed filter.
@@ -28,13 +30,14 @@ type Bloom interface {
 	Close() error
 }
 
-// Sets makes and opens scaling sets (RedisBloom's default BF.RESERVE
-// form). The server holds one in Config.Sets; nil refuses the scaling
-// forms with ErrScalingUnavailable.
+// Sets makes and opens filter sets: scaling sets (RedisBloom's default
+// BF.RESERVE form) and windowed sets (MBF.RESERVEWINDOW). The server
+// holds one in Config.Sets (default LibrarySets).
 type Sets interface {
 	// Create makes the set directory dir sized for n keys in its first
-	// layer at a total false-positive probability p, growing by expansion.
-	Create(dir string, n uint64, p float64, expansion uint32) (Bloom, error)
+	// layer (each window's, for a windowed set) at a total false-positive
+	// probability p, shaped by spec.
+	Create(dir string, n uint64, p float64, spec SetSpec) (Bloom, error)
 	// Open opens the set directory dir.
 	Open(dir string) (Bloom, error)
 	// Remove deletes the set directory dir, failing with
@@ -42,13 +45,23 @@ type Sets interface {
 	Remove(dir string) error
 }
 
+// SetSpec shapes a new set: scalable growing by Expansion when Window
+// is 0, else windowed (windows of length Window, Keep of them kept,
+// Refresh re-adding hits; see mmapbloom.SetOptions).
+type SetSpec struct {
+	Expansion uint32
+	Window    time.Duration
+	Keep      int
+	Refresh   bool
+}
+
 // fixed is a fixed-size filter file as a Bloom.
 type fixed struct{ *mmapbloom.Filter }
 
 func (f fixed) Capacity() uint64 { return f.N() }
-func (f fixed) SizeBytes() uint64 {
+func (f fixed) SizeBytes() (uint64, error) {
 	h := f.Header()
-	return format.HeaderSize + h.ByteSize
+	return format.HeaderSize + h.ByteSize, nil
 }
 func (f fixed) Layers() int       { return 1 }
 func (f fixed) Expansion() uint32 { return 0 }

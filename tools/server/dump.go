@@ -20,6 +20,9 @@ import (
 
 const dumpChunk = 4 << 20
 
+// errSetDump refuses BF.SCANDUMP of a set (a directory of layers).
+var errSetDump = errors.New("BF.SCANDUMP of a scaling or windowed set is not supported: copy its KEY.bfset directory, or move it with MBF.MIGRATE")
+
 // errBadData is the reason a LOADCHUNK piece was refused.
 var errBadData = errors.New("received bad data")
 
@@ -34,7 +37,7 @@ type load struct {
 func dumpHeader(b Bloom) ([]byte, error) {
 	f, ok := b.(fixed)
 	if !ok {
-		return nil, errors.New("BF.SCANDUMP of a scaling filter is not supported yet")
+		return nil, errSetDump
 	}
 	if _, err := f.Count(); err != nil { // publishes this handle's pending adds
 		return nil, err
@@ -47,7 +50,7 @@ func dumpHeader(b Bloom) ([]byte, error) {
 func dumpPiece(b Bloom, off uint64) ([]byte, error) {
 	f, ok := b.(fixed)
 	if !ok {
-		return nil, errors.New("BF.SCANDUMP of a scaling filter is not supported yet")
+		return nil, errSetDump
 	}
 	size := f.Header().ByteSize
 	if off >= size {

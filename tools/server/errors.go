@@ -18,10 +18,6 @@ var (
 	// Config.MaxRequest bytes; the connection is then closed.
 	ErrRequestTooLarge = errors.New("request too large")
 
-	// ErrScalingUnavailable is returned when a command asks for a scaling
-	// filter (BF.RESERVE without NONSCALING, ...) and Config.Sets is nil.
-	ErrScalingUnavailable = errors.New("scaling filters are not available")
-
 	// ErrNotFound is returned for a key that has no file.
 	ErrNotFound = errors.New("not found")
 

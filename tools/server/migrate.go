@@ -28,9 +28,6 @@ func init() {
 	register(&command{name: "mbf.migrate", arity: -2, flags: []string{"admin"}, run: mbfMigrate})
 }
 
-// errSetMigrate refuses to move a scaling set (a directory).
-var errSetMigrate = errors.New("moving scaling sets is not supported yet")
-
 func mbfMigrate(c *client, args [][]byte) {
 	s := c.s
 	if s.cluster.Load() == nil {
@@ -120,25 +117,55 @@ func inRanges(slot int, rs []cluster.Range) bool {
 }
 
 // exportKey syncs key's filter and copies its file into dir (through a
-// temporary file, synced, then renamed over any older copy).
+// temporary file, synced, then renamed over any older copy), or its set
+// directory (exportSet).
 func (s *Server) exportKey(key []byte, dir string) error {
-	file, set, err := s.store.paths(key)
+	file, _, err := s.store.paths(key)
 	if err != nil {
 		return err
-	}
-	if _, err := os.Stat(set); err == nil {
-		return errSetMigrate
 	}
 	e, err := s.store.acquire(key, nil)
 	if err != nil {
 		return err
 	}
-	err = e.b.Sync()
-	s.store.release(key, e, false)
+	defer s.store.release(key, e, false)
+	if err := e.b.Sync(); err != nil {
+		return err
+	}
+	if st, ok := e.b.(set); ok {
+		return exportSet(st, dir)
+	}
+	return copyFile(file, filepath.Join(dir, filepath.Base(file)))
+}
+
+// exportSet copies a synced set's MANIFEST, CONTROL and live layer files
+// into a temporary directory in dir, then renames it over any older copy
+// of the set there, so the copy appears whole.
+func exportSet(st set, dir string) error {
+	info, err := st.Info()
 	if err != nil {
 		return err
 	}
-	return copyFile(file, filepath.Join(dir, filepath.Base(file)))
+	name := filepath.Base(st.Dir())
+	tmp, err := os.MkdirTemp(dir, "."+name+".migrate*")
+	if err != nil {
+		return err
+	}
+	files := []string{"MANIFEST", "CONTROL"}
+	for _, l := range info.Layers {
+		files = append(files, l.File)
+	}
+	for _, f := range files {
+		if err := copyFile(filepath.Join(st.Dir(), f), filepath.Join(tmp, f)); err != nil {
+			_ = os.RemoveAll(tmp)
+			return err
+		}
+	}
+	dst := filepath.Join(dir, name)
+	if err := os.RemoveAll(dst); err != nil {
+		return err
+	}
+	return os.Rename(tmp, dst)
 }
 
 func copyFile(src, dst string) (err error) {

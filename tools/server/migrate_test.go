@@ -199,3 +199,35 @@ func TestClusterMigrateErrors(t *testing.T) {
 	assert.True(t, ok)
 	assert.EqualError(t, rdb.Do(c, "mbf.migrate", "0-100", "x", "y").Err(), "ERR wrong number of arguments for 'mbf.migrate' command")
 }
+
+// TestClusterMigrateSet: a scaling set routes by its key like a file,
+// and MBF.MIGRATE copies its directory: the target node serves every
+// layer after the move.
+func TestClusterMigrateSet(t *testing.T) {
+	tc := startCluster(t, threeRanges)
+	c := ctx(t)
+	key := keysIn(1, 0, 1000)[0]
+	node1, node2 := dial(t, tc.addrs[0], ""), dial(t, tc.addrs[1], "")
+	require.Equal(t, "OK", node1.BFReserve(c, key, 0.01, 100).Val())
+	err := node2.BFAdd(c, key, "x").Err()
+	require.EqualError(t, err, fmt.Sprintf("MOVED %d %s", cluster.KeySlot([]byte(key)), tc.addrs[0]), "routed by its key")
+	added := items("i", 1000)
+	require.NoError(t, node1.BFMAdd(c, key, added...).Err())
+	filters := node1.BFInfoFilters(c, key).Val().Filters
+	require.Greater(t, filters, int64(1))
+
+	copied, err := node1.Do(c, "mbf.migrate", "0-1000", tc.dirs[1]).Int()
+	require.NoError(t, err)
+	assert.Equal(t, 1, copied)
+	tc.write(t, []string{"1001-5460", "0-1000,5461-10922", "10923-16383"})
+	for i := range 3 {
+		require.NoError(t, dial(t, tc.addrs[i], "").Do(c, "cluster", "reload").Err())
+	}
+	assert.Equal(t, filters, node2.BFInfoFilters(c, key).Val().Filters)
+	got, err := node2.BFMExists(c, key, added...).Result()
+	require.NoError(t, err)
+	for i, b := range got {
+		require.True(t, b, "item %d missing after the move", i)
+	}
+	assert.True(t, node2.BFAdd(c, key, "after").Val())
+}

@@ -12,11 +12,10 @@ import (
 // Error replies shared by several commands (RedisBloom's and Redis's
 // texts where they have one).
 const (
-	msgNotFound    = "ERR not found"
-	msgItemExists  = "ERR item exists"
-	msgNotInteger  = "ERR value is not an integer or out of range"
-	msgSyntax      = "ERR syntax error"
-	msgScalingNone = "ERR scaling filters are not supported by this server yet: add NONSCALING (or EXPANSION 0)"
+	msgNotFound   = "ERR not found"
+	msgItemExists = "ERR item exists"
+	msgNotInteger = "ERR value is not an integer or out of range"
+	msgSyntax     = "ERR syntax error"
 )
 
 // replyErr answers err as a Redis error line: RedisBloom's text for the
@@ -27,8 +26,6 @@ func (c *client) replyErr(err error) {
 		c.w.WriteError(msgNotFound)
 	case errors.Is(err, ErrKeyExists):
 		c.w.WriteError(msgItemExists)
-	case errors.Is(err, ErrScalingUnavailable):
-		c.w.WriteError(msgScalingNone)
 	case errors.Is(err, mmapbloom.ErrInUse):
 		c.w.WriteError("ERR key is open in another process (or in a running command): not removed")
 	default:

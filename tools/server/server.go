@@ -41,15 +41,17 @@ type Config struct {
 	FilterIdle time.Duration
 
 	// DefaultCapacity, DefaultErrorRate and DefaultExpansion make the
-	// filter BF.ADD and BF.MADD create for a missing key. Defaults:
-	// 1,000,000 keys, 0.01, and expansion 0 (a fixed NONSCALING file)
-	// while Sets is nil, else 2 (RedisBloom's scaling default).
+	// filter BF.ADD and BF.MADD create for a missing key: a scaling set
+	// whose first layer holds DefaultCapacity keys, growing by
+	// DefaultExpansion, or a fixed NONSCALING file of DefaultCapacity
+	// keys when DefaultExpansion is 0. Defaults: 1,000,000 keys, 0.01,
+	// expansion 0 (the zero value; the serve command defaults to 2).
 	DefaultCapacity  uint64
 	DefaultErrorRate float64
 	DefaultExpansion uint32
 
-	// Sets makes and opens scaling sets; nil refuses the scaling forms
-	// of BF.RESERVE and BF.INSERT with an error.
+	// Sets makes, opens and removes filter sets. Default LibrarySets{}
+	// (the library's sets on the real clock).
 	Sets Sets
 
 	// Log receives the server's few log lines. Default: log.Default().
@@ -151,11 +153,8 @@ func fillDefaults(cfg *Config) error {
 	if cfg.DefaultErrorRate == 0 {
 		cfg.DefaultErrorRate = DefaultErrorRate
 	}
-	if cfg.DefaultExpansion == 0 && cfg.Sets != nil {
-		cfg.DefaultExpansion = 2
-	}
-	if cfg.DefaultExpansion > 0 && cfg.Sets == nil {
-		return fmt.Errorf("server: default expansion %d: %w", cfg.DefaultExpansion, ErrScalingUnavailable)
+	if cfg.Sets == nil {
+		cfg.Sets = LibrarySets{}
 	}
 	if (cfg.ClusterConfig == "") != (cfg.NodeID == "") {
 		return fmt.Errorf("server: %w: give both a cluster config and a node id, or neither", ErrNotCluster)

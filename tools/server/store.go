@@ -43,11 +43,15 @@ type entry struct {
 }
 
 // createSpec is how to create a missing key: n keys at probability p,
-// a scaling set growing by expansion, or a fixed file when expansion is 0.
+// a scaling set growing by expansion, a windowed set when window > 0, or
+// a fixed file when both are 0.
 type createSpec struct {
 	n         uint64
 	p         float64
 	expansion uint32
+	window    time.Duration
+	keep      int
+	refresh   bool
 }
 
 func newStore(dir string, sets Sets, idle time.Duration) *store {
@@ -68,8 +72,7 @@ func (s *store) paths(key []byte) (file, set string, err error) {
 
 // acquire returns the open filter of key, opening it if needed; with
 // create non-nil a missing key is created from it. The caller must
-// release the entry. Errors: ErrNotFound, ErrBadKey, ErrScalingUnavailable,
-// the library's errors.
+// release the entry. Errors: ErrNotFound, ErrBadKey, the library's errors.
 func (s *store) acquire(key []byte, create *createSpec) (*entry, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -154,9 +157,6 @@ func (s *store) openKey(key []byte) (Bloom, error) {
 		}
 		return nil, err
 	}
-	if s.sets == nil {
-		return nil, fmt.Errorf("%s: %w", set, ErrScalingUnavailable)
-	}
 	return s.sets.Open(set)
 }
 
@@ -166,7 +166,7 @@ func (s *store) createKey(key []byte, spec createSpec) (Bloom, error) {
 	if err != nil {
 		return nil, err
 	}
-	if spec.expansion == 0 {
+	if spec.expansion == 0 && spec.window == 0 {
 		var f *mmapbloom.Filter
 		if like, ok := s.shapes.Load(spec); ok {
 			f, err = mmapbloom.CreateLike(file, like.(format.Header), nil)
@@ -178,10 +178,7 @@ func (s *store) createKey(key []byte, spec createSpec) (Bloom, error) {
 		}
 		return fixed{f}, nil
 	}
-	if s.sets == nil {
-		return nil, ErrScalingUnavailable
-	}
-	return s.sets.Create(set, spec.n, spec.p, spec.expansion)
+	return s.sets.Create(set, spec.n, spec.p, SetSpec{Expansion: spec.expansion, Window: spec.window, Keep: spec.keep, Refresh: spec.refresh})
 }
 
 // exists reports whether key has a file or set directory.
@@ -233,9 +230,6 @@ func (s *store) remove(key []byte) (bool, error) {
 	}
 	if _, err := os.Lstat(set); err != nil {
 		return false, nil
-	}
-	if s.sets == nil {
-		return false, fmt.Errorf("%s: %w", set, ErrScalingUnavailable)
 	}
 	if err := s.sets.Remove(set); err != nil {
 		return false, err

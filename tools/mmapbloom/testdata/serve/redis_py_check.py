@@ -53,6 +53,24 @@ def main(port):
     except redis.ResponseError as e:
         assert str(e) == "item exists", str(e)
 
+    # without noScale: a scaling set, growing past its capacity
+    assert bf.create("grow", 0.01, 1000)
+    items = ["item-%d" % i for i in range(5000)]
+    for i in range(0, len(items), 500):
+        bf.madd("grow", *items[i:i + 500])
+    info = bf.info("grow")
+    assert info.filterNum >= 3, info.filterNum
+    assert info.capacity >= 5000, info.capacity
+    assert info.expansionRate == 2, info.expansionRate
+    assert info.insertedNum == r.execute_command("BF.CARD", "grow")
+    assert all(bf.mexists("grow", *items))
+
+    # the windowed extension
+    assert r.execute_command("MBF.RESERVEWINDOW", "win", 0.01, 1000, "WINDOW", 3600, "KEEP", 24) == b"OK"
+    assert bf.add("win", "a") == 1
+    info = bf.info("win")
+    assert (info.filterNum, info.capacity, info.expansionRate) == (1, 1000, 0), vars(info)
+
     urls = ["https://example.com/page/%d" % i for i in range(2000)]
     assert not any(request_seen(r, "dupefilter", u) for u in urls)
     assert all(request_seen(r, "dupefilter", u) for u in urls)
