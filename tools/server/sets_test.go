@@ -123,7 +123,7 @@ func TestScalingSetCommands(t *testing.T) {
 	other, err := mmapbloom.OpenSet(filepath.Join(s.cfg.Dir, "grow.bfset"), nil)
 	require.NoError(t, err)
 	_, err = rdb.Del(c, "grow").Result()
-	require.ErrorContains(t, err, "key is open in another process")
+	require.ErrorContains(t, err, "key 'grow' is open in another process")
 	require.NoError(t, other.Close())
 	assert.Equal(t, int64(1), rdb.Del(c, "grow").Val())
 	require.NoDirExists(t, filepath.Join(s.cfg.Dir, "grow.bfset"))
