@@ -36,11 +36,7 @@ func (f *Filter) Merge(src *Filter) error {
 			return err
 		}
 		atomic.LoadUint64(src.last)
-		for i := range f.words {
-			if s := atomic.LoadUint64(&src.words[i]); s != 0 {
-				atomic.OrUint64(&f.words[i], s)
-			}
-		}
+		orWords(f.words, src.words)
 		f.storeCount(f.mergedCount(src.loadCount()))
 		return nil
 	})

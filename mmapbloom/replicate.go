@@ -1,0 +1,188 @@
+package mmapbloom
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+)
+
+// Replication helpers: what a copy of a filter or set (a `serve`
+// replica) needs to take in another copy's state without closing its own
+// handles. Bloom filters under OR are a grow-only CRDT: applying a state
+// twice, or an older one, never clears a bit.
+
+// Union ORs the bits of src into f as concurrent Adds would: unlike
+// Merge it needs no other handle closed, so readers and writers of f (in
+// this and other processes) go on and see each bit as it is set. The
+// count becomes the larger of the two counts (a copy of a filter then
+// reports the count of the filter it copies), so repeating Union changes
+// nothing. Both must have the same m, k, layout, hash scheme and seed
+// (see Compatible). Errors: ErrMismatch, ErrInUse (src busy with an
+// exclusive call), ErrReadOnly, ErrSealed, ErrClosed, ErrFileChanged.
+func (f *Filter) Union(src *Filter) error {
+	if err := f.Compatible(src); err != nil {
+		return err
+	}
+	return f.run(false, true, func() (err error) {
+		if !src.mu.TryRLock() {
+			return fmt.Errorf("mmapbloom: union %s: source busy: %w", src.path, ErrInUse)
+		}
+		defer src.mu.RUnlock()
+		if err := src.usable(false); err != nil {
+			return err
+		}
+		defer src.blameFault(&err)
+		if err := src.checkHeader(); err != nil {
+			return err
+		}
+		atomic.LoadUint64(src.last)
+		orWords(f.words, src.words)
+		f.raiseCount(src.loadCount())
+		return nil
+	})
+}
+
+// orWords ORs src into dst word by word with atomic ORs, skipping zero
+// words (no store, so no dirty page, where src has no bit).
+func orWords(dst, src []uint64) {
+	for i := range dst {
+		if s := atomic.LoadUint64(&src[i]); s != 0 {
+			atomic.OrUint64(&dst[i], s)
+		}
+	}
+}
+
+// raiseCount publishes this handle's pending adds, then sets the header
+// count to c unless it is larger already. The caller is inside run.
+func (f *Filter) raiseCount(c uint64) {
+	f.publishCount()
+	if f.count32 != nil {
+		c = min(c, 1<<32-1)
+		for old := atomic.LoadUint32(f.count32); uint64(old) < c; old = atomic.LoadUint32(f.count32) {
+			if atomic.CompareAndSwapUint32(f.count32, old, uint32(c)) {
+				return
+			}
+		}
+		return
+	}
+	for old := atomic.LoadUint64(&f.head[1]); old < c; old = atomic.LoadUint64(&f.head[1]) {
+		if atomic.CompareAndSwapUint64(&f.head[1], old, c) {
+			return
+		}
+	}
+}
+
+// Manifest returns the set's MANIFEST as this call sees it (the JSON of
+// format/FORMAT.md, "Filter sets") and the layer files it lists, oldest
+// first: what a copy of the set needs (see AdoptSetManifest). Errors:
+// ErrClosed, ErrBadSet.
+func (s *Set) Manifest() (raw []byte, files []string, err error) {
+	err = s.do(func(v *setView) error {
+		b, err := json.Marshal(v.m)
+		if err != nil {
+			return fmt.Errorf("mmapbloom: encode manifest: %w", err)
+		}
+		raw, files = b, nil
+		for _, l := range v.m.Layers {
+			files = append(files, l.File)
+		}
+		return nil
+	})
+	return raw, files, err
+}
+
+// AdoptSetManifest makes the directory dir list the layers of another
+// copy of a set: raw is that set's MANIFEST (from Set.Manifest), and
+// every layer file it lists must be in dir already (copied, or merged
+// into dir's own layer of that name with Union, by the caller).
+//
+// When dir is a set already, it must be the same set (same kind and
+// seed, else ErrMismatch): under the set's LOCK its MANIFEST is replaced
+// (atomically and durably) by raw with a generation above both, CONTROL
+// is raised so that every open handle reloads at its next call, then the
+// layer files the old MANIFEST listed and raw does not are unlinked. A
+// raw listing the same layers changes nothing. When dir holds no
+// MANIFEST, it becomes a set: MANIFEST, CONTROL and LOCK are written
+// (build it under a temporary name and rename it into place). Errors:
+// ErrBadSet (raw is not a valid MANIFEST, or a layer it lists is not in
+// dir), ErrMismatch, I/O errors.
+func AdoptSetManifest(dir string, raw []byte) error {
+	m := new(manifest)
+	if err := json.Unmarshal(raw, m); err != nil {
+		return fmt.Errorf("mmapbloom: adopt manifest: %w (%w)", ErrBadSet, err)
+	}
+	if err := m.check(); err != nil {
+		return fmt.Errorf("mmapbloom: adopt manifest: %w", err)
+	}
+	for _, l := range m.Layers {
+		if _, err := os.Stat(filepath.Join(dir, l.File)); err != nil {
+			return fmt.Errorf("mmapbloom: adopt manifest: layer %s: %w (%w)", l.File, ErrBadSet, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, manifestName)); errors.Is(err, fs.ErrNotExist) {
+		if err := writeManifest(dir, m); err != nil {
+			return err
+		}
+		if err := writeControl(dir, m.Generation); err != nil {
+			return err
+		}
+		return writeSynced(filepath.Join(dir, lockName), nil)
+	}
+	unlock, err := lockSet(dir, true)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return adoptLocked(dir, m)
+}
+
+// adoptLocked replaces dir's MANIFEST by m; the caller holds LOCK.
+func adoptLocked(dir string, m *manifest) error {
+	cur, err := readManifest(dir)
+	if err != nil {
+		return err
+	}
+	if cur.Kind != m.Kind || cur.Seed != m.Seed {
+		return fmt.Errorf("mmapbloom: adopt manifest into %s: kind %s seed %d, not %s seed %d: %w",
+			dir, cur.Kind, cur.Seed, m.Kind, m.Seed, ErrMismatch)
+	}
+	if sameLayers(cur, m) {
+		return nil
+	}
+	m.Generation = max(m.Generation, cur.Generation+1)
+	if err := writeManifest(dir, m); err != nil {
+		return err
+	}
+	ctl, err := openControl(dir, false)
+	if err != nil {
+		return err
+	}
+	ctl.raise(m.Generation)
+	if err := ctl.close(); err != nil {
+		return err
+	}
+	for _, l := range cur.Layers {
+		if !m.lists(l.File) {
+			_ = os.Remove(filepath.Join(dir, l.File))
+		}
+	}
+	return nil
+}
+
+// sameLayers reports whether a and b list the same layer files in the
+// same order.
+func sameLayers(a, b *manifest) bool {
+	if len(a.Layers) != len(b.Layers) {
+		return false
+	}
+	for i := range a.Layers {
+		if a.Layers[i].File != b.Layers[i].File {
+			return false
+		}
+	}
+	return true
+}

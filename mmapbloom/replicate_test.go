@@ -1,0 +1,129 @@
+package mmapbloom
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestUnion: Union ORs another filter in while a second handle on the
+// destination stays open (Merge would refuse), raises the count to the
+// source's, changes nothing when repeated, and refuses another shape.
+func TestUnion(t *testing.T) {
+	dir := t.TempDir()
+	dst := newTestFilter(t, 10_000, 0.01, nil)
+	src, err := CreateLike(filepath.Join(dir, "src.bloom"), dst.Header(), nil)
+	require.NoError(t, err)
+	defer src.Close()
+	other, err := Open(dst.Path(), nil)
+	require.NoError(t, err)
+	defer other.Close()
+	for i := range 1000 {
+		require.NoError(t, src.Add(setKey("u", i)))
+	}
+	require.NoError(t, dst.Add(setKey("d", 0)))
+	require.ErrorIs(t, dst.Merge(src), ErrInUse)
+	require.NoError(t, dst.Union(src))
+	for i := range 1000 {
+		ok, err := other.Test(setKey("u", i))
+		require.NoError(t, err)
+		require.True(t, ok, i)
+	}
+	want, err := src.Count()
+	require.NoError(t, err)
+	got, err := other.Count()
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	require.NoError(t, dst.Union(src))
+	got, err = dst.Count()
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+
+	small, err := Create(filepath.Join(dir, "small.bloom"), 10, 0.01, nil)
+	require.NoError(t, err)
+	defer small.Close()
+	require.ErrorIs(t, dst.Union(small), ErrMismatch)
+}
+
+// copySetFiles copies the named files of set directory from into to.
+func copySetFiles(t *testing.T, from, to string, files []string) {
+	t.Helper()
+	for _, f := range files {
+		in, err := os.Open(filepath.Join(from, f))
+		require.NoError(t, err)
+		out, err := os.Create(filepath.Join(to, f))
+		require.NoError(t, err)
+		_, err = io.Copy(out, in)
+		require.NoError(t, err)
+		require.NoError(t, in.Close())
+		require.NoError(t, out.Close())
+	}
+}
+
+// TestAdoptSetManifest: a copy of a scalable set is built from its
+// layer files and MANIFEST; after the primary grows, the copy's open
+// handle sees the new layer and every key once the layers are unioned or
+// copied and the MANIFEST adopted.
+func TestAdoptSetManifest(t *testing.T) {
+	base := t.TempDir()
+	p, err := CreateSet(filepath.Join(base, "p.bfset"), 100, 0.01, &SetOptions{Expansion: 2})
+	require.NoError(t, err)
+	defer p.Close()
+	for i := range 150 {
+		require.NoError(t, p.Add(setKey("a", i)))
+	}
+	raw, files, err := p.Manifest()
+	require.NoError(t, err)
+	require.Len(t, files, 2)
+
+	rdir := filepath.Join(base, "r.bfset")
+	require.NoError(t, os.Mkdir(rdir, 0o755))
+	copySetFiles(t, p.Dir(), rdir, files)
+	require.NoError(t, AdoptSetManifest(rdir, raw))
+	r, err := OpenSet(rdir, nil)
+	require.NoError(t, err)
+	defer r.Close()
+
+	for i := 150; i < 600; i++ {
+		require.NoError(t, p.Add(setKey("a", i)))
+	}
+	raw, files, err = p.Manifest()
+	require.NoError(t, err)
+	require.Greater(t, len(files), 2)
+	for _, f := range files {
+		if _, err := os.Stat(filepath.Join(rdir, f)); err != nil {
+			copySetFiles(t, p.Dir(), rdir, []string{f})
+			continue
+		}
+		dst, err := Open(filepath.Join(rdir, f), nil)
+		require.NoError(t, err)
+		src, err := Open(filepath.Join(p.Dir(), f), nil)
+		require.NoError(t, err)
+		require.NoError(t, dst.Union(src))
+		require.NoError(t, errors.Join(dst.Close(), src.Close()))
+	}
+	require.NoError(t, AdoptSetManifest(rdir, raw))
+	require.NoError(t, AdoptSetManifest(rdir, raw)) // again: no change
+	for i := range 600 {
+		ok, err := r.Test(setKey("a", i))
+		require.NoError(t, err)
+		require.True(t, ok, i)
+	}
+	assert.Equal(t, len(files), r.Layers())
+
+	q, err := CreateSet(filepath.Join(base, "q.bfset"), 100, 0.01, &SetOptions{Expansion: 2})
+	require.NoError(t, err)
+	defer q.Close()
+	qraw, _, err := q.Manifest()
+	require.NoError(t, err)
+	copySetFiles(t, q.Dir(), rdir, []string{"L000000.bloom"})
+	require.ErrorIs(t, AdoptSetManifest(rdir, qraw), ErrMismatch)
+	require.ErrorIs(t, AdoptSetManifest(rdir, []byte(`{"version":1}`)), ErrBadSet)
+	require.ErrorIs(t, AdoptSetManifest(rdir, []byte(`not json`)), ErrBadSet)
+	require.ErrorIs(t, AdoptSetManifest(t.TempDir(), raw), ErrBadSet) // layers missing
+}
