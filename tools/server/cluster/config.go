@@ -15,14 +15,20 @@ import (
 type Range struct{ Start, End int }
 
 // Node is one line of the cluster config: a node's id, the address
-// clients reach it at, and the slots it owns (ordered, not overlapping).
+// clients reach it at, and the slots it owns (ordered, not overlapping),
+// or, for a replica, the primary it follows (a replica owns no slots).
 type Node struct {
-	ID    string
-	Addr  string // host:port
-	Host  string
-	Port  int
-	Slots []Range
+	ID      string
+	Addr    string // host:port
+	Host    string
+	Port    int
+	Slots   []Range
+	Primary *Node // the node this replica follows; nil for a primary
+	line    int   // line number in the file, for errors
 }
+
+// replicaOf is the second field of a replica's line.
+const replicaOf = "replica-of"
 
 // Map is a parsed cluster config: the nodes in file order and the owner
 // of every slot.
@@ -49,10 +55,13 @@ func Load(path string) (*Map, error) {
 
 // Parse reads a cluster config: one node a line, `ID HOST:PORT SLOTS`,
 // SLOTS as `START-END[,START-END...]` (a single slot may be written
-// `N`; `-` means none) over 0-16383. Blank lines and lines starting
-// with '#' are skipped. Gaps (slots no node owns) are allowed; overlaps,
-// duplicate ids or addresses are errors (ErrSyntax, ErrOverlap,
-// ErrDuplicate), wrapped with the line number.
+// `N`; `-` means none) over 0-16383, or `ID HOST:PORT replica-of
+// PRIMARY_ID` for a replica of the primary PRIMARY_ID, listed anywhere in
+// the file. Blank lines and lines starting with '#' are skipped. Gaps
+// (slots no node owns) are allowed; overlaps, duplicate ids or
+// addresses, and a replica of a node not in the file, of itself or of a
+// replica are errors (ErrSyntax, ErrOverlap, ErrDuplicate,
+// ErrUnknownNode, ErrReplicaChain), wrapped with the line number.
 func Parse(r io.Reader) (*Map, error) {
 	m := &Map{}
 	ids, addrs := map[string]bool{}, map[string]bool{}
@@ -73,19 +82,45 @@ func Parse(r io.Reader) (*Map, error) {
 			return nil, fmt.Errorf("line %d: %w", line, err)
 		}
 		ids[n.ID], addrs[n.Addr] = true, true
+		n.line = line
 		m.Nodes = append(m.Nodes, n)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("cluster config: %w", err)
 	}
+	if err := m.linkReplicas(); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
-// parseNode parses one `ID HOST:PORT SLOTS` line.
+// linkReplicas points every replica at its primary, which must be a
+// node of the file other than itself and not a replica.
+func (m *Map) linkReplicas() error {
+	for _, n := range m.Nodes {
+		if n.Primary == nil {
+			continue
+		}
+		p, err := m.Node(n.Primary.ID)
+		switch {
+		case err != nil:
+			return fmt.Errorf("line %d: replica %s: primary: %w", n.line, n.ID, err)
+		case p == n || p.Primary != nil:
+			return fmt.Errorf("line %d: %w: %s follows %s, which is itself or a replica", n.line, ErrReplicaChain, n.ID, p.ID)
+		}
+		n.Primary = p
+	}
+	return nil
+}
+
+// parseNode parses one `ID HOST:PORT SLOTS` or `ID HOST:PORT replica-of
+// PRIMARY_ID` line; a replica's Primary holds only the id until
+// linkReplicas.
 func parseNode(text string) (*Node, error) {
 	f := strings.Fields(text)
-	if len(f) != 3 {
-		return nil, fmt.Errorf("%w: want `ID HOST:PORT SLOTS`, got %d fields", ErrSyntax, len(f))
+	replica := len(f) == 4 && f[2] == replicaOf
+	if len(f) != 3 && !replica {
+		return nil, fmt.Errorf("%w: want `ID HOST:PORT SLOTS` or `ID HOST:PORT replica-of PRIMARY_ID`, got %d fields", ErrSyntax, len(f))
 	}
 	if !validID(f[0]) {
 		return nil, fmt.Errorf("%w: node id %q: want 1 to %d of [A-Za-z0-9_-]", ErrSyntax, f[0], MaxIDBytes)
@@ -95,11 +130,19 @@ func parseNode(text string) (*Node, error) {
 	if err != nil || perr != nil || host == "" || port < 1 || port > 65535 {
 		return nil, fmt.Errorf("%w: address %q: want HOST:PORT", ErrSyntax, f[1])
 	}
-	slots, err := ParseRanges(f[2])
+	n := &Node{ID: f[0], Addr: f[1], Host: host, Port: port}
+	if replica {
+		if !validID(f[3]) {
+			return nil, fmt.Errorf("%w: primary id %q: want 1 to %d of [A-Za-z0-9_-]", ErrSyntax, f[3], MaxIDBytes)
+		}
+		n.Primary = &Node{ID: f[3]}
+		return n, nil
+	}
+	n.Slots, err = ParseRanges(f[2])
 	if err != nil {
 		return nil, err
 	}
-	return &Node{ID: f[0], Addr: f[1], Host: host, Port: port, Slots: slots}, nil
+	return n, nil
 }
 
 func validID(id string) bool {
@@ -172,6 +215,17 @@ func (m *Map) Node(id string) (*Node, error) {
 		}
 	}
 	return nil, fmt.Errorf("%w: %q", ErrUnknownNode, id)
+}
+
+// Replicas returns the replicas of primary p, in file order.
+func (m *Map) Replicas(p *Node) []*Node {
+	var out []*Node
+	for _, n := range m.Nodes {
+		if n.Primary == p {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // Assigned returns how many slots some node owns (Slots: full coverage).

@@ -64,6 +64,15 @@ func TestParseShapes(t *testing.T) {
 		{"empty host", "a :1 0\n", ErrSyntax, 0, nil},
 		{"bad id", "a/b h:1 0\n", ErrSyntax, 0, nil},
 		{"long id", strings.Repeat("a", 41) + " h:1 0\n", ErrSyntax, 0, nil},
+		{"replica", "a h:1 0-16383\nr h:2 replica-of a\n", nil, Slots, []Range{{0, 16383}}},
+		{"replica before its primary", "r h:2 replica-of a\na h:1 0-16383\n", nil, Slots, []Range{{0, 16383}}},
+		{"replica of an unknown node", "a h:1 0\nr h:2 replica-of b\n", ErrUnknownNode, 0, nil},
+		{"replica of itself", "r h:2 replica-of r\n", ErrReplicaChain, 0, nil},
+		{"replica of a replica", "a h:1 0\nr h:2 replica-of a\ns h:3 replica-of r\n", ErrReplicaChain, 0, nil},
+		{"replica with slots", "a h:1 0\nr h:2 replica-of a 1\n", ErrSyntax, 0, nil},
+		{"replica, bad primary id", "a h:1 0\nr h:2 replica-of a/b\n", ErrSyntax, 0, nil},
+		{"replica, duplicate address", "a h:1 0\nr h:1 replica-of a\n", ErrDuplicate, 0, nil},
+		{"replica-of misspelt", "a h:1 0\nr h:2 replica a\n", ErrSyntax, 0, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, err := Parse(strings.NewReader(tc.text))
@@ -79,6 +88,24 @@ func TestParseShapes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestParseReplicas: a replica points at its primary's node, owns no
+// slot, and an error names the replica's line.
+func TestParseReplicas(t *testing.T) {
+	m, err := Parse(strings.NewReader(threeNodes + "ra h:11 replica-of a\nra2 h:12 replica-of a\nrc h:13 replica-of c\n"))
+	require.NoError(t, err)
+	a, _ := m.Node("a")
+	ra, _ := m.Node("ra")
+	ra2, _ := m.Node("ra2")
+	assert.Same(t, a, ra.Primary)
+	assert.Nil(t, a.Primary)
+	assert.Equal(t, []*Node{ra, ra2}, m.Replicas(a))
+	assert.Empty(t, m.Runs(ra))
+	assert.Equal(t, Slots, m.Assigned())
+	_, err = Parse(strings.NewReader("a h:1 0\n\n# c\nr h:2 replica-of x\n"))
+	require.ErrorIs(t, err, ErrUnknownNode)
+	assert.Contains(t, err.Error(), "line 4: replica r")
 }
 
 func TestLoad(t *testing.T) {
@@ -101,6 +128,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(threeNodes)
 	f.Add("a h:1 0-10,20,30-40\n# c\n\nb [::1]:2 -\n")
 	f.Add("a h:1 0-16384\n")
+	f.Add("a h:1 0-16383\nr h:2 replica-of a\ns h:3 replica-of r\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		m, err := Parse(strings.NewReader(text))
 		if err != nil {
@@ -114,5 +142,12 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		require.Equal(t, m.Assigned(), total)
+		for _, n := range m.Nodes {
+			if n.Primary != nil {
+				require.Empty(t, m.Runs(n), "a replica owns no slot")
+				require.Nil(t, n.Primary.Primary, "a replica follows a primary")
+				require.Contains(t, m.Replicas(n.Primary), n)
+			}
+		}
 	})
 }
