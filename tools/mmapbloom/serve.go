@@ -29,8 +29,9 @@ type serveCmd struct {
 	DefaultCapacity  uint64        `default:"1000000" help:"Capacity of the filter BF.ADD / BF.MADD create for a missing key (of its first layer when it scales)."`
 	DefaultErrorRate float64       `default:"0.01" help:"False-positive probability of the filter BF.ADD / BF.MADD create."`
 	DefaultExpansion uint32        `default:"2" help:"Expansion of the scaling set BF.ADD / BF.MADD create for a missing key, as RedisBloom; 0 creates a fixed NONSCALING file instead."`
-	ClusterConfig    string        `type:"existingfile" help:"Cluster mode: the cluster config file (lines ID HOST:PORT SLOTS, the same on every node); SIGHUP or CLUSTER RELOAD re-reads it."`
+	ClusterConfig    string        `type:"existingfile" help:"Cluster mode: the cluster config file (lines ID HOST:PORT SLOTS, or ID HOST:PORT replica-of PRIMARY_ID, the same on every node); SIGHUP or CLUSTER RELOAD re-reads it."`
 	NodeID           string        `help:"This node's id in --cluster-config."`
+	PullInterval     time.Duration `default:"1s" help:"A replica pulls its primary's filters this often (MBF.PULL pulls at once)."`
 }
 
 // Run listens, logs the address, and serves until SIGINT or SIGTERM,
@@ -45,7 +46,7 @@ func (c *serveCmd) Run(e *env) error {
 		Dir: c.Dir, Password: pass, MaxRequest: c.MaxRequest, MaxClients: c.Maxclients,
 		ClientIdle: c.Timeout, FilterIdle: c.FilterIdle, Log: logger,
 		DefaultCapacity: c.DefaultCapacity, DefaultErrorRate: c.DefaultErrorRate, DefaultExpansion: c.DefaultExpansion,
-		ClusterConfig: c.ClusterConfig, NodeID: c.NodeID,
+		ClusterConfig: c.ClusterConfig, NodeID: c.NodeID, PullInterval: c.PullInterval,
 	})
 	if err != nil {
 		return err

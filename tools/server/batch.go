@@ -28,7 +28,7 @@ func (s *Server) execBatch(c *client, cmds []redcon.Command) int {
 		return 0
 	}
 	cmd := lookup(cmds[0].Args[0])
-	if s.enter(cmd, cmds[0].Args) != "" {
+	if s.enter(c, cmd, cmds[0].Args) != "" {
 		return 0 // exec answers each with its redirection
 	}
 	defer s.leave(cmd)

@@ -20,13 +20,15 @@ func init() {
 
 const clusterDisabled = "ERR This instance has cluster support disabled"
 
-// READONLY / READWRITE: +OK in cluster mode (every node is a primary, so
-// both change nothing yet).
-func readMode(c *client, _ [][]byte) {
+// READONLY / READWRITE: +OK in cluster mode; READONLY lets a replica
+// serve this connection's reads (see route), READWRITE ends it. A
+// primary serves its slots either way.
+func readMode(c *client, args [][]byte) {
 	if c.s.cluster.Load() == nil {
 		c.w.WriteError(clusterDisabled)
 		return
 	}
+	c.readonly = eq(args[0], "READONLY")
 	c.w.WriteString("OK")
 }
 
@@ -78,7 +80,8 @@ func clusterSub(c *client, cs *clusterState, sub string, args [][]byte) {
 }
 
 // writeSlots writes CLUSTER SLOTS: per run of slots, in slot order,
-// [start, end, [host, port, id, []]] (Redis 7's shape, no replicas).
+// [start, end, [host, port, id, []], replica...], the owner then its
+// replicas in the same shape (Redis 7's).
 func writeSlots(c *client, cs *clusterState) {
 	type run struct {
 		r cluster.Range
@@ -98,22 +101,32 @@ func writeSlots(c *client, cs *clusterState) {
 	}
 	c.w.WriteArray(len(runs))
 	for _, r := range runs {
-		c.w.WriteArray(3)
+		replicas := cs.m.Replicas(r.n)
+		c.w.WriteArray(3 + len(replicas))
 		c.w.WriteInt(r.r.Start)
 		c.w.WriteInt(r.r.End)
-		c.w.WriteArray(4)
-		c.w.WriteBulkString(r.n.Host)
-		c.w.WriteInt(r.n.Port)
-		c.w.WriteBulkString(r.n.ID)
-		c.w.WriteArray(0)
+		for _, n := range append([]*cluster.Node{r.n}, replicas...) {
+			c.w.WriteArray(4)
+			c.w.WriteBulkString(n.Host)
+			c.w.WriteInt(n.Port)
+			c.w.WriteBulkString(n.ID)
+			c.w.WriteArray(0)
+		}
 	}
 }
 
-// writeShards writes CLUSTER SHARDS: per node, "slots" (start and end
-// of each run, flat) and "nodes" (one primary, Redis 7.0's fields).
+// writeShards writes CLUSTER SHARDS: per primary, "slots" (start and
+// end of each run, flat) and "nodes" (the primary, then its replicas
+// with role "replica"; Redis 7.0's fields).
 func writeShards(c *client, cs *clusterState) {
-	c.w.WriteArray(len(cs.m.Nodes))
+	var primaries []*cluster.Node
 	for _, n := range cs.m.Nodes {
+		if n.Primary == nil {
+			primaries = append(primaries, n)
+		}
+	}
+	c.w.WriteArray(len(primaries))
+	for _, n := range primaries {
 		runs := cs.m.Runs(n)
 		c.w.WriteArray(4)
 		c.w.WriteBulkString("slots")
@@ -123,37 +136,56 @@ func writeShards(c *client, cs *clusterState) {
 			c.w.WriteInt(r.End)
 		}
 		c.w.WriteBulkString("nodes")
-		c.w.WriteArray(1)
-		c.w.WriteArray(14)
-		c.w.WriteBulkString("id")
-		c.w.WriteBulkString(n.ID)
-		c.w.WriteBulkString("port")
-		c.w.WriteInt(n.Port)
-		for _, k := range []string{"ip", "endpoint"} {
-			c.w.WriteBulkString(k)
-			c.w.WriteBulkString(n.Host)
+		replicas := cs.m.Replicas(n)
+		c.w.WriteArray(1 + len(replicas))
+		writeShardNode(c, n, "master")
+		for _, r := range replicas {
+			writeShardNode(c, r, "replica")
 		}
-		c.w.WriteBulkString("role")
-		c.w.WriteBulkString("master")
-		c.w.WriteBulkString("replication-offset")
-		c.w.WriteInt(0)
-		c.w.WriteBulkString("health")
-		c.w.WriteBulkString("online")
 	}
+}
+
+// writeShardNode writes one node of CLUSTER SHARDS.
+func writeShardNode(c *client, n *cluster.Node, role string) {
+	c.w.WriteArray(14)
+	c.w.WriteBulkString("id")
+	c.w.WriteBulkString(n.ID)
+	c.w.WriteBulkString("port")
+	c.w.WriteInt(n.Port)
+	for _, k := range []string{"ip", "endpoint"} {
+		c.w.WriteBulkString(k)
+		c.w.WriteBulkString(n.Host)
+	}
+	c.w.WriteBulkString("role")
+	c.w.WriteBulkString(role)
+	c.w.WriteBulkString("replication-offset")
+	c.w.WriteInt(0)
+	c.w.WriteBulkString("health")
+	c.w.WriteBulkString("online")
 }
 
 // nodesText is CLUSTER NODES: one line per node, "id host:port@cport
 // flags master ping-sent pong-recv config-epoch link-state slot...",
 // the cluster bus port given as port+10000 as Redis does (there is no
-// bus), the config epoch as the node's line number in the file.
+// bus), the config epoch as the node's line number in the file. A
+// replica's line has the flag slave, its primary's id for master, its
+// primary's epoch, and no slots.
 func nodesText(cs *clusterState) string {
-	var sb strings.Builder
+	epoch := map[*cluster.Node]int{}
 	for i, n := range cs.m.Nodes {
-		flags := "master"
-		if n == cs.me {
-			flags = "myself,master"
+		epoch[n] = i + 1
+	}
+	var sb strings.Builder
+	for _, n := range cs.m.Nodes {
+		role, master, ep := "master", "-", epoch[n]
+		if n.Primary != nil {
+			role, master, ep = "slave", n.Primary.ID, epoch[n.Primary]
 		}
-		fmt.Fprintf(&sb, "%s %s@%d %s - 0 0 %d connected", n.ID, n.Addr, n.Port+10000, flags, i+1)
+		flags := role
+		if n == cs.me {
+			flags = "myself," + role
+		}
+		fmt.Fprintf(&sb, "%s %s@%d %s %s 0 0 %d connected", n.ID, n.Addr, n.Port+10000, flags, master, ep)
 		for _, r := range cs.m.Runs(n) {
 			if r.Start == r.End {
 				fmt.Fprintf(&sb, " %d", r.Start)

@@ -21,9 +21,12 @@ type client struct {
 	w      *redcon.Writer
 	id     int64
 	authed bool
-	name   string
-	quit   bool
-	tx     tx // MULTI ... EXEC (multi.go)
+	// readonly: READONLY was sent (cluster mode): a replica serves this
+	// connection's reads of its primary's slots; READWRITE clears it.
+	readonly bool
+	name     string
+	quit     bool
+	tx       tx // MULTI ... EXEC (multi.go)
 
 	present []bool // answers of batch calls, reused
 }

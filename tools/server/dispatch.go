@@ -79,7 +79,7 @@ func (s *Server) exec(c *client, args [][]byte) {
 	case !arityOK(cmd.arity, len(args)):
 		c.w.WriteError(wrongArity(cmd.name))
 	default:
-		if msg := s.enter(cmd, args); msg != "" {
+		if msg := s.enter(c, cmd, args); msg != "" {
 			c.w.WriteError(msg)
 			return
 		}

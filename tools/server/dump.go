@@ -20,8 +20,12 @@ import (
 
 const dumpChunk = 4 << 20
 
+// setDumpRefused starts the error of BF.SCANDUMP on a set; a replica
+// pulling a key reads it as "use MBF.SETDUMP" (pull.go).
+const setDumpRefused = "BF.SCANDUMP of a scaling or windowed set is not supported"
+
 // errSetDump refuses BF.SCANDUMP of a set (a directory of layers).
-var errSetDump = errors.New("BF.SCANDUMP of a scaling or windowed set is not supported: copy its KEY.bfset directory, or move it with MBF.MIGRATE")
+var errSetDump = errors.New(setDumpRefused + ": dump it with MBF.SETDUMP, copy its KEY.bfset directory, or move it with MBF.MIGRATE")
 
 // errBadData is the reason a LOADCHUNK piece was refused.
 var errBadData = errors.New("received bad data")
@@ -33,31 +37,29 @@ type load struct {
 	size uint64 // bytes of the bit array
 }
 
-// dumpHeader returns the current 64-byte header of a fixed filter.
-func dumpHeader(b Bloom) ([]byte, error) {
-	f, ok := b.(fixed)
-	if !ok {
-		return nil, errSetDump
+// dumpFile answers iterator it of a dump of the filter file at path: its
+// current 64-byte header at 0 (next 1), else the bit-array piece at
+// offset it-1 (next it+len), or no piece and next 0 past the end. Each
+// piece is read when asked for, so a dump sees every bit set before it
+// began (bits are only ever set), and maybe some set during it.
+func dumpFile(path string, it int64) (piece []byte, next int64, err error) {
+	hdr := make([]byte, format.HeaderSize)
+	if err := readAt(path, hdr, 0); err != nil {
+		return nil, 0, err
 	}
-	if _, err := f.Count(); err != nil { // publishes this handle's pending adds
-		return nil, err
+	if it == 0 {
+		return hdr, 1, nil
 	}
-	buf := make([]byte, format.HeaderSize)
-	return buf, readAt(f.Path(), buf, 0)
-}
-
-// dumpPiece returns the bit-array piece at offset off (empty at the end).
-func dumpPiece(b Bloom, off uint64) ([]byte, error) {
-	f, ok := b.(fixed)
-	if !ok {
-		return nil, errSetDump
+	h, err := format.Decode(hdr)
+	if err != nil {
+		return nil, 0, err
 	}
-	size := f.Header().ByteSize
-	if off >= size {
-		return nil, nil
+	off := uint64(it - 1)
+	if off >= h.ByteSize {
+		return nil, 0, nil
 	}
-	buf := make([]byte, min(dumpChunk, size-off))
-	return buf, readAt(f.Path(), buf, int64(format.HeaderSize+off))
+	buf := make([]byte, min(dumpChunk, h.ByteSize-off))
+	return buf, it + int64(len(buf)), readAt(path, buf, int64(format.HeaderSize+off))
 }
 
 // readAt reads len(buf) bytes of the file at path from offset off; the
@@ -87,29 +89,49 @@ func (s *store) startLoad(key, header []byte) error {
 	if ok {
 		return ErrKeyExists
 	}
-	hdr, err := format.Decode(header)
-	if err != nil || len(header) != format.HeaderSize {
-		return fmt.Errorf("%w: not a filter header (%v)", errBadData, err)
-	}
 	file, _, err := s.paths(key)
 	if err != nil {
 		return err
 	}
 	s.dropLoadLocked(key)
-	f, err := os.CreateTemp(s.dir, "."+filepath.Base(file)+".load*")
+	l, err := newLoad(s.dir, file, header, ".load*")
 	if err != nil {
 		return err
 	}
-	l := &load{f: f, path: file, size: hdr.ByteSize}
+	s.loads[string(key)] = l
+	return nil
+}
+
+// newLoad starts building, in a hidden temporary file of dir named
+// after path and pattern, a filter file from its dumped header.
+func newLoad(dir, path string, header []byte, pattern string) (*load, error) {
+	hdr, err := format.Decode(header)
+	if err != nil || len(header) != format.HeaderSize {
+		return nil, fmt.Errorf("%w: not a filter header (%v)", errBadData, err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+pattern)
+	if err != nil {
+		return nil, err
+	}
+	l := &load{f: f, path: path, size: hdr.ByteSize}
 	if _, err = f.WriteAt(header, 0); err == nil {
 		err = f.Truncate(int64(format.HeaderSize + hdr.ByteSize))
 	}
 	if err != nil {
 		l.abort()
-		return err
+		return nil, err
 	}
-	s.loads[string(key)] = l
-	return nil
+	return l, nil
+}
+
+// write writes the bit-array piece data at offset off; errBadData if it
+// does not fit in the array.
+func (l *load) write(off int64, data []byte) error {
+	if off < 0 || uint64(off)+uint64(len(data)) > l.size {
+		return fmt.Errorf("%w: piece at %d of %d bytes beyond the %d-byte bit array", errBadData, off, len(data), l.size)
+	}
+	_, err := l.f.WriteAt(data, int64(format.HeaderSize)+off)
+	return err
 }
 
 // loadPiece writes a piece of key's load; the piece that ends the bit
@@ -122,10 +144,7 @@ func (s *store) loadPiece(key []byte, it int64, data []byte) error {
 		return ErrNotFound
 	}
 	off := it - 1 - int64(len(data))
-	if off < 0 || uint64(off)+uint64(len(data)) > l.size {
-		return fmt.Errorf("%w: piece at %d of %d bytes beyond the %d-byte bit array", errBadData, off, len(data), l.size)
-	}
-	if _, err := l.f.WriteAt(data, int64(format.HeaderSize)+off); err != nil {
+	if err := l.write(off, data); err != nil {
 		return err
 	}
 	if uint64(off)+uint64(len(data)) < l.size {
@@ -138,6 +157,12 @@ func (s *store) loadPiece(key []byte, it int64, data []byte) error {
 // publish makes a complete load durable and links it to the key's name.
 func (l *load) publish() error {
 	defer l.abort()
+	return l.link()
+}
+
+// link makes a complete load durable and links it to l.path:
+// ErrKeyExists if something is there.
+func (l *load) link() error {
 	if err := l.f.Sync(); err != nil {
 		return err
 	}
@@ -167,21 +192,21 @@ func (s *store) dropLoadLocked(key []byte) {
 func bfScanDump(c *client, args [][]byte) {
 	var piece []byte
 	var next int64
-	err := c.use(args[1], nil, func(b Bloom) error {
+	err := c.use(args[1], nil, func(b Bloom) (err error) {
 		it, ok := parseInt(args[2])
 		if !ok || it < 0 {
 			return errNotNumeric
 		}
+		f, ok := b.(fixed)
+		if !ok {
+			return errSetDump
+		}
 		if it == 0 {
-			h, err := dumpHeader(b)
-			piece, next = h, 1
-			return err
+			if _, err := f.Count(); err != nil { // publishes this handle's pending adds
+				return err
+			}
 		}
-		p, err := dumpPiece(b, uint64(it-1))
-		piece, next = p, it+int64(len(p))
-		if len(p) == 0 {
-			next = 0
-		}
+		piece, next, err = dumpFile(f.Path(), it)
 		return err
 	})
 	switch {

@@ -93,6 +93,7 @@ func (s *Server) infoSections() []infoSection {
 			{"rejected_connections", itoa(s.rejected.Load())},
 			{"total_error_replies_protocol", itoa(s.protoErrs.Load())},
 		}},
+		{"replication", "Replication", s.replicationInfo()},
 		{"cluster", "Cluster", [][2]string{{"cluster_enabled", map[bool]string{false: "0", true: "1"}[s.cluster.Load() != nil]}}},
 		{"keyspace", "Keyspace", keyspace},
 	}

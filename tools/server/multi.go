@@ -48,7 +48,7 @@ func (s *Server) enqueue(c *client, cmd *command, args [][]byte) {
 	case !arityOK(cmd.arity, len(args)):
 		msg = wrongArity(cmd.name)
 	default:
-		if msg = s.enter(cmd, args); msg == "" {
+		if msg = s.enter(c, cmd, args); msg == "" {
 			s.leave(cmd)
 		}
 	}

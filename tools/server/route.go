@@ -71,8 +71,9 @@ func slotCount(rs []cluster.Range) int {
 // mode. It returns "" when the command may run, holding the read side
 // of the migration gate (the caller must call s.leave), else the
 // redirection or error to answer: MOVED, TRYAGAIN (the slot is paused
-// by MBF.MIGRATE), CROSSSLOT or CLUSTERDOWN.
-func (s *Server) enter(cmd *command, args [][]byte) string {
+// by MBF.MIGRATE), CROSSSLOT or CLUSTERDOWN. On a replica, c's READONLY
+// decides whether a read runs (see route).
+func (s *Server) enter(c *client, cmd *command, args [][]byte) string {
 	if cmd.first == 0 || s.cluster.Load() == nil {
 		return ""
 	}
@@ -91,7 +92,7 @@ func (s *Server) enter(cmd *command, args [][]byte) string {
 		}
 		slot = sl
 	}
-	if msg := cs.check(slot); msg != "" {
+	if msg := cs.route(slot, cmd, c.readonly); msg != "" {
 		s.gate.RUnlock()
 		return msg
 	}

@@ -65,6 +65,11 @@ type Config struct {
 
 	// NodeID is this node's id in ClusterConfig. Required with it.
 	NodeID string
+
+	// PullInterval is how often a replica (a `replica-of` line in
+	// ClusterConfig) pulls its primary's filters (pull.go). Default
+	// DefaultPullInterval (1 s).
+	PullInterval time.Duration
 }
 
 // Defaults of Config.
@@ -104,6 +109,8 @@ type Server struct {
 	gate sync.RWMutex
 	// reloadMu serializes changes of cluster (Reload, MBF.MIGRATE).
 	reloadMu sync.Mutex
+	// puller pulls the primary's filters while this node is a replica.
+	puller *puller
 
 	// trace, when set (by tests), sees every command before it runs.
 	trace func(args [][]byte)
@@ -124,9 +131,12 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	s := &Server{cfg: cfg, store: newStore(cfg.Dir, cfg.Sets, cfg.FilterIdle),
-		start: time.Now(), clients: map[*client]struct{}{}}
+		start: time.Now(), clients: map[*client]struct{}{}, puller: newPuller()}
 	if cs != nil {
 		s.cluster.Store(cs)
+		go s.pullLoop()
+	} else {
+		close(s.puller.done)
 	}
 	return s, nil
 }
@@ -155,6 +165,9 @@ func fillDefaults(cfg *Config) error {
 	}
 	if cfg.Sets == nil {
 		cfg.Sets = LibrarySets{}
+	}
+	if cfg.PullInterval <= 0 {
+		cfg.PullInterval = DefaultPullInterval
 	}
 	if (cfg.ClusterConfig == "") != (cfg.NodeID == "") {
 		return fmt.Errorf("server: %w: give both a cluster config and a node id, or neither", ErrNotCluster)
@@ -263,6 +276,7 @@ func (s *Server) Shutdown() error {
 		c.interrupt()
 	}
 	s.mu.Unlock()
+	s.puller.close()
 	s.handlers.Wait()
 	return errors.Join(err, s.store.Close())
 }

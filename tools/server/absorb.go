@@ -1,0 +1,91 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
+)
+
+// What a replica's store does with a pulled copy (pull.go).
+
+// absorb takes l, a complete pulled copy of key's fixed filter: it is
+// ORed into key's filter when that has the same shape, linked into place
+// when key has none, and replaces key's filter (or set) when that has
+// another shape or kind, which means the primary deleted and re-created
+// the key. l's temporary file is removed.
+func (s *store) absorb(key []byte, l *load) error {
+	defer l.abort()
+	snap, err := mmapbloom.Open(l.f.Name(), &mmapbloom.OpenOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("%w: %w", errBadData, err)
+	}
+	defer snap.Close()
+	e, err := s.acquire(key, nil)
+	if errors.Is(err, ErrNotFound) {
+		if err = l.link(); !errors.Is(err, ErrKeyExists) {
+			return err
+		}
+		e, err = s.acquire(key, nil)
+	}
+	if err != nil {
+		return err
+	}
+	f, ok := e.b.(fixed)
+	if ok {
+		err = f.Union(snap)
+	}
+	s.release(key, e, false)
+	if ok && !errors.Is(err, mmapbloom.ErrMismatch) {
+		return err
+	}
+	return s.replaceWith(key, func(file, set string) error {
+		if _, err := os.Lstat(set); err == nil {
+			if err := s.sets.Remove(set); err != nil {
+				return err
+			}
+		}
+		if err := l.f.Sync(); err != nil {
+			return err
+		}
+		return os.Rename(l.f.Name(), file)
+	})
+}
+
+// installSet renames the complete set directory tmp into key's place,
+// replacing a fixed filter of key (the primary re-created the key as a
+// set). It fails if key has a set directory already.
+func (s *store) installSet(key []byte, tmp string) error {
+	return s.replaceWith(key, func(file, set string) error {
+		if err := os.Rename(tmp, set); err != nil {
+			return err
+		}
+		if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return nil
+	})
+}
+
+// replaceWith closes key's open filter, then runs install with key's
+// file and set paths under the store's lock, so that no command opens
+// the key meanwhile. mmapbloom.ErrInUse while a command uses the key.
+func (s *store) replaceWith(key []byte, install func(file, set string) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e := s.open[string(key)]; e != nil {
+		if e.refs > 0 {
+			return mmapbloom.ErrInUse
+		}
+		delete(s.open, string(key))
+		if err := e.b.Close(); err != nil {
+			return err
+		}
+	}
+	file, set, err := s.paths(key)
+	if err != nil {
+		return err
+	}
+	return install(file, set)
+}

@@ -1,0 +1,401 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
+	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
+)
+
+// A replica pulls its primary every Config.PullInterval, and on
+// MBF.PULL: it lists the primary's keys with SCAN, and for each key of a
+// slot the primary owns copies the filter with BF.SCANDUMP (a set layer
+// by layer with MBF.SETDUMP) into a hidden temporary file, then ORs it
+// into its own copy (mmapbloom's Filter.Union; a set's MANIFEST is
+// adopted last, AdoptSetManifest). A dump reads each piece when asked,
+// so it holds every bit set on the primary before the pull started:
+// once a pull completes without error, every add the primary
+// acknowledged before that pull began answers present on the replica.
+// Bits are only ever ORed in, so a repeated or failed pull loses
+// nothing; a key deleted on the primary stays on the replica (see the
+// README).
+
+// DefaultPullInterval is Config.PullInterval's default.
+const DefaultPullInterval = time.Second
+
+// maxScanRounds bounds the SCAN calls of one pull (a primary answering
+// cursors forever).
+const maxScanRounds = 1 << 20
+
+// errNotReplica refuses MBF.PULL on a node that is not a replica.
+var errNotReplica = errors.New("this node is not a replica (no replica-of line for it in the cluster config)")
+
+func init() {
+	register(&command{name: "mbf.pull", arity: 1, flags: []string{"admin"}, run: mbfPull})
+}
+
+// MBF.PULL: runs one pull now, after any pull in progress, and answers
+// the number of keys pulled, or the pull's first error.
+func mbfPull(c *client, _ [][]byte) {
+	if c.s.cluster.Load() == nil {
+		c.w.WriteError(clusterDisabled)
+		return
+	}
+	n, err := c.s.pull(c.s.puller.ctx)
+	if err != nil {
+		c.w.WriteError("ERR " + err.Error())
+		return
+	}
+	c.w.WriteInt(n)
+}
+
+// puller is a replica's pulling state.
+type puller struct {
+	ctx    context.Context // canceled by close
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the loop ends
+
+	mu   sync.Mutex    // held by the pull running
+	rdb  *redis.Client // the connection to the primary at addr
+	addr string
+
+	st   sync.Mutex
+	stat pullStatus
+}
+
+// pullStatus is what INFO replication reports of the pulls.
+type pullStatus struct {
+	pulls, errors      int64
+	lastStart, lastEnd time.Time // of the last pull without error
+	lastKeys           int
+	lastErr            string // of the last pull; "" after one without error
+}
+
+func newPuller() *puller {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &puller{ctx: ctx, cancel: cancel, done: make(chan struct{})}
+}
+
+// status returns a copy of the pull status.
+func (p *puller) status() pullStatus {
+	p.st.Lock()
+	defer p.st.Unlock()
+	return p.stat
+}
+
+// link is INFO's master_link_status: up while the last pull succeeded.
+func (st pullStatus) link() string {
+	if st.pulls > 0 && st.lastErr == "" {
+		return "up"
+	}
+	return "down"
+}
+
+// ioAgo is INFO's master_last_io_seconds_ago: seconds since the end of
+// the last pull without error, -1 before the first.
+func (st pullStatus) ioAgo() string {
+	if st.lastEnd.IsZero() {
+		return "-1"
+	}
+	return strconv.Itoa(int(time.Since(st.lastEnd).Seconds()))
+}
+
+func unixMS(t time.Time) string {
+	if t.IsZero() {
+		return "0"
+	}
+	return strconv.FormatInt(t.UnixMilli(), 10)
+}
+
+// record notes the end of a pull started at start.
+func (p *puller) record(start time.Time, keys int, err error) {
+	p.st.Lock()
+	defer p.st.Unlock()
+	if err != nil {
+		p.stat.errors++
+		p.stat.lastErr = err.Error()
+		return
+	}
+	p.stat.pulls++
+	p.stat.lastStart, p.stat.lastEnd, p.stat.lastKeys, p.stat.lastErr = start, time.Now(), keys, ""
+}
+
+// close stops the loop (and cancels a pull in progress) and closes the
+// connection to the primary.
+func (p *puller) close() {
+	p.cancel()
+	<-p.done
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.rdb != nil {
+		_ = p.rdb.Close()
+		p.rdb = nil
+	}
+}
+
+// pullLoop pulls every PullInterval while this node is a replica (the
+// config may change on reload), logging errors when they change.
+func (s *Server) pullLoop() {
+	p := s.puller
+	defer close(p.done)
+	t := time.NewTicker(s.cfg.PullInterval)
+	defer t.Stop()
+	lastErr := ""
+	for {
+		select {
+		case <-p.ctx.Done():
+			return
+		case <-t.C:
+		}
+		if s.cluster.Load().me.Primary == nil {
+			continue
+		}
+		_, err := s.pull(p.ctx)
+		switch {
+		case err != nil && err.Error() != lastErr && p.ctx.Err() == nil:
+			s.cfg.Log.Printf("pull: %v (the replica keeps its data and retries)", err)
+			lastErr = err.Error()
+		case err == nil && lastErr != "":
+			s.cfg.Log.Printf("pull: ok again")
+			lastErr = ""
+		}
+	}
+}
+
+// pull runs one pull from this replica's primary and returns the number
+// of keys pulled.
+func (s *Server) pull(ctx context.Context) (int, error) {
+	p := s.puller
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	cs := s.cluster.Load()
+	if cs.me.Primary == nil {
+		return 0, errNotReplica
+	}
+	if p.rdb == nil || p.addr != cs.me.Primary.Addr {
+		if p.rdb != nil {
+			_ = p.rdb.Close()
+		}
+		p.addr = cs.me.Primary.Addr
+		p.rdb = redis.NewClient(&redis.Options{Addr: p.addr, Password: s.cfg.Password, Protocol: 2,
+			MaxRetries: -1, PoolSize: 1, DialTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
+			DisableIdentity: true})
+	}
+	start := time.Now()
+	n, err := s.pullAll(ctx, p.rdb, cs)
+	if err != nil {
+		err = fmt.Errorf("pull from %s: %w", p.addr, err)
+	}
+	p.record(start, n, err)
+	return n, err
+}
+
+// pullAll pulls every key of the primary's slots, going on past a key
+// that fails; the error names the first failure.
+func (s *Server) pullAll(ctx context.Context, rdb *redis.Client, cs *clusterState) (int, error) {
+	keys, err := listKeys(ctx, rdb)
+	if err != nil {
+		return 0, err
+	}
+	n, failed := 0, 0
+	var first error
+	for _, k := range keys {
+		if cs.m.Owner(cluster.KeySlot([]byte(k))) != cs.me.Primary {
+			continue // a stale copy on the primary, of a slot it gave away
+		}
+		if err := s.pullKey(ctx, rdb, []byte(k)); err != nil {
+			failed++
+			if first == nil {
+				first = fmt.Errorf("key %q: %w", k, err)
+			}
+			if ctx.Err() != nil {
+				break
+			}
+			continue
+		}
+		n++
+	}
+	if first != nil {
+		return n, fmt.Errorf("%d keys not pulled (%d pulled); first: %w", failed, n, first)
+	}
+	return n, nil
+}
+
+// listKeys lists the primary's keys with SCAN.
+func listKeys(ctx context.Context, rdb *redis.Client) ([]string, error) {
+	var keys []string
+	seen := map[string]bool{}
+	cursor := uint64(0)
+	for range maxScanRounds {
+		page, next, err := rdb.Scan(ctx, cursor, "*", 1000).Result()
+		if err != nil {
+			return nil, fmt.Errorf("SCAN: %w", err)
+		}
+		for _, k := range page {
+			if !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+		if next == 0 {
+			return keys, nil
+		}
+		cursor = next
+	}
+	return nil, fmt.Errorf("SCAN: %w: no end after %d calls", errBadData, maxScanRounds)
+}
+
+// pullKey pulls one key: a fixed filter by BF.SCANDUMP, a set (which
+// BF.SCANDUMP refuses) by MBF.SETDUMP.
+func (s *Server) pullKey(ctx context.Context, rdb *redis.Client, key []byte) error {
+	file, dir, err := s.store.paths(key)
+	if err != nil {
+		return err
+	}
+	l, err := fetchFile(ctx, rdb, s.store.dir, file, "BF.SCANDUMP", key)
+	var rerr redis.Error
+	if errors.As(err, &rerr) && strings.Contains(rerr.Error(), setDumpRefused) {
+		return s.pullSet(ctx, rdb, key, dir)
+	}
+	if err != nil {
+		return err
+	}
+	return s.store.absorb(key, l)
+}
+
+// fetchFile copies a filter file of the primary, dumped by the command
+// prefix (BF.SCANDUMP key, or MBF.SETDUMP key file) iterator by iterator,
+// into a new load of path in dir. Pieces must follow each other exactly
+// and end with the bit array (errBadData otherwise).
+func fetchFile(ctx context.Context, rdb *redis.Client, dir, path string, prefix ...any) (*load, error) {
+	hdr, next, err := dumpStep(ctx, rdb, prefix, 0)
+	if err == nil && next != 1 {
+		err = fmt.Errorf("%w: header with next iterator %d", errBadData, next)
+	}
+	if err != nil {
+		return nil, err
+	}
+	l, err := newLoad(dir, path, hdr, ".pull*")
+	if err != nil {
+		return nil, err
+	}
+	for it, got := int64(1), uint64(0); got < l.size; it = next {
+		var data []byte
+		data, next, err = dumpStep(ctx, rdb, prefix, it)
+		if err == nil && (len(data) == 0 || next != it+int64(len(data))) {
+			err = fmt.Errorf("%w: piece at iterator %d: %d bytes, next iterator %d", errBadData, it, len(data), next)
+		}
+		if err == nil {
+			err = l.write(it-1, data)
+		}
+		if err != nil {
+			l.abort()
+			return nil, err
+		}
+		got += uint64(len(data))
+	}
+	return l, nil
+}
+
+// dumpStep sends prefix and iterator it, and checks the reply's shape:
+// [next iterator, piece].
+func dumpStep(ctx context.Context, rdb *redis.Client, prefix []any, it int64) ([]byte, int64, error) {
+	v, err := rdb.Do(ctx, append(slices.Clone(prefix), it)...).Slice()
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(v) == 2 {
+		next, ok1 := v[0].(int64)
+		data, ok2 := v[1].(string)
+		if ok1 && ok2 {
+			return []byte(data), next, nil
+		}
+	}
+	return nil, 0, fmt.Errorf("%w: dump reply %.100v", errBadData, v)
+}
+
+// pullSet pulls the set key into its directory dir: each layer file the
+// primary's MANIFEST lists is fetched, then ORed into the replica's
+// layer of that name or linked in as a new layer; the MANIFEST is
+// adopted last. A set the replica lacks is built in a hidden directory
+// and renamed into place.
+func (s *Server) pullSet(ctx context.Context, rdb *redis.Client, key []byte, dir string) error {
+	v, err := rdb.Do(ctx, "MBF.SETDUMP", key).StringSlice()
+	if err != nil {
+		return err
+	}
+	if len(v) < 2 {
+		return fmt.Errorf("%w: MBF.SETDUMP listed no layer", errBadData)
+	}
+	raw, files := v[0], v[1:]
+	target := dir
+	_, err = os.Stat(dir)
+	fresh := errors.Is(err, os.ErrNotExist)
+	if fresh {
+		if target, err = os.MkdirTemp(s.store.dir, "."+filepath.Base(dir)+".pull*"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(target)
+	}
+	for _, f := range files {
+		if !layerName(f) {
+			return fmt.Errorf("%w: layer file name %.100q", errBadData, f)
+		}
+		if err := s.pullLayer(ctx, rdb, key, f, filepath.Join(target, f)); err != nil {
+			return fmt.Errorf("layer %s: %w", f, err)
+		}
+	}
+	if err := mmapbloom.AdoptSetManifest(target, []byte(raw)); err != nil {
+		return err
+	}
+	if fresh {
+		return s.store.installSet(key, target)
+	}
+	return nil
+}
+
+// pullLayer fetches the layer file of set key into path: ORed into the
+// file there, or linked there when there is none.
+func (s *Server) pullLayer(ctx context.Context, rdb *redis.Client, key []byte, file, path string) error {
+	l, err := fetchFile(ctx, rdb, s.store.dir, path, "MBF.SETDUMP", key, file)
+	if err != nil {
+		return err
+	}
+	defer l.abort()
+	if err := l.link(); !errors.Is(err, ErrKeyExists) {
+		return err
+	}
+	return unionFiles(path, l.f.Name())
+}
+
+// unionFiles ORs the filter file src into the filter file dst.
+func unionFiles(dst, src string) error {
+	sf, err := mmapbloom.Open(src, &mmapbloom.OpenOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("%w: %w", errBadData, err)
+	}
+	defer sf.Close()
+	df, err := mmapbloom.Open(dst, nil)
+	if err != nil {
+		return err
+	}
+	return errors.Join(df.Union(sf), df.Close())
+}
+
+// layerName reports whether f is a set layer's file name, L<digits>.bloom.
+func layerName(f string) bool {
+	d, ok1 := strings.CutPrefix(f, "L")
+	d, ok2 := strings.CutSuffix(d, ".bloom")
+	return ok1 && ok2 && d != "" && strings.Trim(d, "0123456789") == ""
+}
