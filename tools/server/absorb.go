@@ -14,23 +14,23 @@ import (
 // ORed into key's filter when that has the same shape, linked into place
 // when key has none, and replaces key's filter (or set) when that has
 // another shape or kind, which means the primary deleted and re-created
-// the key. l's temporary file is removed.
-func (s *store) absorb(key []byte, l *load) error {
+// the key (replaced is then true). l's temporary file is removed.
+func (s *store) absorb(key []byte, l *load) (replaced bool, err error) {
 	defer l.abort()
 	snap, err := mmapbloom.Open(l.f.Name(), &mmapbloom.OpenOptions{ReadOnly: true})
 	if err != nil {
-		return fmt.Errorf("%w: %w", errBadData, err)
+		return false, fmt.Errorf("%w: %w", errBadData, err)
 	}
 	defer snap.Close()
 	e, err := s.acquire(key, nil)
 	if errors.Is(err, ErrNotFound) {
 		if err = l.link(); !errors.Is(err, ErrKeyExists) {
-			return err
+			return false, err
 		}
 		e, err = s.acquire(key, nil)
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	f, ok := e.b.(fixed)
 	if ok {
@@ -38,9 +38,9 @@ func (s *store) absorb(key []byte, l *load) error {
 	}
 	s.release(key, e, false)
 	if ok && !errors.Is(err, mmapbloom.ErrMismatch) {
-		return err
+		return false, err
 	}
-	return s.replaceWith(key, func(file, set string) error {
+	return true, s.replaceWith(key, func(file, set string) error {
 		if _, err := os.Lstat(set); err == nil {
 			if err := s.sets.Remove(set); err != nil {
 				return err

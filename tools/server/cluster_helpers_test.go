@@ -28,8 +28,9 @@ type testCluster struct {
 // threeRanges splits the slots as redis-cli --cluster create does.
 var threeRanges = []string{"0-5460", "5461-10922", "10923-16383"}
 
-// startCluster starts one node per entry of slots (its SLOTS field) on
-// free ports of 127.0.0.1, stopped when the test ends.
+// startCluster starts one node per entry of slots (its SLOTS field, or
+// "replica-of nodeN") on free ports of 127.0.0.1, stopped when the test
+// ends.
 func startCluster(t testing.TB, slots []string) *testCluster {
 	t.Helper()
 	tc := &testCluster{conf: filepath.Join(t.TempDir(), "nodes.conf")}
@@ -44,18 +45,25 @@ func startCluster(t testing.TB, slots []string) *testCluster {
 	}
 	tc.write(t, slots)
 	for i, ln := range lns {
-		s, err := New(Config{Dir: tc.dirs[i], ClusterConfig: tc.conf, NodeID: tc.ids[i],
-			Log: log.New(io.Discard, "", 0), FilterIdle: 2 * time.Second, DefaultCapacity: 1000})
-		require.NoError(t, err)
-		done := make(chan error, 1)
-		go func() { done <- s.Serve(ln) }()
-		t.Cleanup(func() {
-			require.NoError(t, s.Shutdown())
-			require.NoError(t, <-done)
-		})
-		tc.srvs = append(tc.srvs, s)
+		tc.srvs = append(tc.srvs, startNode(t, ln, tc.dirs[i], tc.conf, tc.ids[i]))
 	}
 	return tc
+}
+
+// startNode serves node id of the cluster config conf on ln, over dir,
+// until the test ends.
+func startNode(t testing.TB, ln net.Listener, dir, conf, id string) *Server {
+	t.Helper()
+	s, err := New(Config{Dir: dir, ClusterConfig: conf, NodeID: id,
+		Log: log.New(io.Discard, "", 0), FilterIdle: 2 * time.Second, DefaultCapacity: 1000})
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ln) }()
+	t.Cleanup(func() {
+		require.NoError(t, s.Shutdown())
+		require.NoError(t, <-done)
+	})
+	return s
 }
 
 // memDir returns a new directory in /dev/shm, removed when the test

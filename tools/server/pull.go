@@ -34,10 +34,6 @@ import (
 // DefaultPullInterval is Config.PullInterval's default.
 const DefaultPullInterval = time.Second
 
-// maxScanRounds bounds the SCAN calls of one pull (a primary answering
-// cursors forever).
-const maxScanRounds = 1 << 20
-
 // errNotReplica refuses MBF.PULL on a node that is not a replica.
 var errNotReplica = errors.New("this node is not a replica (no replica-of line for it in the cluster config)")
 
@@ -232,12 +228,13 @@ func (s *Server) pullAll(ctx context.Context, rdb *redis.Client, cs *clusterStat
 	return n, nil
 }
 
-// listKeys lists the primary's keys with SCAN.
+// listKeys lists the primary's keys with SCAN. The server's cursor is a
+// position in its sorted key list, so it only grows until it ends at 0;
+// a cursor that does not grow is errBadData (a loop).
 func listKeys(ctx context.Context, rdb *redis.Client) ([]string, error) {
 	var keys []string
 	seen := map[string]bool{}
-	cursor := uint64(0)
-	for range maxScanRounds {
+	for cursor := uint64(0); ; {
 		page, next, err := rdb.Scan(ctx, cursor, "*", 1000).Result()
 		if err != nil {
 			return nil, fmt.Errorf("SCAN: %w", err)
@@ -251,9 +248,11 @@ func listKeys(ctx context.Context, rdb *redis.Client) ([]string, error) {
 		if next == 0 {
 			return keys, nil
 		}
+		if next <= cursor {
+			return nil, fmt.Errorf("SCAN: %w: cursor %d after %d", errBadData, next, cursor)
+		}
 		cursor = next
 	}
-	return nil, fmt.Errorf("SCAN: %w: no end after %d calls", errBadData, maxScanRounds)
 }
 
 // pullKey pulls one key: a fixed filter by BF.SCANDUMP, a set (which
@@ -271,7 +270,11 @@ func (s *Server) pullKey(ctx context.Context, rdb *redis.Client, key []byte) err
 	if err != nil {
 		return err
 	}
-	return s.store.absorb(key, l)
+	replaced, err := s.store.absorb(key, l)
+	if replaced && err == nil {
+		s.cfg.Log.Printf("pull: key %q has another shape or kind on the primary (deleted and re-created there): replaced by the primary's", key)
+	}
+	return err
 }
 
 // fetchFile copies a filter file of the primary, dumped by the command
