@@ -21,8 +21,14 @@ import (
 // (which this also tests). It returns the nodes and the config path.
 func startServeCluster(t *testing.T) ([]*served, string) {
 	t.Helper()
+	return startServeNodes(t, []string{"0-5460", "5461-10922", "10923-16383"})
+}
+
+// startServeNodes is startServeCluster with node i+1's third field
+// slots[i] (SLOTS, or replica-of nodeN) and args for every node.
+func startServeNodes(t *testing.T, slots []string, args ...string) ([]*served, string) {
+	t.Helper()
 	conf := filepath.Join(t.TempDir(), "nodes.conf")
-	slots := []string{"0-5460", "5461-10922", "10923-16383"}
 	writeConf := func(addr func(i int) string) {
 		var sb strings.Builder
 		for i, s := range slots {
@@ -33,8 +39,8 @@ func startServeCluster(t *testing.T) ([]*served, string) {
 	writeConf(func(i int) string { return fmt.Sprintf("127.0.0.1:%d", i+1) })
 	nodes := make([]*served, len(slots))
 	for i := range slots {
-		nodes[i] = startServe(t, t.TempDir(), nil, "--cluster-config", conf,
-			"--node-id", fmt.Sprintf("node%d", i+1), "--default-capacity", "1000")
+		nodes[i] = startServe(t, t.TempDir(), nil, append([]string{"--cluster-config", conf,
+			"--node-id", fmt.Sprintf("node%d", i+1), "--default-capacity", "1000"}, args...)...)
 	}
 	writeConf(func(i int) string { return nodes[i].addr })
 	for _, n := range nodes {
