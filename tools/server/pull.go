@@ -14,6 +14,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
 )
@@ -204,23 +205,27 @@ func (s *Server) pullAll(ctx context.Context, rdb *redis.Client, cs *clusterStat
 	if err != nil {
 		return 0, err
 	}
+	mine := keys[:0]
+	for _, k := range keys {
+		if cs.m.Owner(cluster.KeySlot([]byte(k))) == cs.me.Primary {
+			mine = append(mine, k) // else a stale copy on the primary, of a slot it gave away
+		}
+	}
 	n, failed := 0, 0
 	var first error
-	for _, k := range keys {
-		if cs.m.Owner(cluster.KeySlot([]byte(k))) != cs.me.Primary {
-			continue // a stale copy on the primary, of a slot it gave away
-		}
-		if err := s.pullKey(ctx, rdb, []byte(k)); err != nil {
-			failed++
-			if first == nil {
-				first = fmt.Errorf("key %q: %w", k, err)
+	for i := 0; i < len(mine) && ctx.Err() == nil; i += pullBatch {
+		batch := mine[i:min(i+pullBatch, len(mine))]
+		early := prefetch(ctx, rdb, batch)
+		for j, k := range batch {
+			if err := s.pullKey(ctx, &dump{rdb, []any{"BF.SCANDUMP", k}, early[j]}, []byte(k)); err != nil {
+				failed++
+				if first == nil {
+					first = fmt.Errorf("key %q: %w", k, err)
+				}
+				continue
 			}
-			if ctx.Err() != nil {
-				break
-			}
-			continue
+			n++
 		}
-		n++
 	}
 	if first != nil {
 		return n, fmt.Errorf("%d keys not pulled (%d pulled); first: %w", failed, n, first)
@@ -255,17 +260,60 @@ func listKeys(ctx context.Context, rdb *redis.Client) ([]string, error) {
 	}
 }
 
-// pullKey pulls one key: a fixed filter by BF.SCANDUMP, a set (which
+// Pulls go by batches of pullBatch keys: one pipeline fetches their
+// headers (BF.SCANDUMP key 0), a second the whole bit array of those of
+// at most smallDump bytes (BF.SCANDUMP key 1), so that a primary of many
+// small filters costs two round trips a batch rather than two a key.
+const (
+	pullBatch = 128
+	smallDump = 64 << 10
+)
+
+// dump is the dump of one file of the primary in progress: the command
+// prefix that asks for it iterator by iterator, and the replies already
+// received by a pipeline, by iterator.
+type dump struct {
+	rdb    *redis.Client
+	prefix []any
+	early  map[int64]*redis.Cmd
+}
+
+// prefetch sends the pipelines of a batch of keys (see pullBatch) and
+// returns their replies, per key, by iterator.
+func prefetch(ctx context.Context, rdb *redis.Client, keys []string) []map[int64]*redis.Cmd {
+	early := make([]map[int64]*redis.Cmd, len(keys))
+	pipe := rdb.Pipeline()
+	for i, k := range keys {
+		early[i] = map[int64]*redis.Cmd{0: pipe.Do(ctx, "BF.SCANDUMP", k, 0)}
+	}
+	_, _ = pipe.Exec(ctx) // each command keeps its own error
+	pipe = rdb.Pipeline()
+	for i, k := range keys {
+		hdr, next, err := parseDump(early[i][0])
+		if err != nil || next != 1 {
+			continue
+		}
+		if h, err := format.Decode(hdr); err == nil && h.ByteSize <= smallDump {
+			early[i][1] = pipe.Do(ctx, "BF.SCANDUMP", k, 1)
+		}
+	}
+	if pipe.Len() > 0 {
+		_, _ = pipe.Exec(ctx)
+	}
+	return early
+}
+
+// pullKey pulls one key: a fixed filter by BF.SCANDUMP (d), a set (which
 // BF.SCANDUMP refuses) by MBF.SETDUMP.
-func (s *Server) pullKey(ctx context.Context, rdb *redis.Client, key []byte) error {
+func (s *Server) pullKey(ctx context.Context, d *dump, key []byte) error {
 	file, dir, err := s.store.paths(key)
 	if err != nil {
 		return err
 	}
-	l, err := fetchFile(ctx, rdb, s.store.dir, file, "BF.SCANDUMP", key)
+	l, err := fetchFile(ctx, d, s.store.dir, file)
 	var rerr redis.Error
 	if errors.As(err, &rerr) && strings.Contains(rerr.Error(), setDumpRefused) {
-		return s.pullSet(ctx, rdb, key, dir)
+		return s.pullSet(ctx, d.rdb, key, dir)
 	}
 	if err != nil {
 		return err
@@ -277,12 +325,12 @@ func (s *Server) pullKey(ctx context.Context, rdb *redis.Client, key []byte) err
 	return err
 }
 
-// fetchFile copies a filter file of the primary, dumped by the command
-// prefix (BF.SCANDUMP key, or MBF.SETDUMP key file) iterator by iterator,
-// into a new load of path in dir. Pieces must follow each other exactly
-// and end with the bit array (errBadData otherwise).
-func fetchFile(ctx context.Context, rdb *redis.Client, dir, path string, prefix ...any) (*load, error) {
-	hdr, next, err := dumpStep(ctx, rdb, prefix, 0)
+// fetchFile copies a filter file of the primary by its dump d (BF.SCANDUMP
+// key, or MBF.SETDUMP key file), iterator by iterator, into a new load of
+// path in dir. Pieces must follow each other exactly and end with the
+// bit array (errBadData otherwise).
+func fetchFile(ctx context.Context, d *dump, dir, path string) (*load, error) {
+	hdr, next, err := d.step(ctx, 0)
 	if err == nil && next != 1 {
 		err = fmt.Errorf("%w: header with next iterator %d", errBadData, next)
 	}
@@ -295,7 +343,7 @@ func fetchFile(ctx context.Context, rdb *redis.Client, dir, path string, prefix 
 	}
 	for it, got := int64(1), uint64(0); got < l.size; it = next {
 		var data []byte
-		data, next, err = dumpStep(ctx, rdb, prefix, it)
+		data, next, err = d.step(ctx, it)
 		if err == nil && (len(data) == 0 || next != it+int64(len(data))) {
 			err = fmt.Errorf("%w: piece at iterator %d: %d bytes, next iterator %d", errBadData, it, len(data), next)
 		}
@@ -311,10 +359,19 @@ func fetchFile(ctx context.Context, rdb *redis.Client, dir, path string, prefix 
 	return l, nil
 }
 
-// dumpStep sends prefix and iterator it, and checks the reply's shape:
-// [next iterator, piece].
-func dumpStep(ctx context.Context, rdb *redis.Client, prefix []any, it int64) ([]byte, int64, error) {
-	v, err := rdb.Do(ctx, append(slices.Clone(prefix), it)...).Slice()
+// step returns the reply to iterator it, received already or asked now.
+func (d *dump) step(ctx context.Context, it int64) ([]byte, int64, error) {
+	cmd := d.early[it]
+	if cmd == nil {
+		cmd = d.rdb.Do(ctx, append(slices.Clone(d.prefix), it)...)
+	}
+	return parseDump(cmd)
+}
+
+// parseDump checks the shape of a dump's reply, [next iterator, piece],
+// and returns both.
+func parseDump(cmd *redis.Cmd) ([]byte, int64, error) {
+	v, err := cmd.Slice()
 	if err != nil {
 		return nil, 0, err
 	}
@@ -371,7 +428,7 @@ func (s *Server) pullSet(ctx context.Context, rdb *redis.Client, key []byte, dir
 // pullLayer fetches the layer file of set key into path: ORed into the
 // file there, or linked there when there is none.
 func (s *Server) pullLayer(ctx context.Context, rdb *redis.Client, key []byte, file, path string) error {
-	l, err := fetchFile(ctx, rdb, s.store.dir, path, "MBF.SETDUMP", key, file)
+	l, err := fetchFile(ctx, &dump{rdb: rdb, prefix: []any{"MBF.SETDUMP", key, file}}, s.store.dir, path)
 	if err != nil {
 		return err
 	}
