@@ -114,7 +114,11 @@ func newLoad(dir, path string, header []byte, pattern string) (*load, error) {
 		return nil, err
 	}
 	l := &load{f: f, path: path, size: hdr.ByteSize}
-	if _, err = f.WriteAt(header, 0); err == nil {
+	err = f.Chmod(0o644) // as the library creates filter files
+	if err == nil {
+		_, err = f.WriteAt(header, 0)
+	}
+	if err == nil {
 		err = f.Truncate(int64(format.HeaderSize + hdr.ByteSize))
 	}
 	if err != nil {

@@ -407,6 +407,9 @@ func (s *Server) pullSet(ctx context.Context, rdb *redis.Client, key []byte, dir
 			return err
 		}
 		defer os.RemoveAll(target)
+		if err := os.Chmod(target, 0o755); err != nil { // as the library creates sets
+			return err
+		}
 	}
 	for _, f := range files {
 		if !layerName(f) {
