@@ -3,7 +3,6 @@ package mmapbloom
 import (
 	"fmt"
 	"math"
-	"sync/atomic"
 )
 
 // Merge ORs the bits of src into f, so that f answers present for every
@@ -21,24 +20,11 @@ func (f *Filter) Merge(src *Filter) error {
 	if err := f.Compatible(src); err != nil {
 		return err
 	}
-	return f.exclusive("merge into", func() (err error) {
-		if !src.mu.TryRLock() {
-			return fmt.Errorf("mmapbloom: merge %s: source busy: %w", src.path, ErrInUse)
-		}
-		defer src.mu.RUnlock()
-		if err := src.usable(false); err != nil {
-			return err
-		}
-		// The source gets the checks of run too: its header, its last
-		// word, and a fault in its mapping marks it, not f, broken.
-		defer src.blameFault(&err)
-		if err := src.checkHeader(); err != nil {
-			return err
-		}
-		atomic.LoadUint64(src.last)
-		orWords(f.words, src.words)
-		f.storeCount(f.mergedCount(src.loadCount()))
-		return nil
+	return f.exclusive("merge into", func() error {
+		return src.asSource("merge", func() {
+			orWords(f.words, src.words)
+			f.storeCount(f.mergedCount(src.loadCount()))
+		})
 	})
 }
 

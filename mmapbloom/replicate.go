@@ -27,23 +27,34 @@ func (f *Filter) Union(src *Filter) error {
 	if err := f.Compatible(src); err != nil {
 		return err
 	}
-	return f.run(false, true, func() (err error) {
-		if !src.mu.TryRLock() {
-			return fmt.Errorf("mmapbloom: union %s: source busy: %w", src.path, ErrInUse)
-		}
-		defer src.mu.RUnlock()
-		if err := src.usable(false); err != nil {
-			return err
-		}
-		defer src.blameFault(&err)
-		if err := src.checkHeader(); err != nil {
-			return err
-		}
-		atomic.LoadUint64(src.last)
-		orWords(f.words, src.words)
-		f.raiseCount(src.loadCount())
-		return nil
+	return f.run(false, true, func() error {
+		return src.asSource("union", func() {
+			orWords(f.words, src.words)
+			f.raiseCount(src.loadCount())
+		})
 	})
+}
+
+// asSource runs op, which reads f's mapping from inside another
+// filter's run (Merge and Union read their source), under f's shared
+// lock (ErrInUse if an exclusive call holds it) and with the checks of
+// run: f's state, header and last word; a fault in f's mapping marks f,
+// not the other filter, broken.
+func (f *Filter) asSource(what string, op func()) (err error) {
+	if !f.mu.TryRLock() {
+		return fmt.Errorf("mmapbloom: %s %s: source busy: %w", what, f.path, ErrInUse)
+	}
+	defer f.mu.RUnlock()
+	if err := f.usable(false); err != nil {
+		return err
+	}
+	defer f.blameFault(&err)
+	if err := f.checkHeader(); err != nil {
+		return err
+	}
+	atomic.LoadUint64(f.last)
+	op()
+	return nil
 }
 
 // orWords ORs src into dst word by word with atomic ORs, skipping zero

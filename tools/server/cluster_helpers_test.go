@@ -57,12 +57,7 @@ func startNode(t testing.TB, ln net.Listener, dir, conf, id string) *Server {
 	s, err := New(Config{Dir: dir, ClusterConfig: conf, NodeID: id,
 		Log: log.New(io.Discard, "", 0), FilterIdle: 2 * time.Second, DefaultCapacity: 1000})
 	require.NoError(t, err)
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ln) }()
-	t.Cleanup(func() {
-		require.NoError(t, s.Shutdown())
-		require.NoError(t, <-done)
-	})
+	serveLn(t, s, ln)
 	return s
 }
 

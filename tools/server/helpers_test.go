@@ -38,13 +38,18 @@ func serveOnB(t testing.TB, s *Server) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
+	serveLn(t, s, ln)
+	return ln.Addr().String()
+}
+
+// serveLn serves s on ln until the test ends.
+func serveLn(t testing.TB, s *Server, ln net.Listener) {
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ln) }()
 	t.Cleanup(func() {
 		require.NoError(t, s.Shutdown())
 		require.NoError(t, <-done)
 	})
-	return ln.Addr().String()
 }
 
 // dial returns a go-redis client of addr (RESP3 first, as go-redis
