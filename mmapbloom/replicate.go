@@ -48,7 +48,7 @@ func (f *Filter) asSource(what string, op func()) (err error) {
 	if err := f.usable(false); err != nil {
 		return err
 	}
-	defer f.blameFault(&err)
+	defer blameLayers([]*Filter{f}, &err)
 	if err := f.checkHeader(); err != nil {
 		return err
 	}
