@@ -127,3 +127,36 @@ func TestAdoptSetManifest(t *testing.T) {
 	require.ErrorIs(t, AdoptSetManifest(rdir, []byte(`not json`)), ErrBadSet)
 	require.ErrorIs(t, AdoptSetManifest(t.TempDir(), raw), ErrBadSet) // layers missing
 }
+
+// FuzzAdoptSetManifest: any bytes as a MANIFEST to adopt, into a new
+// directory holding one layer file or into an existing set, fail with
+// an error or leave a set that opens; never a panic.
+func FuzzAdoptSetManifest(f *testing.F) {
+	base := f.TempDir()
+	p, err := CreateSet(filepath.Join(base, "p.bfset"), 100, 0.01, &SetOptions{Expansion: 2})
+	require.NoError(f, err)
+	raw, _, err := p.Manifest()
+	require.NoError(f, err)
+	require.NoError(f, p.Close())
+	f.Add(raw)
+	f.Add([]byte(`{"version":1,"kind":"windowed","layers":[{"file":"../x"}]}`))
+	f.Add([]byte(`{"version":1,"kind":"scalable","expansion":2,"tightening":0.5,"layers":[{"file":"MANIFEST"}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, existing := range []bool{false, true} {
+			dir := filepath.Join(t.TempDir(), "r.bfset")
+			require.NoError(t, os.Mkdir(dir, 0o755))
+			files := []string{"L000000.bloom"}
+			if existing {
+				files = append(files, "MANIFEST", "CONTROL")
+			}
+			copySetFiles(t, filepath.Join(base, "p.bfset"), dir, files)
+			if AdoptSetManifest(dir, b) != nil {
+				continue
+			}
+			s, err := OpenSet(dir, &OpenOptions{ReadOnly: true})
+			if err == nil {
+				require.NoError(t, s.Close())
+			}
+		}
+	})
+}
