@@ -217,7 +217,7 @@ func (s *Server) pullAll(ctx context.Context, rdb *redis.Client, cs *clusterStat
 		batch := mine[i:min(i+pullBatch, len(mine))]
 		early := prefetch(ctx, rdb, batch)
 		for j, k := range batch {
-			if err := s.pullKey(ctx, &dump{rdb, []any{"BF.SCANDUMP", k}, early[j]}, []byte(k)); err != nil {
+			if err := s.pullKey(ctx, rdb, &dump{rdb.Do, []any{"BF.SCANDUMP", k}, early[j]}, []byte(k)); err != nil {
 				failed++
 				if first == nil {
 					first = fmt.Errorf("key %q: %w", k, err)
@@ -273,7 +273,7 @@ const (
 // prefix that asks for it iterator by iterator, and the replies already
 // received by a pipeline, by iterator.
 type dump struct {
-	rdb    *redis.Client
+	do     func(ctx context.Context, args ...any) *redis.Cmd // the primary's client's Do
 	prefix []any
 	early  map[int64]*redis.Cmd
 }
@@ -305,7 +305,7 @@ func prefetch(ctx context.Context, rdb *redis.Client, keys []string) []map[int64
 
 // pullKey pulls one key: a fixed filter by BF.SCANDUMP (d), a set (which
 // BF.SCANDUMP refuses) by MBF.SETDUMP.
-func (s *Server) pullKey(ctx context.Context, d *dump, key []byte) error {
+func (s *Server) pullKey(ctx context.Context, rdb *redis.Client, d *dump, key []byte) error {
 	file, dir, err := s.store.paths(key)
 	if err != nil {
 		return err
@@ -313,7 +313,7 @@ func (s *Server) pullKey(ctx context.Context, d *dump, key []byte) error {
 	l, err := fetchFile(ctx, d, s.store.dir, file)
 	var rerr redis.Error
 	if errors.As(err, &rerr) && strings.Contains(rerr.Error(), setDumpRefused) {
-		return s.pullSet(ctx, d.rdb, key, dir)
+		return s.pullSet(ctx, rdb, key, dir)
 	}
 	if err != nil {
 		return err
@@ -363,7 +363,7 @@ func fetchFile(ctx context.Context, d *dump, dir, path string) (*load, error) {
 func (d *dump) step(ctx context.Context, it int64) ([]byte, int64, error) {
 	cmd := d.early[it]
 	if cmd == nil {
-		cmd = d.rdb.Do(ctx, append(slices.Clone(d.prefix), it)...)
+		cmd = d.do(ctx, append(slices.Clone(d.prefix), it)...)
 	}
 	return parseDump(cmd)
 }
@@ -431,7 +431,7 @@ func (s *Server) pullSet(ctx context.Context, rdb *redis.Client, key []byte, dir
 // pullLayer fetches the layer file of set key into path: ORed into the
 // file there, or linked there when there is none.
 func (s *Server) pullLayer(ctx context.Context, rdb *redis.Client, key []byte, file, path string) error {
-	l, err := fetchFile(ctx, &dump{rdb: rdb, prefix: []any{"MBF.SETDUMP", key, file}}, s.store.dir, path)
+	l, err := fetchFile(ctx, &dump{do: rdb.Do, prefix: []any{"MBF.SETDUMP", key, file}}, s.store.dir, path)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -346,4 +347,49 @@ func serveFake(nc net.Conn, answer func(args []string) string) {
 			}
 		}
 	}
+}
+
+// FuzzFetchFile: a primary answering a dump with any header and pieces
+// (the fuzzer's; next iterator as the pieces say, or forced) makes
+// fetchFile fail and leave no file, or return a load of exactly the
+// header's size; never a panic or a loop.
+func FuzzFetchFile(f *testing.F) {
+	h, err := mmapbloom.Create(filepath.Join(f.TempDir(), "h.bloom"), 1000, 0.01, nil)
+	require.NoError(f, err)
+	hdr := make([]byte, 64)
+	require.NoError(f, h.Header().Encode(hdr))
+	require.NoError(f, h.Close())
+	f.Add(hdr, int64(1), make([]byte, 600), int64(0))
+	f.Add(hdr, int64(1), []byte("x"), int64(5))
+	f.Add([]byte("short"), int64(1), []byte{}, int64(0))
+	f.Fuzz(func(t *testing.T, header []byte, next0 int64, piece []byte, next int64) {
+		calls := 0
+		do := func(ctx context.Context, args ...any) *redis.Cmd {
+			cmd := redis.NewCmd(ctx, args...)
+			it := args[len(args)-1].(int64)
+			switch calls++; {
+			case calls > 10000:
+				cmd.SetErr(errors.New("too many calls"))
+			case it == 0:
+				cmd.SetVal([]any{next0, string(header)})
+			case next != 0:
+				cmd.SetVal([]any{next, string(piece)})
+			default:
+				cmd.SetVal([]any{it + int64(len(piece)), string(piece)})
+			}
+			return cmd
+		}
+		dir := t.TempDir()
+		l, err := fetchFile(context.Background(), &dump{do: do, prefix: []any{"BF.SCANDUMP", "k"}}, dir, filepath.Join(dir, "k.bloom"))
+		if err != nil {
+			ents, _ := os.ReadDir(dir)
+			require.Empty(t, ents)
+			return
+		}
+		defer l.abort()
+		require.Less(t, calls, 10000)
+		st, err := l.f.Stat()
+		require.NoError(t, err)
+		require.Equal(t, int64(64+l.size), st.Size())
+	})
 }
