@@ -3,6 +3,8 @@ package mmapbloom
 import (
 	"fmt"
 	"math"
+
+	"github.com/mmapbloom/mmapbloom/format"
 )
 
 // Merge ORs the bits of src into f, so that f answers present for every
@@ -36,24 +38,30 @@ func (f *Filter) Compatible(src *Filter) error {
 	if src == f {
 		return fmt.Errorf("mmapbloom: merge %s into itself: %w", f.path, ErrMismatch)
 	}
-	a, b := f.hdr, src.hdr
-	var field string
-	var x, y any
-	switch {
-	case a.M != b.M:
-		field, x, y = "m", a.M, b.M
-	case a.K != b.K:
-		field, x, y = "k", a.K, b.K
-	case a.Layout != b.Layout:
-		field, x, y = "layout", a.Layout, b.Layout
-	case a.Scheme != b.Scheme:
-		field, x, y = "hash scheme", a.Scheme, b.Scheme
-	case a.Seed != b.Seed:
-		field, x, y = "seed", a.Seed, b.Seed
-	default:
+	field, x, y := headerDiff(f.hdr, src.hdr)
+	if field == "" {
 		return nil
 	}
 	return fmt.Errorf("mmapbloom: merge %s into %s: %s differs: source %v, destination %v: %w", src.path, f.path, field, y, x, ErrMismatch)
+}
+
+// headerDiff returns the first of m, k, layout, hash scheme and seed
+// that differs between the headers a and b, and its values in a and b;
+// "" when none does (their filters can be merged).
+func headerDiff(a, b format.Header) (field string, x, y any) {
+	switch {
+	case a.M != b.M:
+		return "m", a.M, b.M
+	case a.K != b.K:
+		return "k", a.K, b.K
+	case a.Layout != b.Layout:
+		return "layout", a.Layout, b.Layout
+	case a.Scheme != b.Scheme:
+		return "hash scheme", a.Scheme, b.Scheme
+	case a.Seed != b.Seed:
+		return "seed", a.Seed, b.Seed
+	}
+	return "", nil, nil
 }
 
 // mergedCount returns f's count after src's bits, and src's count srcCount,

@@ -1,6 +1,7 @@
 package mmapbloom
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync/atomic"
+
+	"github.com/mmapbloom/mmapbloom/format"
 )
 
 // Replication helpers: what a copy of a filter or set (a `serve`
@@ -55,6 +58,45 @@ func (f *Filter) asSource(what string, op func()) (err error) {
 	atomic.LoadUint64(f.last)
 	op()
 	return nil
+}
+
+// UnionPiece ORs bits, the bytes at byte offset off of the bit array of
+// another filter whose header is h (a piece of its dump, such as
+// BF.SCANDUMP's, or of its file after the header), into f, as
+// concurrent Adds would (see Union), and raises f's count to h's. So a
+// copy of a filter can take in another copy piece by piece, with no
+// temporary file; a piece applied twice, or an older one, clears no bit.
+// h must have f's m, k, layout, hash scheme and seed (ErrMismatch), and
+// the piece must lie inside the bit array (ErrInvalidM). Errors:
+// ErrMismatch, ErrInvalidM, ErrReadOnly, ErrSealed, ErrClosed,
+// ErrFileChanged.
+func (f *Filter) UnionPiece(h format.Header, off uint64, bits []byte) error {
+	if field, x, y := headerDiff(f.hdr, h); field != "" {
+		return fmt.Errorf("mmapbloom: union into %s: %s differs: source %v, destination %v: %w", f.path, field, y, x, ErrMismatch)
+	}
+	size := min(f.hdr.ByteSize, uint64(len(f.words))*8)
+	if off > size || uint64(len(bits)) > size-off {
+		return fmt.Errorf("mmapbloom: union into %s: %d bytes at %d beyond the %d-byte bit array: %w", f.path, len(bits), off, size, ErrInvalidM)
+	}
+	return f.run(false, true, func() error {
+		orBytes(f.words, off, bits)
+		f.raiseCount(h.Count)
+		return nil
+	})
+}
+
+// orBytes ORs b into the bytes of words (little-endian, as filter files
+// are) from byte offset off, with atomic ORs of whole words.
+func orBytes(words []uint64, off uint64, b []byte) {
+	for len(b) > 0 {
+		var w [8]byte
+		head := off % 8
+		n := copy(w[head:], b)
+		if v := binary.LittleEndian.Uint64(w[:]); v != 0 {
+			atomic.OrUint64(&words[off/8], v)
+		}
+		b, off = b[n:], off+uint64(n)
+	}
 }
 
 // orWords ORs src into dst word by word with atomic ORs, skipping zero

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/format"
 )
 
 // TestUnion: Union ORs another filter in while a second handle on the
@@ -48,6 +50,45 @@ func TestUnion(t *testing.T) {
 	require.NoError(t, err)
 	defer small.Close()
 	require.ErrorIs(t, dst.Union(small), ErrMismatch)
+}
+
+// TestUnionPiece: a filter's file bytes applied to a copy in pieces of
+// odd sizes at unaligned offsets give every key and the count; pieces
+// of another shape or beyond the array are refused.
+func TestUnionPiece(t *testing.T) {
+	dir := t.TempDir()
+	src, err := Create(filepath.Join(dir, "src.bloom"), 5000, 0.01, nil)
+	require.NoError(t, err)
+	for i := range 3000 {
+		require.NoError(t, src.Add(setKey("p", i)))
+	}
+	require.NoError(t, src.Close())
+	b, err := os.ReadFile(filepath.Join(dir, "src.bloom"))
+	require.NoError(t, err)
+	h, err := format.Decode(b[:format.HeaderSize])
+	require.NoError(t, err)
+	bits := b[format.HeaderSize:]
+	dst, err := CreateLike(filepath.Join(dir, "dst.bloom"), h, nil)
+	require.NoError(t, err)
+	defer dst.Close()
+	for off, step := 0, 1; off < len(bits); off, step = off+step, step*3%1021+1 {
+		end := min(off+step, len(bits))
+		require.NoError(t, dst.UnionPiece(h, uint64(off), bits[off:end]))
+	}
+	for i := range 3000 {
+		ok, err := dst.Test(setKey("p", i))
+		require.NoError(t, err)
+		require.True(t, ok, i)
+	}
+	n, err := dst.Count()
+	require.NoError(t, err)
+	assert.Equal(t, h.Count, n)
+	require.NoError(t, dst.UnionPiece(h, uint64(len(bits)), nil))
+	require.ErrorIs(t, dst.UnionPiece(h, uint64(len(bits))-1, []byte{1, 2}), ErrInvalidM)
+	require.ErrorIs(t, dst.UnionPiece(h, 1<<62, []byte{1}), ErrInvalidM)
+	other := h
+	other.Seed++
+	require.ErrorIs(t, dst.UnionPiece(other, 0, []byte{1}), ErrMismatch)
 }
 
 // copySetFiles copies the named files of set directory from into to.
