@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
@@ -51,6 +52,28 @@ func (s *store) absorb(key []byte, l *load) (replaced bool, err error) {
 		}
 		return os.Rename(l.f.Name(), file)
 	})
+}
+
+// withFixed runs fn on key's fixed filter when it has one of h's shape
+// (m, k, layout, hash scheme and seed), and reports whether it did.
+func (s *store) withFixed(key []byte, h format.Header, fn func(f fixed) error) (bool, error) {
+	e, err := s.acquire(key, nil)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	f, ok := e.b.(fixed)
+	if ok {
+		g := f.Header()
+		ok = g.M == h.M && g.K == h.K && g.Layout == h.Layout && g.Scheme == h.Scheme && g.Seed == h.Seed
+	}
+	if ok {
+		err = fn(f)
+	}
+	s.release(key, e, errors.Is(err, mmapbloom.ErrFileChanged) || errors.Is(err, mmapbloom.ErrClosed))
+	return ok, err
 }
 
 // installSet renames the complete set directory tmp into key's place,

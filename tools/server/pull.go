@@ -310,11 +310,26 @@ func (s *Server) pullKey(ctx context.Context, rdb *redis.Client, d *dump, key []
 	if err != nil {
 		return err
 	}
-	l, err := fetchFile(ctx, d, s.store.dir, file)
+	hdr, err := d.header(ctx)
 	var rerr redis.Error
 	if errors.As(err, &rerr) && strings.Contains(rerr.Error(), setDumpRefused) {
 		return s.pullSet(ctx, rdb, key, dir)
 	}
+	if err != nil {
+		return err
+	}
+	h, err := format.Decode(hdr)
+	if err != nil || len(hdr) != format.HeaderSize {
+		return fmt.Errorf("%w: not a filter header (%v)", errBadData, err)
+	}
+	// The common case, a key the replica has: ORed in place, piece by piece.
+	done, err := s.store.withFixed(key, h, func(f fixed) error {
+		return d.pieces(ctx, h.ByteSize, func(off int64, data []byte) error { return f.UnionPiece(h, uint64(off), data) })
+	})
+	if done || err != nil {
+		return err
+	}
+	l, err := d.load(ctx, hdr, s.store.dir, file)
 	if err != nil {
 		return err
 	}
@@ -326,37 +341,58 @@ func (s *Server) pullKey(ctx context.Context, rdb *redis.Client, d *dump, key []
 }
 
 // fetchFile copies a filter file of the primary by its dump d (BF.SCANDUMP
-// key, or MBF.SETDUMP key file), iterator by iterator, into a new load of
-// path in dir. Pieces must follow each other exactly and end with the
-// bit array (errBadData otherwise).
+// key, or MBF.SETDUMP key file) into a new load of path in dir.
 func fetchFile(ctx context.Context, d *dump, dir, path string) (*load, error) {
+	hdr, err := d.header(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return d.load(ctx, hdr, dir, path)
+}
+
+// header returns the dump's header (iterator 0, next iterator 1).
+func (d *dump) header(ctx context.Context) ([]byte, error) {
 	hdr, next, err := d.step(ctx, 0)
 	if err == nil && next != 1 {
 		err = fmt.Errorf("%w: header with next iterator %d", errBadData, next)
 	}
-	if err != nil {
-		return nil, err
-	}
+	return hdr, err
+}
+
+// load copies the bit array of the dump whose header is hdr into a new
+// load of path in dir.
+func (d *dump) load(ctx context.Context, hdr []byte, dir, path string) (*load, error) {
 	l, err := newLoad(dir, path, hdr, ".pull*")
 	if err != nil {
 		return nil, err
 	}
-	for it, got := int64(1), uint64(0); got < l.size; it = next {
-		var data []byte
-		data, next, err = d.step(ctx, it)
+	if err := d.pieces(ctx, l.size, l.write); err != nil {
+		l.abort()
+		return nil, err
+	}
+	return l, nil
+}
+
+// pieces gets the dump's bit array of size bytes, iterator by iterator
+// from 1, and hands each piece to write with its offset. Pieces must
+// follow each other exactly and end with the bit array (errBadData
+// otherwise; write refuses a piece beyond it).
+func (d *dump) pieces(ctx context.Context, size uint64, write func(off int64, data []byte) error) error {
+	for it, got := int64(1), uint64(0); got < size; {
+		data, next, err := d.step(ctx, it)
 		if err == nil && (len(data) == 0 || next != it+int64(len(data))) {
 			err = fmt.Errorf("%w: piece at iterator %d: %d bytes, next iterator %d", errBadData, it, len(data), next)
 		}
 		if err == nil {
-			err = l.write(it-1, data)
+			err = write(it-1, data)
 		}
 		if err != nil {
-			l.abort()
-			return nil, err
+			return err
 		}
 		got += uint64(len(data))
+		it = next
 	}
-	return l, nil
+	return nil
 }
 
 // step returns the reply to iterator it, received already or asked now.

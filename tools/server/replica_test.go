@@ -249,40 +249,53 @@ func TestReplicaHostilePrimary(t *testing.T) {
 }
 
 // TestReplicaHostileDumpPieces: a real header, then pieces that do not
-// follow it or do not fit, fail the pull; the replica keeps its data.
+// follow it or do not fit, fail the pull, whether the replica ORs them
+// in place (its key has the header's shape) or into a temporary file
+// (another seed); the replica keeps its data.
 func TestReplicaHostileDumpPieces(t *testing.T) {
-	f, err := mmapbloom.Create(filepath.Join(t.TempDir(), "h.bloom"), 1000, 0.01, nil)
-	require.NoError(t, err)
-	hdr := make([]byte, 64)
-	require.NoError(t, f.Header().Encode(hdr))
-	require.NoError(t, f.Close())
+	hdrs := map[string][]byte{}
+	for name, seed := range map[string]uint64{"in place": replicaSeed, "temporary file": replicaSeed + 1} {
+		f, err := mmapbloom.Create(filepath.Join(t.TempDir(), "h.bloom"), 1000, 0.01, &mmapbloom.CreateOptions{Seed: seed, FixedSeed: true})
+		require.NoError(t, err)
+		hdrs[name] = make([]byte, 64)
+		require.NoError(t, f.Header().Encode(hdrs[name]))
+		require.NoError(t, f.Close())
+	}
 	bulk := func(b []byte) string { return "$" + strconv.Itoa(len(b)) + "\r\n" + string(b) + "\r\n" }
-	for _, tt := range []struct{ name, piece string }{
-		{"next skips", "*2\r\n:100\r\n" + bulk([]byte("xx"))},
-		{"empty piece", "*2\r\n:0\r\n$0\r\n\r\n"},
-		{"beyond the array", "*2\r\n:" + strconv.Itoa(1+1<<20) + "\r\n" + bulk(make([]byte, 1<<20))},
+	for _, tt := range []struct{ name, piece, want string }{
+		{"next skips", "*2\r\n:100\r\n" + bulk([]byte("xx")), "received bad data: piece at iterator 1"},
+		{"empty piece", "*2\r\n:0\r\n$0\r\n\r\n", "received bad data: piece at iterator 1"},
+		{"beyond the array", "*2\r\n:" + strconv.Itoa(1+1<<20) + "\r\n" + bulk(make([]byte, 1<<20)), "beyond the"},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			fake := fakePrimary(t, func(args []string) string {
-				switch {
-				case args[0] == "SCAN":
-					return "*2\r\n$1\r\n0\r\n*1\r\n$1\r\nk\r\n"
-				case args[0] == "BF.SCANDUMP" && args[2] == "0":
-					return "*2\r\n:1\r\n" + bulk(hdr)
-				case args[0] == "BF.SCANDUMP":
-					return tt.piece
-				}
-				return "+OK\r\n"
+		for via, hdr := range hdrs {
+			t.Run(tt.name+", "+via, func(t *testing.T) {
+				fake := fakePrimary(t, func(args []string) string {
+					switch {
+					case args[0] == "SCAN":
+						return "*2\r\n$1\r\n0\r\n*1\r\n$1\r\nk\r\n"
+					case args[0] == "BF.SCANDUMP" && args[2] == "0":
+						return "*2\r\n:1\r\n" + bulk(hdr)
+					case args[0] == "BF.SCANDUMP":
+						return tt.piece
+					}
+					return "+OK\r\n"
+				})
+				r := replicaOf(t, fake)
+				rdb := readOnlyClient(t, r.addr)
+				require.ErrorContains(t, rdb.Do(ctx(t), "MBF.PULL").Err(), tt.want)
+				assert.True(t, rdb.BFExists(ctx(t), "k", "kept").Val())
+				ents, err := os.ReadDir(r.dir)
+				require.NoError(t, err)
+				assert.Len(t, ents, 1, "temporary files removed")
 			})
-			r := replicaOf(t, fake)
-			rdb := readOnlyClient(t, r.addr)
-			require.ErrorContains(t, rdb.Do(ctx(t), "MBF.PULL").Err(), "received bad data: piece at")
-			assert.True(t, rdb.BFExists(ctx(t), "k", "kept").Val())
-		})
+		}
 	}
 }
 
 type replicaNode struct{ addr, dir string }
+
+// replicaSeed is the seed of replicaOf's key k.
+const replicaSeed = 42
 
 // replicaOf starts a replica of the primary at addr, holding key k with
 // the item "kept".
@@ -293,7 +306,7 @@ func replicaOf(t *testing.T, primary string) replicaNode {
 	conf := filepath.Join(t.TempDir(), "nodes.conf")
 	require.NoError(t, os.WriteFile(conf, []byte("p "+primary+" 0-16383\nr "+ln.Addr().String()+" replica-of p\n"), 0o644))
 	dir := t.TempDir()
-	f, err := mmapbloom.Create(filepath.Join(dir, "k.bloom"), 1000, 0.01, nil)
+	f, err := mmapbloom.Create(filepath.Join(dir, "k.bloom"), 1000, 0.01, &mmapbloom.CreateOptions{Seed: replicaSeed, FixedSeed: true})
 	require.NoError(t, err)
 	require.NoError(t, f.Add([]byte("kept")))
 	require.NoError(t, f.Close())
