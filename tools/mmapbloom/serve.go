@@ -31,6 +31,8 @@ type serveCmd struct {
 	DefaultExpansion uint32        `default:"2" help:"Expansion of the scaling set BF.ADD / BF.MADD create for a missing key, as RedisBloom; 0 creates a fixed NONSCALING file instead."`
 	ClusterConfig    string        `type:"existingfile" help:"Cluster mode: the cluster config file (lines ID HOST:PORT SLOTS, the same on every node); SIGHUP or CLUSTER RELOAD re-reads it."`
 	NodeID           string        `help:"This node's id in --cluster-config."`
+	FoldHashtags     bool          `help:"Fold keys with a {hash tag}: prefix{tag}suffix lives, behind its tag, in one scaling set per name prefix{}suffix and bucket of slots (a million hosts do not make a million files). Changes what such a key means; the data directory remembers it."`
+	FoldBuckets      int           `default:"64" help:"Buckets of slots with --fold-hashtags: a power of two from 1 to 16384."`
 }
 
 // Run listens, logs the address, and serves until SIGINT or SIGTERM,
@@ -46,6 +48,7 @@ func (c *serveCmd) Run(e *env) error {
 		ClientIdle: c.Timeout, FilterIdle: c.FilterIdle, Log: logger,
 		DefaultCapacity: c.DefaultCapacity, DefaultErrorRate: c.DefaultErrorRate, DefaultExpansion: c.DefaultExpansion,
 		ClusterConfig: c.ClusterConfig, NodeID: c.NodeID,
+		FoldHashtags: c.FoldHashtags, FoldBuckets: c.FoldBuckets,
 	})
 	if err != nil {
 		return err
@@ -68,6 +71,9 @@ func (c *serveCmd) Run(e *env) error {
 	logger.Printf("listening on %s (data directory %s)", ln.Addr(), c.Dir)
 	if c.ClusterConfig != "" {
 		logger.Printf("cluster mode: node %s of %s", c.NodeID, c.ClusterConfig)
+	}
+	if c.FoldHashtags {
+		logger.Printf("folding hash-tagged keys into %d buckets of slots", c.FoldBuckets)
 	}
 	for {
 		select {

@@ -78,9 +78,13 @@ func readAt(path string, buf []byte, off int64) error {
 // startLoad begins loading key from a dumped header: ErrKeyExists if the
 // key has a file.
 func (s *store) startLoad(key, header []byte) error {
+	stem, err := Stem(key)
+	if err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ok, err := s.existsLocked(key)
+	ok, err := s.existsLocked(stem)
 	if err != nil {
 		return err
 	}
@@ -91,10 +95,7 @@ func (s *store) startLoad(key, header []byte) error {
 	if err != nil || len(header) != format.HeaderSize {
 		return fmt.Errorf("%w: not a filter header (%v)", errBadData, err)
 	}
-	file, _, err := s.paths(key)
-	if err != nil {
-		return err
-	}
+	file, _ := s.stemPaths(stem)
 	s.dropLoadLocked(key)
 	f, err := os.CreateTemp(s.dir, "."+filepath.Base(file)+".load*")
 	if err != nil {

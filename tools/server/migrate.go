@@ -19,8 +19,9 @@ import (
 //	    -TRYAGAIN, which cluster clients retry), waits for the commands
 //	    in flight, syncs and copies the files of their keys into DESTDIR
 //	    (the target node's data directory, or a staging directory to
-//	    copy from), and answers the number of keys copied. The slots stay
-//	    paused until a reloaded config gives them to another node.
+//	    copy from), and answers the number of filters copied (keys, and
+//	    buckets of folded keys: see fold.go). The slots stay paused until
+//	    a reloaded config gives them to another node.
 //	MBF.MIGRATE CANCEL
 //	    ends every pause of this node.
 
@@ -94,6 +95,10 @@ func (s *Server) export(rs []cluster.Range, dir string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	buckets, err := s.bucketsToMove(rs, dir)
+	if err != nil {
+		return 0, err
+	}
 	n := 0
 	for _, k := range keys {
 		if !inRanges(cluster.KeySlot([]byte(k)), rs) {
@@ -101,6 +106,12 @@ func (s *Server) export(rs []cluster.Range, dir string) (int, error) {
 		}
 		if err := s.exportKey([]byte(k), dir); err != nil {
 			return n, fmt.Errorf("key %q: %w", k, err)
+		}
+		n++
+	}
+	for _, stem := range buckets {
+		if err := s.exportStem(stem, dir); err != nil {
+			return n, fmt.Errorf("bucket of folded keys %s: %w", stem, err)
 		}
 		n++
 	}
@@ -116,19 +127,25 @@ func inRanges(slot int, rs []cluster.Range) bool {
 	return false
 }
 
-// exportKey syncs key's filter and copies its file into dir (through a
-// temporary file, synced, then renamed over any older copy), or its set
-// directory (exportSet).
+// exportKey syncs key's filter and copies it into dir (exportStem).
 func (s *Server) exportKey(key []byte, dir string) error {
-	file, _, err := s.store.paths(key)
+	stem, err := Stem(key)
 	if err != nil {
 		return err
 	}
-	e, err := s.store.acquire(key, nil)
+	return s.exportStem(stem, dir)
+}
+
+// exportStem syncs the filter named stem and copies its file into dir
+// (through a temporary file, synced, then renamed over any older copy),
+// or its set directory (exportSet).
+func (s *Server) exportStem(stem, dir string) error {
+	file, _ := s.store.stemPaths(stem)
+	e, err := s.store.acquire(stem, nil)
 	if err != nil {
 		return err
 	}
-	defer s.store.release(key, e, false)
+	defer s.store.release(e, false)
 	if err := e.b.Sync(); err != nil {
 		return err
 	}
