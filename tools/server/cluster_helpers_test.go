@@ -29,8 +29,9 @@ type testCluster struct {
 var threeRanges = []string{"0-5460", "5461-10922", "10923-16383"}
 
 // startCluster starts one node per entry of slots (its SLOTS field) on
-// free ports of 127.0.0.1, stopped when the test ends.
-func startCluster(t testing.TB, slots []string) *testCluster {
+// free ports of 127.0.0.1, stopped when the test ends; opts change each
+// node's config.
+func startCluster(t testing.TB, slots []string, opts ...func(*Config)) *testCluster {
 	t.Helper()
 	tc := &testCluster{conf: filepath.Join(t.TempDir(), "nodes.conf")}
 	lns := make([]net.Listener, len(slots))
@@ -44,8 +45,12 @@ func startCluster(t testing.TB, slots []string) *testCluster {
 	}
 	tc.write(t, slots)
 	for i, ln := range lns {
-		s, err := New(Config{Dir: tc.dirs[i], ClusterConfig: tc.conf, NodeID: tc.ids[i],
-			Log: log.New(io.Discard, "", 0), FilterIdle: 2 * time.Second, DefaultCapacity: 1000})
+		cfg := Config{Dir: tc.dirs[i], ClusterConfig: tc.conf, NodeID: tc.ids[i],
+			Log: log.New(io.Discard, "", 0), FilterIdle: 2 * time.Second, DefaultCapacity: 1000}
+		for _, o := range opts {
+			o(&cfg)
+		}
+		s, err := New(cfg)
 		require.NoError(t, err)
 		done := make(chan error, 1)
 		go func() { done <- s.Serve(ln) }()

@@ -101,6 +101,28 @@ func checkFoldedName(t *testing.T, f Folded, key string) {
 	}
 }
 
+// foldFuzz checks the folded naming rule on name, as a directory entry
+// (a name FoldedOf accepts is never a key's, and is what foldedStem
+// writes) and as a key (checkFoldedName, for 1, 64 and 16384 buckets).
+func foldFuzz(t *testing.T, name string) {
+	if folded, bucket, set, ok := FoldedOf(name); ok {
+		_, _, isKey := KeyOf(name)
+		require.False(t, isKey, name)
+		stem, err := foldedStem([]byte(folded), bucket)
+		require.NoError(t, err)
+		suffix := fileSuffix
+		if set {
+			suffix = setSuffix
+		}
+		require.Equal(t, name, stem+suffix)
+	}
+	for _, buckets := range []int{1, 64, cluster.Slots} {
+		if f, ok, err := Fold([]byte(name), buckets); ok && err == nil {
+			checkFoldedName(t, f, name)
+		}
+	}
+}
+
 func TestFoldedOfRefuses(t *testing.T) {
 	for _, name := range []string{"seen.bloom", "seen@b1.bloom", "seen:%7B%7D@b.bloom", "seen:%7B%7D@b01.bloom",
 		"seen:%7B%7D@b16384.bfset", "seen:%7B%7D@b-1.bloom", "seen:%7Ba%7D@b1.bloom", "seen:%7B@b1.bloom",
@@ -341,4 +363,40 @@ func TestFoldCrawl(t *testing.T) {
 	add(dial(t, addr2, ""), 200)
 	assert.Len(t, dirNames(t, s2.cfg.Dir), 200*len(names))
 	assert.NoFileExists(t, filepath.Join(s2.cfg.Dir, foldMarker))
+}
+
+// foldNode turns on folding in a test cluster node's config.
+func foldNode(cfg *Config) { cfg.FoldHashtags, cfg.DefaultExpansion = true, 2 }
+
+// TestClusterFoldMigrateBucketOnTarget: a move whose bucket the target
+// holds already (it owns other slots of it) is refused before anything
+// is copied, since a copy over it would drop the target's adds; the
+// slots resume with MBF.MIGRATE CANCEL and nothing was lost.
+func TestClusterFoldMigrateBucketOnTarget(t *testing.T) {
+	// Bucket 21 of 64 is slots 5376-5631: node1 owns 5376-5460, node2 the rest.
+	tc := startCluster(t, threeRanges, foldNode)
+	c := ctx(t)
+	cc := tc.client(t)
+	var onNode1, onNode2 string
+	for i := 0; onNode1 == "" || onNode2 == ""; i++ {
+		k := fmt.Sprintf("m%d", i)
+		switch s := cluster.KeySlot([]byte(k)); {
+		case 5376 <= s && s <= 5460:
+			onNode1 = "seen:{" + k + "}"
+		case 5461 <= s && s <= 5631:
+			onNode2 = "seen:{" + k + "}"
+		}
+	}
+	require.True(t, cc.BFAdd(c, onNode1, "x").Val())
+	require.True(t, cc.BFAdd(c, onNode2, "y").Val())
+	node1 := dial(t, tc.addrs[0], "")
+	err := node1.Do(c, "mbf.migrate", "5376-5460", tc.dirs[1]).Err()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "a bucket of folded keys to copy exists in the destination")
+	assert.Contains(t, err.Error(), "seen:%7B%7D@b21.bfset")
+	assert.Equal(t, []string{foldMarker, "seen:%7B%7D@b21.bfset"}, dirNames(t, tc.dirs[1]), "nothing copied")
+	require.NoError(t, node1.Do(c, "mbf.migrate", "cancel").Err())
+	assert.True(t, cc.BFExists(c, onNode1, "x").Val())
+	assert.True(t, cc.BFExists(c, onNode2, "y").Val())
+	assert.False(t, cc.BFExists(c, onNode2, "x").Val())
 }
