@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
 )
@@ -148,29 +149,39 @@ func (f foldedBloom) elem(item []byte) []byte {
 	return append(append(make([]byte, 0, len(f.prefix)+len(item)), f.prefix...), item...)
 }
 
-// elems returns the elements of items, in one allocation of bytes.
-func (f foldedBloom) elems(items [][]byte) [][]byte {
-	size := 0
+// elemBuf holds the elements of a batch call; elemBufs recycles them
+// (the filters do not keep the keys they are given past a call).
+type elemBuf struct {
+	bytes []byte
+	elems [][]byte
+}
+
+var elemBufs = sync.Pool{New: func() any { return new(elemBuf) }}
+
+// batch runs call on the elements of items.
+func (f foldedBloom) batch(items [][]byte, call func(elems [][]byte) error) error {
+	eb := elemBufs.Get().(*elemBuf)
+	defer elemBufs.Put(eb)
+	eb.bytes, eb.elems = eb.bytes[:0], eb.elems[:0]
 	for _, it := range items {
-		size += len(f.prefix) + len(it)
+		eb.bytes = append(append(eb.bytes, f.prefix...), it...)
 	}
-	buf := make([]byte, 0, size)
-	out := make([][]byte, len(items))
-	for i, it := range items {
-		start := len(buf)
-		buf = append(append(buf, f.prefix...), it...)
-		out[i] = buf[start:len(buf):len(buf)]
+	off := 0
+	for _, it := range items {
+		end := off + len(f.prefix) + len(it)
+		eb.elems = append(eb.elems, eb.bytes[off:end:end])
+		off = end
 	}
-	return out
+	return call(eb.elems)
 }
 
 func (f foldedBloom) TestAndAdd(item []byte) (bool, error) { return f.Bloom.TestAndAdd(f.elem(item)) }
 func (f foldedBloom) Test(item []byte) (bool, error)       { return f.Bloom.Test(f.elem(item)) }
 func (f foldedBloom) TestAndAddBatch(items [][]byte, present []bool) error {
-	return f.Bloom.TestAndAddBatch(f.elems(items), present)
+	return f.batch(items, func(elems [][]byte) error { return f.Bloom.TestAndAddBatch(elems, present) })
 }
 func (f foldedBloom) TestBatch(items [][]byte, present []bool) error {
-	return f.Bloom.TestBatch(f.elems(items), present)
+	return f.batch(items, func(elems [][]byte) error { return f.Bloom.TestBatch(elems, present) })
 }
 
 // reserve is BF.RESERVE's work. A plain key gets a new filter

@@ -2,9 +2,7 @@ package server
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -12,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
 )
 
@@ -192,7 +191,7 @@ func TestFoldCommands(t *testing.T) {
 
 	bucket := cluster.KeySlot([]byte(hosts[0])) / 256
 	setDir := fmt.Sprintf("seen:%%7B%%7D@b%d.bfset", bucket)
-	assert.Equal(t, []string{foldMarker, setDir}, dirNames(t, s.cfg.Dir), "one set for both keys")
+	assert.Equal(t, []string{foldMarker, setDir}, testkit.DirNames(t, s.cfg.Dir), "one set for both keys")
 
 	// Plain keys, and a key with an empty tag, are files of their own.
 	assert.True(t, rdb.BFAdd(c, "plain", "x").Val())
@@ -253,7 +252,7 @@ func TestFoldReserve(t *testing.T) {
 	}
 	assert.EqualError(t, rdb.BFInsert(c, "new:{h}", &redis.BFInsertOptions{NoCreate: true}, "x").Err(), "ERR not found")
 
-	entries := dirNames(t, s.cfg.Dir)
+	entries := testkit.DirNames(t, s.cfg.Dir)
 	require.Len(t, entries, 2)
 	st, err := s.cfg.Sets.Open(filepath.Join(s.cfg.Dir, entries[1]))
 	require.NoError(t, err)
@@ -262,19 +261,6 @@ func TestFoldReserve(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, uint64(500), info.N, "the first reserve's parameters")
 	assert.Equal(t, 0.001, info.P)
-}
-
-// dirNames lists dir, sorted.
-func dirNames(t *testing.T, dir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	var out []string
-	for _, e := range ents {
-		out = append(out, e.Name())
-	}
-	sort.Strings(out)
-	return out
 }
 
 // TestFoldCrawl: 10,000 hosts with 3 URLs each under two names, as a
@@ -310,7 +296,7 @@ func TestFoldCrawl(t *testing.T) {
 	for h := range hosts {
 		buckets[cluster.KeySlot([]byte(fmt.Sprintf("h%d.example", h)))/256] = true
 	}
-	assert.Len(t, dirNames(t, s.cfg.Dir), 1+len(names)*len(buckets), "the marker, and one set per name and bucket")
+	assert.Len(t, testkit.DirNames(t, s.cfg.Dir), 1+len(names)*len(buckets), "the marker, and one set per name and bucket")
 	assert.LessOrEqual(t, len(buckets), 64)
 
 	byBucket := map[int][]int{}
@@ -356,12 +342,12 @@ func TestFoldCrawl(t *testing.T) {
 	// about 1% of the URLs of other hosts test present (0.14% here); 2% is
 	// more than 20 standard deviations above that.
 	assert.Less(t, float64(wrongHost)/float64(tested), 0.02, "%d of %d URLs present under another host of their bucket", wrongHost, tested)
-	t.Logf("%d files for %d keys; %d of %d URLs present under another host of their bucket", len(dirNames(t, s.cfg.Dir)), hosts*len(names), wrongHost, tested)
+	t.Logf("%d files for %d keys; %d of %d URLs present under another host of their bucket", len(testkit.DirNames(t, s.cfg.Dir)), hosts*len(names), wrongHost, tested)
 
 	// Off by default: a file (set) per key.
 	s2, addr2 := startServer(t, Config{DefaultExpansion: 2, DefaultCapacity: 100})
 	add(dial(t, addr2, ""), 200)
-	assert.Len(t, dirNames(t, s2.cfg.Dir), 200*len(names))
+	assert.Len(t, testkit.DirNames(t, s2.cfg.Dir), 200*len(names))
 	assert.NoFileExists(t, filepath.Join(s2.cfg.Dir, foldMarker))
 }
 
@@ -394,7 +380,7 @@ func TestClusterFoldMigrateBucketOnTarget(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "a bucket of folded keys to copy exists in the destination")
 	assert.Contains(t, err.Error(), "seen:%7B%7D@b21.bfset")
-	assert.Equal(t, []string{foldMarker, "seen:%7B%7D@b21.bfset"}, dirNames(t, tc.dirs[1]), "nothing copied")
+	assert.Equal(t, []string{foldMarker, "seen:%7B%7D@b21.bfset"}, testkit.DirNames(t, tc.dirs[1]), "nothing copied")
 	require.NoError(t, node1.Do(c, "mbf.migrate", "cancel").Err())
 	assert.True(t, cc.BFExists(c, onNode1, "x").Val())
 	assert.True(t, cc.BFExists(c, onNode2, "y").Val())
