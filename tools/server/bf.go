@@ -32,9 +32,8 @@ func init() {
 
 // use runs fn on key's filter, opening it (or creating it from create)
 // first. A filter whose file changed under it is closed after fn, so the
-// next command opens the file anew.
-// A folded key's items go to its bucket's filter behind its tag
-// (filterOf, fold.go).
+// next command opens the file anew. A folded key's items go to its
+// bucket's filter behind its tag (filterOf, fold.go).
 func (c *client) use(key []byte, create *createSpec, fn func(b Bloom) error) error {
 	stem, view, err := c.s.filterOf(key, create)
 	if err != nil {
