@@ -252,15 +252,26 @@ func TestFoldReserve(t *testing.T) {
 	}
 	assert.EqualError(t, rdb.BFInsert(c, "new:{h}", &redis.BFInsertOptions{NoCreate: true}, "x").Err(), "ERR not found")
 
+	ins, err := rdb.BFInsert(c, "robots:{h}", &redis.BFInsertOptions{Capacity: 700, Error: 0.02}, "a").Result()
+	require.NoError(t, err)
+	assert.Equal(t, []bool{true}, ins)
+
 	entries := testkit.DirNames(t, s.cfg.Dir)
-	require.Len(t, entries, 2)
-	st, err := s.cfg.Sets.Open(filepath.Join(s.cfg.Dir, entries[1]))
-	require.NoError(t, err)
-	defer st.Close()
-	info, err := st.(set).Info()
-	require.NoError(t, err)
-	assert.Equal(t, uint64(500), info.N, "the first reserve's parameters")
-	assert.Equal(t, 0.001, info.P)
+	info := func(entry string) (uint64, float64) {
+		st, err := s.cfg.Sets.Open(filepath.Join(s.cfg.Dir, entry))
+		require.NoError(t, err)
+		defer st.Close()
+		info, err := st.(set).Info()
+		require.NoError(t, err)
+		return info.N, info.P
+	}
+	robots := fmt.Sprintf("robots:%%7B%%7D@b%d.bfset", cluster.KeySlot([]byte("h"))/256)
+	seen := fmt.Sprintf("seen:%%7B%%7D@b%d.bfset", cluster.KeySlot([]byte(hosts[0]))/256)
+	assert.Equal(t, []string{foldMarker, robots, seen}, entries)
+	n, p := info(seen)
+	assert.Equal(t, []any{uint64(500), 0.001}, []any{n, p}, "the first reserve's parameters")
+	n, p = info(robots)
+	assert.Equal(t, []any{uint64(700), 0.02}, []any{n, p}, "BF.INSERT's CAPACITY and ERROR")
 }
 
 // TestFoldCrawl: 10,000 hosts with 3 URLs each under two names, as a
