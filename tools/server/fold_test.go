@@ -299,7 +299,7 @@ func TestFoldCrawl(t *testing.T) {
 	}
 
 	cfg := foldConfig()
-	cfg.Dir = memDir(t) // creating sets costs fsyncs: on tmpfs when it can
+	cfg.Dir = memDir(t)       // creating sets costs fsyncs: on tmpfs when it can
 	cfg.DefaultCapacity = 500 // about the URLs of a bucket: the sets near their false-positive rate
 	s, addr := startServer(t, cfg)
 	rdb, c := dial(t, addr, ""), ctx(t)
