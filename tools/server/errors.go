@@ -42,6 +42,7 @@ var (
 	errFoldReserve = errors.New("BF.RESERVE of a folded key: its bucket's filter exists and does not keep the error rate asked (keys with a {hash tag} share one filter per name and bucket of slots under --fold-hashtags)")
 
 	// errFoldMigrate refuses an MBF.MIGRATE that would copy a bucket of
-	// folded keys over the target's own.
-	errFoldMigrate = errors.New("a bucket of folded keys to copy exists in the destination (its node may own other slots of the bucket: a copy would drop their adds; move slot ranges aligned to buckets, or remove a stale copy)")
+	// folded keys over the target's own, or between directories folded
+	// differently.
+	errFoldMigrate = errors.New("MBF.MIGRATE with folded keys")
 )

@@ -272,6 +272,9 @@ func checkFolding(cfg *Config) error {
 	got, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && cfg.FoldHashtags:
+		if err := noTaggedKeys(cfg.Dir); err != nil {
+			return err
+		}
 		return os.WriteFile(path, []byte(want), 0o644)
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
@@ -280,6 +283,23 @@ func checkFolding(cfg *Config) error {
 	case !cfg.FoldHashtags || string(got) != want:
 		return fmt.Errorf("server: %w: %s was served with folding (%s): its folded keys would read absent otherwise; start it with --fold-hashtags --fold-buckets as recorded",
 			ErrFoldConfig, cfg.Dir, strings.TrimSpace(string(got)))
+	}
+	return nil
+}
+
+// noTaggedKeys refuses to start folding in a directory that holds
+// filters of hash-tagged keys of their own: folded, those keys would
+// read from their buckets, and their items would test absent.
+func noTaggedKeys(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	for _, de := range ents {
+		if key, _, ok := KeyOf(de.Name()); ok && tagged([]byte(key)) {
+			return fmt.Errorf("server: %w: %s holds filters of keys with a {hash tag} ('%s'), which folding would hide (their items would test absent): serve it without --fold-hashtags, or move them out",
+				ErrFoldConfig, dir, clip([]byte(key)))
+		}
 	}
 	return nil
 }
@@ -306,12 +326,38 @@ func (s *Server) bucketsToMove(rs []cluster.Range, dir string) ([]string, error)
 		stem, _, _ := splitName(de.Name())
 		for _, suffix := range []string{fileSuffix, setSuffix} {
 			if _, err := os.Lstat(filepath.Join(dir, stem+suffix)); err == nil {
-				return nil, fmt.Errorf("%w: %s has %s already", errFoldMigrate, dir, stem+suffix)
+				return nil, fmt.Errorf("%w: a bucket to copy exists in the destination, %s (its node may own other slots of the bucket: a copy would drop their adds; move slot ranges aligned to buckets, or remove a stale copy)",
+					errFoldMigrate, filepath.Join(dir, stem+suffix))
 			}
 		}
 		out = append(out, stem)
 	}
-	return out, nil
+	return out, s.sameFolding(dir, len(out) > 0)
+}
+
+// sameFolding refuses an MBF.MIGRATE into dir when dir's foldMarker
+// differs from this node's (its folded keys, or ours, would read absent
+// there). When dir has none and buckets are copied, this node's is
+// written there, so that a staging copy carries it (and a node serving
+// dir without folding refuses its next start instead of hiding them).
+func (s *Server) sameFolding(dir string, buckets bool) error {
+	ours, err := os.ReadFile(filepath.Join(s.cfg.Dir, foldMarker))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	theirs, err := os.ReadFile(filepath.Join(dir, foldMarker))
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && buckets:
+		return os.WriteFile(filepath.Join(dir, foldMarker), ours, 0o644)
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case string(theirs) != string(ours):
+		return fmt.Errorf("%w: %s is served with folding %q, this node with %q", errFoldMigrate, dir,
+			strings.TrimSpace(string(theirs)), strings.TrimSpace(string(ours)))
+	}
+	return nil
 }
 
 // overlaps reports whether slots lo..hi meet a range of rs.

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
 )
 
@@ -161,6 +163,18 @@ func TestFoldConfig(t *testing.T) {
 	require.ErrorIs(t, err, ErrFoldConfig, "folding off on a folded directory")
 	_, err = New(Config{Dir: t.TempDir()})
 	require.NoError(t, err, "off by default")
+
+	// A directory with a hash-tagged key of its own is not folded.
+	dir = t.TempDir()
+	f, err := mmapbloom.Create(filepath.Join(dir, "seen:%7Ba.com%7D.bloom"), 100, 0.01, nil)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	cfg = foldConfig()
+	cfg.Dir = dir
+	_, err = New(cfg)
+	require.ErrorIs(t, err, ErrFoldConfig)
+	assert.ErrorContains(t, err, "holds filters of keys with a {hash tag} ('seen:{a.com}')")
+	assert.NoFileExists(t, filepath.Join(dir, foldMarker))
 }
 
 // TestFoldCommands drives every command on folded keys: the item
@@ -390,11 +404,37 @@ func TestClusterFoldMigrateBucketOnTarget(t *testing.T) {
 	node1 := dial(t, tc.addrs[0], "")
 	err := node1.Do(c, "mbf.migrate", "5376-5460", tc.dirs[1]).Err()
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "a bucket of folded keys to copy exists in the destination")
+	assert.Contains(t, err.Error(), "ERR MBF.MIGRATE with folded keys: a bucket to copy exists in the destination")
 	assert.Contains(t, err.Error(), "seen:%7B%7D@b21.bfset")
 	assert.Equal(t, []string{foldMarker, "seen:%7B%7D@b21.bfset"}, testkit.DirNames(t, tc.dirs[1]), "nothing copied")
 	require.NoError(t, node1.Do(c, "mbf.migrate", "cancel").Err())
 	assert.True(t, cc.BFExists(c, onNode1, "x").Val())
 	assert.True(t, cc.BFExists(c, onNode2, "y").Val())
 	assert.False(t, cc.BFExists(c, onNode2, "x").Val())
+}
+
+// TestClusterFoldMigrateMarker: MBF.MIGRATE carries the folding record
+// to a destination without one, and refuses one folded differently.
+func TestClusterFoldMigrateMarker(t *testing.T) {
+	tc := startCluster(t, threeRanges, foldNode)
+	c := ctx(t)
+	node1 := dial(t, tc.addrs[0], "")
+	require.NoError(t, node1.BFAdd(c, "seen:{"+keysIn(1, 0, 100)[0]+"}", "x").Err())
+
+	staging := t.TempDir()
+	n, err := node1.Do(c, "mbf.migrate", "0-100", staging).Int()
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	marker, err := os.ReadFile(filepath.Join(staging, foldMarker))
+	require.NoError(t, err)
+	assert.Equal(t, "fold-buckets 64\n", string(marker))
+	require.NoError(t, node1.Do(c, "mbf.migrate", "cancel").Err())
+
+	other := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(other, foldMarker), []byte("fold-buckets 128\n"), 0o644))
+	err = node1.Do(c, "mbf.migrate", "0-100", other).Err()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `is served with folding "fold-buckets 128", this node with "fold-buckets 64"`)
+	assert.Equal(t, []string{foldMarker}, testkit.DirNames(t, other), "nothing copied")
+	require.NoError(t, node1.Do(c, "mbf.migrate", "cancel").Err())
 }
