@@ -21,7 +21,7 @@ import (
 // b = slot / (16384/B) of the name prefix{}suffix, one filter (a scaling
 // set) shared by every key of that name in the bucket's slots, named
 // Stem(prefix{}suffix) + "@b" + b on disk (seen:{example.com} with B = 64:
-// seen:%7B%7D@b39.bfset). No key's stem holds a raw '@', so no key names
+// seen:%7B%7D@b33.bfset). No key's stem holds a raw '@', so no key names
 // a bucket's file. An item x of the key is the element
 // uvarint(len(tag)) ‖ tag ‖ x of the bucket's filter: an item added under
 // one tag never tests present under another (beyond the false-positive
