@@ -52,22 +52,29 @@ type SetOptions struct {
 	// Expansion is the growth factor s of a scalable set: each new layer
 	// holds s times the keys of the previous one. Default 2 (RedisBloom);
 	// bloomd uses 4; 1 adds layers of equal size (least memory, most
-	// layers). Ignored by windowed sets.
+	// layers). On a windowed set it makes each window grow the same way
+	// (see Window); default 0 there: windows do not grow.
 	Expansion uint32
 
 	// Tightening is the error tightening ratio r of a scalable set, in
 	// (0, 1): layer i is sized at p (1-r) r^i, so the set's false-positive
 	// rate stays below p (see set_sizing.go). Default 0.5 (RedisBloom:
 	// p/2, p/4, ...); bloomd uses 0.9 (more bits in the first layers,
-	// fewer later). Ignored by windowed sets.
+	// fewer later). On a windowed set with an Expansion it tightens each
+	// window's layers the same way; without one it must be 0.
 	Tightening float64
 
 	// Window, when positive, makes a windowed set: time is cut into
 	// windows of this length from the creation time, each window's keys go
 	// to its own layer of n keys at p/Keep, and a key is forgotten between
-	// (Keep-1) Window and Keep Window after it was last added. Windows
-	// never grow: a window that receives more than n new keys answers
-	// above p/Keep (Stats reports OverCapacity). Default 0: a scalable set.
+	// (Keep-1) Window and Keep Window after it was last added. Without
+	// an Expansion windows do not grow: a window that receives more than n
+	// new keys answers above p/Keep (OverCapacity reports it). With one,
+	// a window grows like a scalable set of n keys at p/Keep: its layer j
+	// holds n s^j keys at (p/Keep)(1-r) r^j, so a burst of keys costs
+	// more layers, not a higher false-positive rate, for about 1.44 more
+	// bits per key in the first layer (p/Keep halved at r = 0.5).
+	// Default 0: a scalable set.
 	Window time.Duration
 
 	// Keep is the number of windows W a windowed set keeps, at least 1
@@ -207,6 +214,11 @@ func newManifest(n uint64, p float64, o SetOptions) (*manifest, error) {
 	if m.Keep == 0 {
 		m.Keep = 2
 	}
+	if m.Expansion = o.Expansion; m.Expansion > 0 {
+		if m.Tightening = o.Tightening; m.Tightening == 0 {
+			m.Tightening = 0.5
+		}
+	}
 	return m, m.checkOptions()
 }
 
@@ -214,16 +226,16 @@ func newManifest(n uint64, p float64, o SetOptions) (*manifest, error) {
 const MinWindow = time.Second
 
 // check refuses options that mix the two kinds of set or are out of
-// range: a negative or sub-second window, growth options on a windowed
-// set, window options on a scalable one, a negative Keep, a tightening
+// range: a negative or sub-second window, a tightening without expansion
+// on a windowed set, window options on a scalable one, a negative Keep, a tightening
 // outside [0, 1) (0 means the default).
 func (o SetOptions) check() error {
 	var bad string
 	switch {
 	case o.Window < 0 || (o.Window > 0 && o.Window < MinWindow):
 		bad = fmt.Sprintf("window %v: at least %v", o.Window, MinWindow)
-	case o.Window > 0 && (o.Expansion != 0 || o.Tightening != 0):
-		bad = "a windowed set does not grow: no expansion or tightening"
+	case o.Window > 0 && o.Expansion == 0 && o.Tightening != 0:
+		bad = "tightening of a windowed set needs an expansion (windows that grow)"
 	case o.Window == 0 && (o.Keep != 0 || o.Refresh):
 		bad = "keep and refresh are for windowed sets: give a window"
 	case o.Keep < 0:
@@ -241,7 +253,7 @@ func (m *manifest) checkOptions() error {
 	if m.windowed() && m.Keep < 1 {
 		return fmt.Errorf("mmapbloom: keep %d windows: %w", m.Keep, ErrBadSet)
 	}
-	if !m.windowed() && !(m.Tightening > 0 && m.Tightening < 1) {
+	if m.grows() && !(m.Tightening > 0 && m.Tightening < 1) {
 		return fmt.Errorf("mmapbloom: tightening %g not in (0, 1): %w", m.Tightening, ErrBadSet)
 	}
 	return nil

@@ -90,16 +90,13 @@ func lockSet(dir string, wait bool) (unlock func(), err error) {
 }
 
 // addLayer creates the next layer file of m (for window window of a
-// windowed set) and appends it to m.Layers. A file already at its name is
+// windowed set: its first layer, or the next when the window grows) and appends it to m.Layers. A file already at its name is
 // the orphan of a change that crashed before its rename; the caller holds
 // LOCK, so it is removed first.
 func addLayer(dir string, m *manifest, window int64) error {
-	n, p := windowLayer(m.N, m.P, m.Keep)
-	if !m.windowed() {
-		var err error
-		if n, p, err = scalableLayer(m.N, m.P, m.Expansion, m.Tightening, len(m.Layers)); err != nil {
-			return err
-		}
+	n, p, err := m.nextLayer(window)
+	if err != nil {
+		return err
 	}
 	name := layerName(m.Next)
 	path := filepath.Join(dir, name)

@@ -55,6 +55,10 @@ type layerEntry struct {
 // windowed reports whether m is a time-windowed set.
 func (m *manifest) windowed() bool { return m.Kind == kindWindowed }
 
+// grows reports whether m adds layers when its newest is full: a
+// scalable set, or a windowed set with an expansion (its windows grow).
+func (m *manifest) grows() bool { return !m.windowed() || m.Expansion > 0 }
+
 // window returns the length of a window.
 func (m *manifest) window() time.Duration { return time.Duration(m.WindowNS) }
 
@@ -98,7 +102,7 @@ func (m *manifest) check() error {
 		return fmt.Errorf("manifest lists no layer: %w", ErrBadSet)
 	case m.windowed() && (m.WindowNS <= 0 || m.Keep < 1):
 		return fmt.Errorf("manifest window %d ns, keep %d: %w", m.WindowNS, m.Keep, ErrBadSet)
-	case !m.windowed() && (m.Expansion < 1 || !(m.Tightening > 0 && m.Tightening < 1)):
+	case m.grows() && (m.Expansion < 1 || !(m.Tightening > 0 && m.Tightening < 1)):
 		return fmt.Errorf("manifest expansion %d, tightening %g: %w", m.Expansion, m.Tightening, ErrBadSet)
 	}
 	for _, l := range m.Layers {

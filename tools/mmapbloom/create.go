@@ -23,8 +23,8 @@ type createCmd struct {
 // setFlags choose a filter set instead of a filter file: any of them, or
 // a FILE ending in .bfset, makes create build a set directory.
 type setFlags struct {
-	Expansion  *uint32       `help:"Scalable set: each new layer holds E times the keys of the previous one (default 2; bloomd uses 4)." placeholder:"E"`
-	Tightening *float64      `help:"Scalable set: layer i is sized at p(1-r)r^i, r in (0, 1) (default 0.5; bloomd uses 0.9)." placeholder:"R"`
+	Expansion  *uint32       `help:"Scalable set: each new layer holds E times the keys of the previous one (default 2; bloomd uses 4). Windowed set: each window grows the same way when it receives more than n keys (default: windows do not grow)." placeholder:"E"`
+	Tightening *float64      `help:"Scalable set (and windowed set with --expansion): layer i is sized at p(1-r)r^i, r in (0, 1) (default 0.5; bloomd uses 0.9)." placeholder:"R"`
 	Window     time.Duration `help:"Windowed set: window length D (e.g. 24h); n is the keys expected per window." placeholder:"DURATION"`
 	Keep       int           `help:"Windowed set: windows kept W (default 2); a key is forgotten (W-1)D to WD after it was last added." placeholder:"W"`
 	Refresh    bool          `help:"Windowed set: a dedup hit re-adds the key to the current window (last seen)."`

@@ -91,7 +91,8 @@ func (r setReport) writeText(e *env) error {
 	fmt.Fprintf(tw, "kind:\t%s\ngeneration:\t%d\nn:\t%d\np:\t%g\n", r.Kind, r.Generation, r.N, r.P)
 	if r.Kind == "windowed" {
 		fmt.Fprintf(tw, "window:\t%s\nkeep:\t%d\nrefresh:\t%v\n", r.Window, r.Keep, r.Refresh)
-	} else {
+	}
+	if r.Expansion > 0 { // a scalable set, or a windowed one whose windows grow
 		fmt.Fprintf(tw, "expansion:\t%d\ntightening:\t%g\n", r.Expansion, r.Tightening)
 	}
 	fmt.Fprintf(tw, "layers:\t%d\ncapacity:\t%d\ncount:\t%d\n", len(r.Layers), r.Capacity, r.Count)

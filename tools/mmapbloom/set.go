@@ -52,7 +52,7 @@ func closeStore(s store, err error) error {
 
 // warnStore prints warnOverCapacity's warning for a filter file, and for
 // a windowed set whose current window holds more keys than it was sized
-// for (windows do not grow); a scalable set grows instead.
+// for (its windows do not grow); a set that grows adds a layer instead.
 func warnStore(s store, e *env) error {
 	switch s := s.(type) {
 	case *mmapbloom.Filter:
@@ -62,7 +62,7 @@ func warnStore(s store, e *env) error {
 		if err != nil || !over || s.Expansion() != 0 {
 			return err
 		}
-		_, err = fmt.Fprintf(e.stderr, "mmapbloom: warning: the current window of %s holds more keys than it was sized for: false-positive rate above p\n", s.Dir())
+		_, err = fmt.Fprintf(e.stderr, "mmapbloom: warning: the current window of %s holds more keys than it was sized for: false-positive rate above p (create the set with --expansion to let windows grow)\n", s.Dir())
 		return err
 	}
 	return nil
