@@ -40,8 +40,9 @@ type manifest struct {
 	Keep       int           `json:"keep,omitempty"`      // windows kept W
 	T0         int64         `json:"t0_unix_ns,omitempty"`
 	Refresh    bool          `json:"refresh,omitempty"`
-	Next       uint64        `json:"next"`   // number of the next layer file
-	Layers     []layerEntry  `json:"layers"` // oldest first; the last takes the adds
+	Sealed     bool          `json:"sealed,omitempty"` // every layer sealed (SealSet): the set opens read-only
+	Next       uint64        `json:"next"`             // number of the next layer file
+	Layers     []layerEntry  `json:"layers"`           // oldest first; the last takes the adds
 }
 
 // layerEntry is one layer of a manifest.
