@@ -13,8 +13,9 @@ import (
 type LayerCheck struct {
 	File    string // the layer's file name in the set directory, as the MANIFEST lists it
 	DataCRC uint32 // the CRC-32C its header records (Seal); 0 when the header could not be read
-	// Err is nil when the layer is intact; else it names the layer and
-	// wraps ErrDataChecksum (bits changed since the seal), ErrNotSealed,
+	// Err is nil when the layer is intact; else it is the cause wrapped
+	// once with the set and the layer's names (errors.Unwrap gives the
+	// cause), and the cause is or wraps ErrDataChecksum (bits changed since the seal), ErrNotSealed,
 	// ErrBadSet (the layer is not the one the MANIFEST describes, or is
 	// listed twice), fs.ErrNotExist (listed but missing), or Open's error
 	// (format.ErrTruncated, ...).

@@ -36,9 +36,10 @@ type cli struct {
 	Dedup  dedupCmd  `cmd:"" help:"Print the input lines not seen before and add them; create FILE if missing."`
 	Info   infoCmd   `cmd:"" help:"Print the header fields of a filter, or of each layer of a set; with --stats also the bit-array statistics."`
 	Merge  mergeCmd  `cmd:"" help:"OR the bits of each SRC filter into DST."`
-	Seal   sealCmd   `cmd:"" help:"Record the checksum of the bit array and make the filter read-only."`
-	Verify verifyCmd `cmd:"" help:"Check a sealed filter against its checksum: exit 0 intact, 1 corrupted, 2 error."`
-	Unseal unsealCmd `cmd:"" help:"Make a sealed filter writable again."`
+	Export exportCmd `cmd:"" help:"Copy a live filter set, at one generation, to a new directory (--seal: sealed, to ship)."`
+	Seal   sealCmd   `cmd:"" help:"Record the checksum of the bit array (of each layer of a set) and make it read-only."`
+	Verify verifyCmd `cmd:"" help:"Check a sealed filter or set against its checksums: exit 0 intact, 1 corrupted, 2 error."`
+	Unseal unsealCmd `cmd:"" help:"Make a sealed filter or set writable again."`
 	Clear  clearCmd  `cmd:"" help:"Set every bit and the count to 0."`
 	Rotate rotateCmd `cmd:"" help:"Start the current window of a windowed filter set and drop expired windows."`
 	GC     gcCmd     `cmd:"" help:"Remove the files a crash left in a filter set directory."`
