@@ -61,15 +61,11 @@ func (s *Set) readOnlyError() error {
 // changeDir is change on the set in dir whose CONTROL is mapped
 // (read-write) as ctl.
 func changeDir(dir string, ctl *control, wait bool, fn changeFunc) (bool, error) {
-	unlock, err := lockSet(dir, wait)
+	m, unlock, err := lockedManifest(dir, func(dir string) (func(), error) { return lockSet(dir, wait) })
 	if err != nil {
 		return false, err
 	}
 	defer unlock()
-	m, err := readManifest(dir)
-	if err != nil {
-		return false, err
-	}
 	ctl.raise(m.Generation)
 	dropped, changed, err := fn(m)
 	if err != nil || !changed {
@@ -85,6 +81,20 @@ func changeDir(dir string, ctl *control, wait bool, fn changeFunc) (bool, error)
 		_ = os.Remove(filepath.Join(dir, name))
 	}
 	return true, nil
+}
+
+// lockedManifest takes a lock on dir's LOCK file with lock (lockSet or
+// shareSet) and reads the MANIFEST under it; the caller releases the lock
+// with unlock (nil on error).
+func lockedManifest(dir string, lock func(dir string) (func(), error)) (m *manifest, unlock func(), err error) {
+	if unlock, err = lock(dir); err != nil {
+		return nil, nil, err
+	}
+	if m, err = readManifest(dir); err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	return m, unlock, nil
 }
 
 // lockSet takes the exclusive lock of dir's LOCK file, waiting for it or

@@ -67,15 +67,11 @@ func (s *Set) Export(dst string, opts *ExportOptions) error {
 // of the MANIFEST's generation and LOCK, each synced. It reports whether
 // the MANIFEST says the set is sealed.
 func copySet(dir, tmp string) (sealed bool, err error) {
-	unlock, err := shareSet(dir)
+	m, unlock, err := lockedManifest(dir, shareSet)
 	if err != nil {
 		return false, err
 	}
 	defer unlock()
-	m, err := readManifest(dir)
-	if err != nil {
-		return false, err
-	}
 	for _, l := range m.Layers {
 		if err := copySynced(filepath.Join(dir, l.File), filepath.Join(tmp, l.File)); err != nil {
 			return false, fmt.Errorf("mmapbloom: export set %s: layer %s: %w", dir, l.File, err)
