@@ -17,8 +17,8 @@ type exportCmd struct {
 
 // Run opens the set read-only and exports it.
 func (c *exportCmd) Run(_ *env) error {
-	if !isSet(c.Set) {
-		return fmt.Errorf("export %s: export takes a filter set directory (NAME.bfset), not a filter file: copy a file with cp, then seal the copy", c.Set)
+	if err := setOnly("export", c.Set); err != nil {
+		return fmt.Errorf("%w (copy a filter file with cp, then seal the copy)", err)
 	}
 	s, err := mmapbloom.OpenSet(c.Set, &mmapbloom.OpenOptions{ReadOnly: true})
 	if err != nil {

@@ -66,6 +66,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		kong.Description("Memory-mapped persistent Bloom filter files."),
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { exit = code }),
+		// A flag's value may start with '-': "-n -5" and "-p -0.01" then
+		// reach the value's own check ("expected a valid 64 bit uint",
+		// "p must be in (0, 1)") instead of kong's "expected uint value but
+		// got "-5" (short flag)".
+		kong.WithHyphenPrefixedParameters(true),
 	)
 	if err != nil {
 		return status(stderr, err)
