@@ -113,22 +113,6 @@ func (f *Filter) faultError(addr uintptr) error {
 	return fmt.Errorf("%s: fault at %#x (file truncated or shrunk?): %w", f.Path(), addr, ErrFileChanged)
 }
 
-// blameFault is deferred by code inside another filter's run that reads
-// f's mapping too (Merge reads its source). A fault at an address in f's
-// mapping becomes ErrFileChanged for f, and f refuses further calls; any
-// other panic goes on to the enclosing run.
-func (f *Filter) blameFault(err *error) {
-	r := recover()
-	if r == nil {
-		return
-	}
-	fault, ok := r.(interface{ Addr() uintptr })
-	if !ok || !f.maps(fault.Addr()) {
-		panic(r)
-	}
-	*err = f.faultError(fault.Addr())
-}
-
 // maps reports whether addr lies in f's mapping.
 func (f *Filter) maps(addr uintptr) bool {
 	start := reflect.ValueOf(f.data).Pointer()

@@ -31,7 +31,7 @@ func (f *Filter) Merge(src *Filter) error {
 		}
 		// The source gets the checks of run too: its header, its last
 		// word, and a fault in its mapping marks it, not f, broken.
-		defer src.blameFault(&err)
+		defer blameLayers([]*Filter{src}, &err)
 		if err := src.checkHeader(); err != nil {
 			return err
 		}

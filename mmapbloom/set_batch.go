@@ -142,10 +142,14 @@ func (s *Set) TestBatch(keys [][]byte, present []bool) error {
 		return fmt.Errorf("mmapbloom: TestBatch: %d results for %d keys: %w", len(present), len(keys), ErrBadOptions)
 	}
 	return s.batch(keys, present, func(v *setView, keys [][]byte, present []bool) (int, error) {
+		live := v.live(s.now)
+		if fusable(live, v.m.Seed) {
+			return len(keys), testFused(live, v.m.Seed, keys, present)
+		}
 		clear(present)
 		p := getPending(v.m.Seed)
 		defer p.put()
-		return len(keys), p.testLayers(v.live(s.now), keys, present)
+		return len(keys), p.testLayers(live, keys, present)
 	})
 }
 
@@ -205,28 +209,45 @@ func (s *Set) insertChunk(v *setView, keys [][]byte, present []bool, add bool) (
 	return len(keys), s.insertKeys(v, keys, present, add)
 }
 
-// insertKeys adds keys to v's newest layer and sets present.
+// insertKeys adds keys to v's newest layer and sets present, on the
+// fused pipeline when every layer is fusable.
 func (s *Set) insertKeys(v *setView, keys [][]byte, present []bool, add bool) error {
 	older, active := v.split(s.now)
 	always := v.addsAlways(add)
+	var added int
+	var err error
+	if layers := v.layers[len(v.layers)-1-len(older):]; fusable(layers, v.m.Seed) { // older, then active
+		added, err = insertFused(layers, v.m.Seed, keys, present, always, add)
+	} else {
+		added, err = insertLayers(older, active, v.m.Seed, keys, present, always, add)
+	}
+	if err != nil {
+		return err
+	}
+	return s.noteAdds(v, uint64(added))
+}
+
+// insertLayers is insertKeys one layer at a time: the older layers are
+// asked newest first for the keys no newer one holds, then the newest
+// takes the keys none holds (every key when always, as addsAlways). It
+// returns how many keys set a clear bit of the newest layer.
+func insertLayers(older []*Filter, active *Filter, seed uint64, keys [][]byte, present []bool, always, add bool) (added int, err error) {
 	clear(present)
-	p := getPending(v.m.Seed)
+	p := getPending(seed)
 	defer p.put()
 	if !always {
 		if err := p.testLayers(older, keys, present); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	if p.gather(keys, present); p.n > 0 {
 		if err := p.testAndAddBatch(active, keys); err != nil {
-			return err
+			return 0, err
 		}
-		if err := s.noteAdds(v, uint64(p.n-p.scatter(present))); err != nil {
-			return err
-		}
+		added = p.n - p.scatter(present)
 	}
 	if always && !add {
-		return p.testLayers(older, keys, present)
+		return added, p.testLayers(older, keys, present)
 	}
-	return nil
+	return added, nil
 }

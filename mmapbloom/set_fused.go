@@ -1,0 +1,197 @@
+package mmapbloom
+
+import (
+	"sync"
+
+	"github.com/zeebo/xxh3"
+)
+
+// The fused batch pipeline of a Set whose live layers are all blocked
+// layers with the set's seed (the default): each key is hashed once, its
+// block in every layer is computed from that hash, and the cache lines of
+// all layers are prefetched together, chunkKeys keys ahead of their use,
+// so that a key absent from L layers costs L misses that overlap instead
+// of L misses in turn. The layers are then probed by the kernels of
+// kernel.go, each over the whole piece, inside the fault guards of every
+// layer at once (guardLayers). Sets with a classic layer take the
+// per-layer path of set_batch.go.
+
+// fusedPiece holds the hashed keys of one piece of a batch.
+type fusedPiece struct {
+	n     int
+	start int                           // offset of the piece's first key in the batch
+	gs    [chunkKeys]uint32             // in-block hash of each key (the same in every layer)
+	first [][chunkKeys]uint64           // per layer: first bit of each key's block
+	masks [chunkKeys][blockWords]uint64 // newest layer, when setting: probe masks of the keys it lacks
+}
+
+// fusedPipe yields the hashed pieces of a batch over layers (oldest
+// first), each prefetched one piece ahead of its use.
+type fusedPipe struct {
+	layers []*Filter
+	seed   uint64
+	keys   [][]byte
+	next   int
+	bufs   [2]fusedPiece
+	cur    int
+	hit    [chunkKeys]bool // scratch for one layer's answers
+}
+
+// fusedPool recycles fusedPipes (their per-layer arrays grow to the
+// largest number of layers seen).
+var fusedPool = sync.Pool{New: func() any { return new(fusedPipe) }}
+
+// fusable reports whether every layer takes keys hashed with seed, so
+// that the fused pipeline applies.
+func fusable(layers []*Filter, seed uint64) bool {
+	for _, f := range layers {
+		if !f.hashable(seed) {
+			return false
+		}
+	}
+	return true
+}
+
+// startFused returns a pipeline over layers for keys, its first piece
+// hashed and prefetched; release it with put. The caller is inside the
+// guards of every layer.
+func startFused(layers []*Filter, seed uint64, keys [][]byte) *fusedPipe {
+	p := fusedPool.Get().(*fusedPipe)
+	p.layers, p.seed, p.keys, p.next, p.cur = layers, seed, keys, 0, 0
+	for i := range p.bufs {
+		if cap(p.bufs[i].first) < len(layers) {
+			p.bufs[i].first = make([][chunkKeys]uint64, len(layers))
+		}
+		p.bufs[i].first = p.bufs[i].first[:len(layers)]
+	}
+	p.load(&p.bufs[0])
+	return p
+}
+
+// put drops the references to the caller's layers and keys and returns p
+// to the pool.
+func (p *fusedPipe) put() {
+	p.layers, p.keys = nil, nil
+	fusedPool.Put(p)
+}
+
+// piece returns the next hashed piece (nil at the end), after hashing and
+// prefetching the one after it.
+func (p *fusedPipe) piece() *fusedPiece {
+	c := &p.bufs[p.cur]
+	if c.n == 0 {
+		return nil
+	}
+	p.cur ^= 1
+	p.load(&p.bufs[p.cur])
+	return c
+}
+
+// load hashes the next piece of keys into c and prefetches its line in
+// every layer.
+func (p *fusedPipe) load(c *fusedPiece) {
+	keys := p.keys[p.next:min(p.next+chunkKeys, len(p.keys))]
+	c.n, c.start = len(keys), p.next
+	p.next += len(keys)
+	var hs [chunkKeys]uint64
+	for i, key := range keys {
+		hs[i] = xxh3.HashSeed(key, p.seed)
+		c.gs[i] = uint32(hs[i])
+	}
+	for l, f := range p.layers {
+		first := &c.first[l]
+		for i := range c.n {
+			block, _ := f.loc.blockOf(hs[i])
+			first[i] = block * blockBits
+		}
+		active.prefetch(f.words, first[:c.n])
+	}
+}
+
+// test sets out[i] to whether a layer of layers[from:to] holds key i of
+// c; out must be all false (the first layer's kernel writes it, the
+// others' answers are ORed in).
+func (p *fusedPipe) test(c *fusedPiece, from, to int, out []bool) {
+	for l := from; l < to; l++ {
+		f, dst := p.layers[l], p.hit[:c.n]
+		if l == from {
+			dst = out
+		}
+		active.testBlocks(f.words, c.first[l][:c.n], c.gs[:c.n], f.hdr.K, dst)
+		if l == from {
+			continue
+		}
+		for i, h := range dst {
+			out[i] = out[i] || h
+		}
+	}
+}
+
+// set adds the keys of c to the newest layer, in order, except those
+// whose out entry is true when skipHeld; out[i] becomes true for a key
+// that set no clear bit. It returns how many keys set a clear bit. The
+// newest layer is tested first, and only the keys it lacks get their
+// probe masks built and ORed in (a key it holds would set nothing).
+func (p *fusedPipe) set(c *fusedPiece, out []bool, skipHeld, report bool) (added int) {
+	newest := len(p.layers) - 1
+	f, first := p.layers[newest], &c.first[newest]
+	active.testBlocks(f.words, first[:c.n], c.gs[:c.n], f.hdr.K, p.hit[:c.n])
+	var idx [chunkKeys]int
+	var gs [chunkKeys]uint32
+	n := 0
+	for i := range c.n {
+		switch {
+		case p.hit[i]:
+			out[i] = true
+		case !skipHeld || !out[i]:
+			idx[n], gs[n] = i, c.gs[i]
+			n++
+		}
+	}
+	active.blockMasks(gs[:n], f.hdr.K, c.masks[:n])
+	for j, i := range idx[:n] {
+		if f.orLine(first[i]/blockBits, &c.masks[j], report) {
+			added++
+		} else {
+			out[i] = true
+		}
+	}
+	return added
+}
+
+// testFused is the fused TestBatch over the live layers (oldest first):
+// present[i] is set when any layer holds keys[i].
+func testFused(layers []*Filter, seed uint64, keys [][]byte, present []bool) error {
+	clear(present)
+	return guardLayers(layers, false, func() error {
+		p := startFused(layers, seed, keys)
+		defer p.put()
+		for c := p.piece(); c != nil; c = p.piece() {
+			p.test(c, 0, len(layers), present[c.start:c.start+c.n])
+		}
+		return nil
+	})
+}
+
+// insertFused is insertKeys on the fused pipeline: layers are the older
+// live layers then the newest (oldest first), always as addsAlways, add
+// true for AddBatch. It returns how many keys set a clear bit of the
+// newest layer.
+func insertFused(layers []*Filter, seed uint64, keys [][]byte, present []bool, always, add bool) (added int, err error) {
+	clear(present)
+	err = guardLayers(layers, true, func() error {
+		p := startFused(layers, seed, keys)
+		defer p.put()
+		older := len(layers) - 1
+		for c := p.piece(); c != nil; c = p.piece() {
+			out := present[c.start : c.start+c.n]
+			if !always || !add {
+				p.test(c, 0, older, out)
+			}
+			added += p.set(c, out, !always, !add)
+		}
+		layers[older].addCount(uint64(added))
+		return nil
+	})
+	return added, err
+}
