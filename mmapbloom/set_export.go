@@ -35,7 +35,9 @@ type ExportOptions struct {
 // header counts in the copy are those published when each layer was
 // copied: they may lack up to 255 adds per other handle (see
 // Filter.Count). Export reads each layer file once (O(m)) and writes no
-// byte of the set itself.
+// byte of the set itself. A writer that finds the newest layer full (or
+// its window over) during the copy waits for it to end before it adds
+// the next layer, and the full layer takes the adds meanwhile.
 //
 // Errors: ErrClosed, ErrExists (dst exists), ErrBadSet, ErrInUse (when
 // sealing the copy, should another process open it meanwhile), those of
