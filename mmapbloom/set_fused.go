@@ -1,6 +1,7 @@
 package mmapbloom
 
 import (
+	"reflect"
 	"sync"
 
 	"github.com/zeebo/xxh3"
@@ -11,9 +12,11 @@ import (
 // block in every layer is computed from that hash, and the cache lines of
 // all layers are prefetched together, chunkKeys keys ahead of their use,
 // so that a key absent from L layers costs L misses that overlap instead
-// of L misses in turn. The layers are then probed by the kernels of
-// kernel.go, each over the whole piece, inside the fault guards of every
-// layer at once (guardLayers). Sets with a classic layer take the
+// of L misses in turn. The layers are then probed, inside the fault
+// guards of every layer at once (guardLayers), by the multi-layer kernel
+// (testLayers: each key's probes computed once, then tested against each
+// layer's line, newest first, stopping at a hit) or, where that kernel
+// does not exist, by each layer's testBlocks over the whole piece. Sets with a classic layer take the
 // per-layer path of set_batch.go.
 
 // fusedPiece holds the hashed keys of one piece of a batch.
@@ -35,7 +38,19 @@ type fusedPipe struct {
 	bufs   [2]fusedPiece
 	cur    int
 	hit    [chunkKeys]bool // scratch for one layer's answers
+	lines  []fusedLayer    // the layers for testLayers, when every k <= 16 (nil otherwise)
 }
+
+// fusedLayer is what the multi-layer kernel reads of a layer (16 bytes,
+// the assembly's layout).
+type fusedLayer struct {
+	words uintptr // address of the layer's first word, in its mapping
+	lanes uint32  // lane mask of its probes: the low k bits
+	_     uint32
+}
+
+// maxLaneK is the most probes the multi-layer kernel tests at once.
+const maxLaneK = 16
 
 // fusedPool recycles fusedPipes (their per-layer arrays grow to the
 // largest number of layers seen).
@@ -58,6 +73,7 @@ func fusable(layers []*Filter, seed uint64) bool {
 func startFused(layers []*Filter, seed uint64, keys [][]byte) *fusedPipe {
 	p := fusedPool.Get().(*fusedPipe)
 	p.layers, p.seed, p.keys, p.next, p.cur = layers, seed, keys, 0, 0
+	p.lines = p.laneLayers(p.lines[:0])
 	for i := range p.bufs {
 		if cap(p.bufs[i].first) < len(layers) {
 			p.bufs[i].first = make([][chunkKeys]uint64, len(layers))
@@ -66,6 +82,18 @@ func startFused(layers []*Filter, seed uint64, keys [][]byte) *fusedPipe {
 	}
 	p.load(&p.bufs[0])
 	return p
+}
+
+// laneLayers appends the fusedLayer of each layer to dst, or returns nil
+// when a layer has more than maxLaneK probes or no words.
+func (p *fusedPipe) laneLayers(dst []fusedLayer) []fusedLayer {
+	for _, f := range p.layers {
+		if f.hdr.K > maxLaneK || len(f.words) == 0 {
+			return nil
+		}
+		dst = append(dst, fusedLayer{words: reflect.ValueOf(f.words).Pointer(), lanes: 1<<f.hdr.K - 1})
+	}
+	return dst
 }
 
 // put drops the references to the caller's layers and keys and returns p
@@ -112,6 +140,9 @@ func (p *fusedPipe) load(c *fusedPiece) {
 // c; out must be all false (the first layer's kernel writes it, the
 // others' answers are ORed in).
 func (p *fusedPipe) test(c *fusedPiece, from, to int, out []bool) {
+	if p.lines != nil && active.testLayers(p.lines[from:to], c.first[from:to], c.gs[:c.n], out) {
+		return
+	}
 	for l := from; l < to; l++ {
 		f, dst := p.layers[l], p.hit[:c.n]
 		if l == from {

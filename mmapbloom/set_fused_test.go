@@ -14,17 +14,17 @@ import (
 	"github.com/mmapbloom/mmapbloom/format"
 )
 
-// fusedSet creates a set of 4 blocked layers (n0 = 200, expansion 2)
-// holding keys k-0 .. k-2799, for each kind: scalable, and windowed with
+// fusedSet creates a set of 4 blocked layers (n0 = 200, expansion 2) at
+// p holding keys k-0 .. k-2799, for each kind: scalable, and windowed with
 // Refresh (its Add and TestAndAdd add to the newest layer always).
-func fusedSet(t *testing.T, dir string, windowed bool) *Set {
+func fusedSet(t *testing.T, dir string, p float64, windowed bool) *Set {
 	t.Helper()
 	opts := &SetOptions{Layout: format.LayoutBlocked512}
 	clock := newFakeClock()
 	if windowed {
 		opts.Window, opts.Keep, opts.Refresh, opts.Now = time30s, 4, true, clock.now
 	}
-	s, err := CreateSet(filepath.Join(dir, "fused.bfset"), 200, 0.01, opts)
+	s, err := CreateSet(filepath.Join(dir, "fused.bfset"), 200, p, opts)
 	require.NoError(t, err)
 	for i := range 2800 {
 		require.NoError(t, s.Add(setKey("k", i)))
@@ -68,50 +68,66 @@ func mixedKeys() [][]byte {
 // TestFusedMatchesLayers runs every batch call of a 4-layer set on the
 // fused pipeline and, on an identical copy of the set, one layer at a
 // time (insertLayers, testLayers), under each kernel: the answers must be
-// equal key for key, and the layer files byte for byte afterwards.
+// equal key for key, and the layer files byte for byte afterwards. At
+// p = 0.01 every layer has k <= 16 (the multi-layer kernel's lanes); at
+// 2e-5 the newest layers have more and the fused path tests layer by
+// layer.
 func TestFusedMatchesLayers(t *testing.T) {
 	forEachKernel(t, func(t *testing.T) {
-		for _, windowed := range []bool{false, true} {
-			for _, add := range []bool{false, true} {
-				t.Run(fmt.Sprintf("windowed=%v/add=%v", windowed, add), func(t *testing.T) {
-					s := fusedSet(t, t.TempDir(), windowed)
-					fused, layered := cloneSet(t, s, &OpenOptions{Now: s.now})
-					keys := mixedKeys()
-					want, got := make([]bool, len(keys)), make([]bool, len(keys))
-
-					fv, err := fused.current()
-					require.NoError(t, err)
-					lv, err := layered.current()
-					require.NoError(t, err)
-					require.True(t, fusable(fv.live(s.now), fv.m.Seed))
-					require.NoError(t, testFused(fv.live(s.now), fv.m.Seed, keys, got))
-					require.NoError(t, getPending(lv.m.Seed).testLayers(lv.live(s.now), keys, want))
-					require.Equal(t, want, got, "TestBatch")
-
-					always := fv.addsAlways(add)
-					older, active := lv.split(s.now)
-					wantAdded, err := insertLayers(older, active, lv.m.Seed, keys, want, always, add)
-					require.NoError(t, err)
-					gotAdded, err := insertFused(fv.layers[len(fv.layers)-1-len(older):], fv.m.Seed, keys, got, always, add)
-					require.NoError(t, err)
-					assert.Equal(t, wantAdded, gotAdded, "keys that set a clear bit")
-					assert.Positive(t, gotAdded)
-					if !add {
-						require.Equal(t, want, got, "TestAndAddBatch")
-					}
-					require.NoError(t, fused.Sync())
-					require.NoError(t, layered.Sync())
-					for _, l := range fv.m.Layers {
-						a, err := os.ReadFile(filepath.Join(fused.Dir(), l.File))
-						require.NoError(t, err)
-						b, err := os.ReadFile(filepath.Join(layered.Dir(), l.File))
-						require.NoError(t, err)
-						require.Equal(t, b[format.HeaderSize:], a[format.HeaderSize:], "bits of %s", l.File)
-					}
-				})
+		for _, tc := range []struct {
+			p     float64
+			lanes bool
+		}{{0.01, true}, {2e-5, false}} {
+			for _, windowed := range []bool{false, true} {
+				for _, add := range []bool{false, true} {
+					t.Run(fmt.Sprintf("p=%v/windowed=%v/add=%v", tc.p, windowed, add), func(t *testing.T) {
+						fusedMatchesLayers(t, tc.p, tc.lanes, windowed, add)
+					})
+				}
 			}
 		}
 	})
+}
+
+// fusedMatchesLayers is one case of TestFusedMatchesLayers.
+func fusedMatchesLayers(t *testing.T, p float64, lanes, windowed, add bool) {
+	s := fusedSet(t, t.TempDir(), p, windowed)
+	fused, layered := cloneSet(t, s, &OpenOptions{Now: s.now})
+	keys := mixedKeys()
+	want, got := make([]bool, len(keys)), make([]bool, len(keys))
+
+	fv, err := fused.current()
+	require.NoError(t, err)
+	lv, err := layered.current()
+	require.NoError(t, err)
+	require.True(t, fusable(fv.live(s.now), fv.m.Seed))
+	pipe := startFused(fv.layers, fv.m.Seed, nil)
+	require.Equal(t, lanes, pipe.lines != nil, "k of the layers within maxLaneK")
+	pipe.put()
+	require.NoError(t, testFused(fv.live(s.now), fv.m.Seed, keys, got))
+	require.NoError(t, getPending(lv.m.Seed).testLayers(lv.live(s.now), keys, want))
+	require.Equal(t, want, got, "TestBatch")
+
+	always := fv.addsAlways(add)
+	older, active := lv.split(s.now)
+	wantAdded, err := insertLayers(older, active, lv.m.Seed, keys, want, always, add)
+	require.NoError(t, err)
+	gotAdded, err := insertFused(fv.layers[len(fv.layers)-1-len(older):], fv.m.Seed, keys, got, always, add)
+	require.NoError(t, err)
+	assert.Equal(t, wantAdded, gotAdded, "keys that set a clear bit")
+	assert.Positive(t, gotAdded)
+	if !add {
+		require.Equal(t, want, got, "TestAndAddBatch")
+	}
+	require.NoError(t, fused.Sync())
+	require.NoError(t, layered.Sync())
+	for _, l := range fv.m.Layers {
+		a, err := os.ReadFile(filepath.Join(fused.Dir(), l.File))
+		require.NoError(t, err)
+		b, err := os.ReadFile(filepath.Join(layered.Dir(), l.File))
+		require.NoError(t, err)
+		require.Equal(t, b[format.HeaderSize:], a[format.HeaderSize:], "bits of %s", l.File)
+	}
 }
 
 // fakeFault is a panic value shaped like the runtime's memory fault.
@@ -123,7 +139,7 @@ func (f fakeFault) Addr() uintptr { return uintptr(f) }
 // blamed on the layer whose mapping it hit, whatever its place in the
 // nesting, and other panics to go on.
 func TestGuardLayersBlame(t *testing.T) {
-	s := fusedSet(t, t.TempDir(), false)
+	s := fusedSet(t, t.TempDir(), 0.01, false)
 	defer s.Close()
 	v, err := s.current()
 	require.NoError(t, err)

@@ -66,8 +66,11 @@ class Filter:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise errors.MmapBloomError(f"{path}: not a regular file")
-        hdr = decode(os.pread(fd, HEADER_SIZE, 0))
-        hdr.check_file_size(st.st_size)
+        try:
+            hdr = decode(os.pread(fd, HEADER_SIZE, 0))
+            hdr.check_file_size(st.st_size)
+        except errors.FormatError as e:
+            raise type(e)(f"{path}: {e}") from None
         self.header = hdr
         self._size = HEADER_SIZE + hdr.byte_size
         if self._size > _address_space():
@@ -125,7 +128,7 @@ class Filter:
 
     def _refuse(self, write):
         if self._closed:
-            raise errors.Closed("filter is closed")
+            raise errors.Closed(f"{self.path}: filter is closed")
         if self._broken:
             raise errors.FileChanged(f"{self.path}: filter file changed while mapped")
         if not self.writable:
@@ -375,8 +378,8 @@ class Filter:
         for name in ("m", "k", "layout", "scheme", "seed"):
             if getattr(self, name) != getattr(other, name):
                 raise errors.Mismatch(
-                    f"union {other.path} into {self.path}: {name} differs "
-                    f"({getattr(other, name)} vs {getattr(self, name)})")
+                    f"union: {name} differs: source {other.path} has {getattr(other, name)}, "
+                    f"destination {self.path} has {getattr(self, name)}")
 
         def op():
             other._check()

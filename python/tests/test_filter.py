@@ -3,6 +3,7 @@ closing, modes, locks between handles, and single-writer mode."""
 
 import math
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -74,7 +75,7 @@ class FilterTest(TempDirTest):
         f.close()
         f.close()  # again: nothing
         for op in (lambda: "a" in f, lambda: f.add("a"), lambda: len(f), f.approx_len):
-            with self.assertRaises(mmapbloom.Closed):
+            with self.assertRaisesRegex(mmapbloom.Closed, "^" + re.escape(path) + ": filter is closed"):
                 op()
         with self.assertRaises(ValueError):
             mmapbloom.open(path, "w")
@@ -126,7 +127,7 @@ class FilterTest(TempDirTest):
         c = self.path("c.bloom")
         mmapbloom.create(c, 1000, 0.01, seed=6).close()
         with mmapbloom.open(a, "rw") as f, mmapbloom.open(c) as h:
-            with self.assertRaises(mmapbloom.Mismatch):
+            with self.assertRaisesRegex(mmapbloom.Mismatch, f"seed differs: source {c} has 6, destination {a} has "):
                 f.union(h)
 
     def test_sealed_refuses_writes(self):

@@ -1,0 +1,32 @@
+//go:build amd64 && gc && !purego
+
+package mmapbloom
+
+// testLayers is the multi-layer test of the fused set pipeline (see
+// set_fused.go): it sets out[i] to whether any layer holds key i, whose
+// in-block hash is gs[i] and whose block in layer l starts at bit
+// first[l][i], asking the newest layer (the last) first and stopping at a
+// hit. It returns false having done nothing where no kernel of its own
+// exists (every kernel but AVX-512, or no layer): the caller then tests
+// layer by layer with testBlocks, which gives the same answers
+// (TestFusedMatchesLayers).
+func (k kernel) testLayers(layers []fusedLayer, first [][chunkKeys]uint64, gs []uint32, out []bool) bool {
+	if k != kernelAVX512 || len(layers) == 0 || len(gs) == 0 {
+		return false
+	}
+	_, _ = first[len(layers)-1], out[len(gs)-1]
+	testLayersAVX512Asm(&layers[0], len(layers), &first[0][0], &gs[0], &out[0], len(gs), &phiPow[0])
+	return true
+}
+
+// The assembly walks first in rows of 12 words (96 bytes): a compile
+// error here means it needs the new row size.
+var _ [0]struct{} = [chunkKeys - 12]struct{}{}
+
+// testLayersAVX512Asm is testLayers for n <= chunkKeys keys over nl
+// layers with AVX-512F: each key's 16 probe lanes are computed once and
+// tested against each layer's line in one register, under the layer's
+// lane mask of k probes (k <= 16).
+//
+//go:noescape
+func testLayersAVX512Asm(layers *fusedLayer, nl int, first *uint64, gs *uint32, out *bool, n int, mults *uint32)
