@@ -161,22 +161,33 @@ func CreateSet(dir string, n uint64, p float64, opts *SetOptions) (*Set, error) 
 		return nil, err
 	}
 	dir = filepath.Clean(dir)
-	if _, err := os.Lstat(dir); err == nil {
-		return nil, fmt.Errorf("mmapbloom: create set %s: %w", dir, ErrExists)
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".tmp*")
-	if err != nil {
-		return nil, fmt.Errorf("mmapbloom: create set: %w", err)
-	}
-	if err := buildSet(tmp, m); err != nil {
-		_ = os.RemoveAll(tmp)
-		return nil, err
-	}
-	if err := publishDir(tmp, dir); err != nil {
-		_ = os.RemoveAll(tmp)
+	if err := buildDir("create set", dir, func(tmp string) error { return buildSet(tmp, m) }); err != nil {
 		return nil, err
 	}
 	return OpenSet(dir, &OpenOptions{Now: o.Now})
+}
+
+// buildDir makes the set directory dir, which must not exist: build
+// fills a new temporary directory beside it (.NAME.tmp*), which is then
+// renamed to dir, so that dir appears whole or not at all; on failure the
+// temporary directory is removed. what names the operation in errors.
+func buildDir(what, dir string, build func(tmp string) error) error {
+	if _, err := os.Lstat(dir); err == nil {
+		return fmt.Errorf("mmapbloom: %s %s: %w", what, dir, ErrExists)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("mmapbloom: %s: %w", what, err)
+	}
+	if err := build(tmp); err != nil {
+		_ = os.RemoveAll(tmp)
+		return err
+	}
+	if err := publishDir(what, tmp, dir); err != nil {
+		_ = os.RemoveAll(tmp)
+		return err
+	}
+	return nil
 }
 
 // newManifest validates the options of CreateSet and returns the
@@ -279,46 +290,49 @@ func buildSet(dir string, m *manifest) error {
 }
 
 // publishDir renames the finished directory tmp to dir, refusing to
-// replace anything, and syncs the parent directory.
-func publishDir(tmp, dir string) error {
+// replace anything, and syncs the parent directory. what names the
+// operation in errors.
+func publishDir(what, tmp, dir string) error {
 	if _, err := os.Lstat(dir); err == nil {
-		return fmt.Errorf("mmapbloom: create set %s: %w", dir, ErrExists)
+		return fmt.Errorf("mmapbloom: %s %s: %w", what, dir, ErrExists)
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		if errors.Is(err, fs.ErrExist) || strings.Contains(err.Error(), "not empty") {
-			return fmt.Errorf("mmapbloom: create set %s: %w", dir, ErrExists)
+			return fmt.Errorf("mmapbloom: %s %s: %w", what, dir, ErrExists)
 		}
-		return fmt.Errorf("mmapbloom: create set: %w", err)
+		return fmt.Errorf("mmapbloom: %s: %w", what, err)
 	}
 	return syncDir(filepath.Dir(dir))
 }
 
 // OpenSet opens the filter set in dir: it maps CONTROL, reads MANIFEST
 // and opens every layer with opts (ReadOnly, ExactCount; Now is the
-// clock of a windowed set). A read-write open repairs a set whose last
-// change crashed after renaming the MANIFEST but before raising the
-// generation. Errors: ErrBadSet (no MANIFEST or CONTROL, or a bad one),
-// those of Open for a layer.
+// clock of a windowed set). A sealed set (SealSet) is opened read-only
+// whatever opts say, and its writing calls fail with ErrSealed. A
+// read-write open repairs a set whose last change crashed after renaming
+// the MANIFEST but before raising the generation. Errors: ErrBadSet (no
+// MANIFEST or CONTROL, or a bad one), those of Open for a layer.
 func OpenSet(dir string, opts *OpenOptions) (*Set, error) {
 	var o OpenOptions
 	if opts != nil {
 		o = *opts
 	}
-	s := &Set{dir: filepath.Clean(dir), opts: o, now: o.Now, readOnly: o.ReadOnly}
+	s := &Set{dir: filepath.Clean(dir), now: o.Now}
 	if s.now == nil {
 		s.now = time.Now
 	}
+	m, err := readManifest(s.dir)
+	if err != nil {
+		return nil, err
+	}
+	o.ReadOnly = o.ReadOnly || m.Sealed
+	s.opts, s.readOnly = o, o.ReadOnly
 	ctl, err := openControl(s.dir, o.ReadOnly)
 	if err != nil {
 		return nil, err
 	}
 	s.ctl = ctl
 	if !o.ReadOnly {
-		m, err := readManifest(s.dir)
-		if err != nil {
-			_ = ctl.close()
-			return nil, err
-		}
 		ctl.raise(m.Generation)
 	}
 	if _, err := s.reload(); err != nil {

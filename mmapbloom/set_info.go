@@ -14,6 +14,7 @@ type SetInfo struct {
 	Keep       int           // windowed: windows kept W
 	Refresh    bool          // windowed: TestAndAdd hits refresh the key
 	Start      time.Time     // windowed: start of window 0 (t0); zero for scalable
+	Sealed     bool          // sealed (SealSet): read-only, every layer sealed
 	Layers     []LayerInfo   // the live layers, oldest first; the last takes the adds
 }
 
@@ -42,7 +43,7 @@ func (v *setView) info(live int) SetInfo {
 	m := v.m
 	in := SetInfo{
 		Kind: m.Kind, Generation: m.Generation, N: m.N, P: m.P, Expansion: m.Expansion,
-		Tightening: m.Tightening, Window: m.window(), Keep: m.Keep, Refresh: m.Refresh,
+		Tightening: m.Tightening, Window: m.window(), Keep: m.Keep, Refresh: m.Refresh, Sealed: m.Sealed,
 	}
 	if m.windowed() {
 		in.Start = time.Unix(0, m.T0)

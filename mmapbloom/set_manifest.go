@@ -40,8 +40,9 @@ type manifest struct {
 	Keep       int           `json:"keep,omitempty"`      // windows kept W
 	T0         int64         `json:"t0_unix_ns,omitempty"`
 	Refresh    bool          `json:"refresh,omitempty"`
-	Next       uint64        `json:"next"`   // number of the next layer file
-	Layers     []layerEntry  `json:"layers"` // oldest first; the last takes the adds
+	Sealed     bool          `json:"sealed,omitempty"` // every layer sealed (SealSet): the set opens read-only
+	Next       uint64        `json:"next"`             // number of the next layer file
+	Layers     []layerEntry  `json:"layers"`           // oldest first; the last takes the adds
 }
 
 // layerEntry is one layer of a manifest.
@@ -117,6 +118,9 @@ func (m *manifest) check() error {
 func readManifest(dir string) (*manifest, error) {
 	b, err := os.ReadFile(filepath.Join(dir, manifestName))
 	if err != nil {
+		if _, serr := os.Stat(dir); errors.Is(serr, fs.ErrNotExist) {
+			return nil, fmt.Errorf("mmapbloom: %s: no such filter set: %w (%w)", dir, ErrBadSet, serr)
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("mmapbloom: %s: no %s: %w", dir, manifestName, ErrBadSet)
 		}

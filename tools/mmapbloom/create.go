@@ -139,6 +139,9 @@ func (c *createCmd) createLike() (*mmapbloom.Filter, error) {
 	if c.shapeFlags != (shapeFlags{Format: "v2", Layout: "auto", Scheme: "auto"}) {
 		return nil, fmt.Errorf("create %s: --like takes the whole shape from %s; drop --format, --layout, --scheme, --seed and --prime: %w", c.File, c.Like, mmapbloom.ErrBadOptions)
 	}
+	if err := fileOnly("create --like", c.Like); err != nil {
+		return nil, err
+	}
 	other, err := mmapbloom.Open(c.Like, &mmapbloom.OpenOptions{ReadOnly: true})
 	if err != nil {
 		return nil, err

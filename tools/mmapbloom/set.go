@@ -32,6 +32,26 @@ func isSet(path string) bool {
 	return err == nil && st.IsDir()
 }
 
+// fileOnly refuses, naming the path, a set directory (or any directory)
+// given to command cmd, which takes filter files only.
+func fileOnly(cmd string, paths ...string) error {
+	for _, p := range paths {
+		if isSet(p) {
+			return fmt.Errorf("%s takes a filter file, not a filter set or directory: %s", cmd, p)
+		}
+	}
+	return nil
+}
+
+// setOnly refuses a path that is not a filter set given to command cmd,
+// which takes filter sets only.
+func setOnly(cmd, path string) error {
+	if isSet(path) {
+		return nil
+	}
+	return fmt.Errorf("%s takes a filter set directory (NAME.bfset), not a filter file: %s", cmd, path)
+}
+
 // openStore opens the filter file or filter set at path.
 func openStore(path string, readOnly bool) (store, error) {
 	opts := &mmapbloom.OpenOptions{ReadOnly: readOnly}

@@ -154,3 +154,32 @@ func TestSetWindowOverCapacityWarns(t *testing.T) {
 	assert.Regexp(t, `(?m)^layers: +4$`, r.stdout, "a window of 100 keys grown to 100+200+400+800 for 1000")
 	assert.Regexp(t, `(?m)^expansion: +2$`, r.stdout)
 }
+
+// TestSetGivenToFileCommand: commands that take filter files only say so,
+// naming the set, and commands that take sets only say so for a file; a
+// scalable set is refused by rotate (it has no windows).
+func TestSetGivenToFileCommand(t *testing.T) {
+	set := filepath.Join(t.TempDir(), "s.bfset")
+	requireOK(t, runCLI(t, nil, "create", set, "-n", "100", "-p", "0.01"))
+	file := newFilter(t, "100", "0.01")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"merge into a set", []string{"merge", set, file}, "merge takes a filter file, not a filter set or directory: " + set},
+		{"merge from a set", []string{"merge", file, set}, "merge takes a filter file, not a filter set or directory: " + set},
+		{"clear a set", []string{"clear", set}, "clear takes a filter file, not a filter set or directory: " + set},
+		{"create like a set", []string{"create", file + ".2", "--like", set}, "create --like takes a filter file, not a filter set or directory: " + set},
+		{"rotate a file", []string{"rotate", file}, "rotate takes a filter set directory (NAME.bfset), not a filter file: " + file},
+		{"gc a file", []string{"gc", file}, "gc takes a filter set directory (NAME.bfset), not a filter file: " + file},
+		{"rotate a scalable set", []string{"rotate", set}, "a scalable set has no windows to rotate"},
+		{"add to a missing set", []string{"add", set + ".missing.bfset"}, set + ".missing.bfset: no such filter set"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			requireFailure(t, runCLI(t, nil, tc.args...), tc.want)
+		})
+	}
+	assert.Equal(t, float64(1), infoOf(t, set)["generation"], "the set is unchanged")
+}
