@@ -155,28 +155,18 @@ func (s *Server) exportStem(stem, dir string) error {
 	return copyFile(file, filepath.Join(dir, filepath.Base(file)))
 }
 
-// exportSet copies a synced set's MANIFEST, CONTROL and live layer files
-// into a temporary directory in dir, then renames it over any older copy
-// of the set there, so the copy appears whole.
+// exportSet copies a set into dir with Set.Export (at one generation,
+// under the set's shared LOCK, synced), under a temporary name that is
+// then renamed over any older copy of the set there, so the copy appears
+// whole.
 func exportSet(st set, dir string) error {
-	info, err := st.Info()
-	if err != nil {
-		return err
-	}
 	name := filepath.Base(st.Dir())
-	tmp, err := os.MkdirTemp(dir, "."+name+".migrate*")
-	if err != nil {
+	tmp := filepath.Join(dir, "."+name+".migrate"+strconv.Itoa(os.Getpid()))
+	if err := os.RemoveAll(tmp); err != nil {
 		return err
 	}
-	files := []string{"MANIFEST", "CONTROL"}
-	for _, l := range info.Layers {
-		files = append(files, l.File)
-	}
-	for _, f := range files {
-		if err := copyFile(filepath.Join(st.Dir(), f), filepath.Join(tmp, f)); err != nil {
-			_ = os.RemoveAll(tmp)
-			return err
-		}
+	if err := st.Export(tmp, nil); err != nil {
+		return err
 	}
 	dst := filepath.Join(dir, name)
 	if err := os.RemoveAll(dst); err != nil {
