@@ -206,6 +206,11 @@ func TestFoldCommands(t *testing.T) {
 	bucket := cluster.KeySlot([]byte(hosts[0])) / 256
 	setDir := fmt.Sprintf("seen:%%7B%%7D@b%d.bfset", bucket)
 	assert.Equal(t, []string{foldMarker, setDir}, testkit.DirNames(t, s.cfg.Dir), "one set for both keys")
+	// The tag is not in the file name: a 300-byte host is a key.
+	long := "seen:{" + strings.Repeat("h", 300) + "}"
+	assert.True(t, rdb.BFAdd(c, long, "x").Val())
+	assert.True(t, rdb.BFExists(c, long, "x").Val())
+	assert.False(t, rdb.BFExists(c, long, "y").Val())
 
 	// Plain keys, and a key with an empty tag, are files of their own.
 	assert.True(t, rdb.BFAdd(c, "plain", "x").Val())
