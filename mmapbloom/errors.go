@@ -36,15 +36,17 @@ var (
 	ErrExists = errors.New("file exists")
 
 	// ErrInUse is returned when an operation that needs every other user
-	// out (Clear, Merge into a filter, Create with Overwrite, Seal) finds
-	// the file open elsewhere, or when Open finds such an operation running.
+	// out (Clear, Merge into a filter, Create with Overwrite, Seal,
+	// SealSet, UnsealSet) finds the file (a layer) open elsewhere, or when
+	// Open finds such an operation running.
 	ErrInUse = errors.New("filter file in use by another process")
 
 	// ErrReadOnly is returned by writing calls on a filter opened read-only.
 	ErrReadOnly = errors.New("filter opened read-only")
 
-	// ErrSealed is returned by writing calls on a sealed filter; Unseal
-	// makes it writable again.
+	// ErrSealed is returned by writing calls on a sealed filter, or on a
+	// sealed set (wrapped with the set's directory); Unseal and UnsealSet
+	// make them writable again.
 	ErrSealed = errors.New("filter is sealed")
 
 	// ErrClosed is returned by calls on a closed filter.
@@ -70,12 +72,14 @@ var (
 	// the os error (ENOSPC, EDQUOT) where there is one.
 	ErrNoSpace = errors.New("no space left for the filter's blocks")
 
-	// ErrNotSealed is returned by Verify on a filter that was never sealed.
+	// ErrNotSealed is returned by Verify on a filter that was never
+	// sealed, and by VerifySet on a set (or a layer) that is not.
 	ErrNotSealed = errors.New("filter is not sealed")
 
 	// ErrBadSet is returned by OpenSet for a directory that is not a
 	// valid filter set (MANIFEST or CONTROL missing, unreadable or of an
-	// unknown version), and by CreateSet for set options that cannot
-	// work (Tightening outside (0, 1), Keep below 1 with a Window).
+	// unknown version), by CreateSet for set options that cannot work
+	// (Tightening outside (0, 1), Keep below 1 with a Window), and by
+	// VerifySet for a layer that is not as the MANIFEST describes it.
 	ErrBadSet = errors.New("not a valid filter set")
 )

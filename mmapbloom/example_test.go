@@ -1,6 +1,7 @@
 package mmapbloom_test
 
 import (
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -121,4 +122,38 @@ func ExampleFilter_Merge() {
 	n, _ := a.Count()
 	fmt.Println(ok, n)
 	// Output: true 2
+}
+
+// Ship a live set: export a sealed copy while the live set keeps taking
+// adds, verify it on the receiving side, and open it read-only.
+func ExampleSet_Export() {
+	live, cleanup := tempPath("blocklist.bfset")
+	defer cleanup()
+	s, err := mmapbloom.CreateSet(live, 10_000, 0.001, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.AddString("https://phish.example/"); err != nil {
+		log.Fatal(err)
+	}
+
+	ship := filepath.Join(filepath.Dir(live), "blocklist-ship.bfset")
+	if err := s.Export(ship, &mmapbloom.ExportOptions{Seal: true}); err != nil {
+		log.Fatal(err)
+	}
+	_ = s.AddString("https://later.example/") // the live set goes on
+
+	checks, err := mmapbloom.VerifySet(ship) // after copying ship to the receiving host
+	if err != nil {
+		log.Fatal(err)
+	}
+	shipped, err := mmapbloom.OpenSet(ship, nil) // sealed: opened read-only
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer shipped.Close()
+	hit, _ := shipped.TestString("https://phish.example/")
+	fmt.Println(len(checks), hit, errors.Is(shipped.AddString("x"), mmapbloom.ErrSealed))
+	// Output: 1 true true
 }

@@ -23,6 +23,10 @@ func downgradeLock(f *os.File) error { return ofdLock(f, unix.F_RDLCK) }
 // waiting while others hold it.
 func waitExclusive(f *os.File) error { return ofdLockCmd(f, unix.F_OFD_SETLKW, unix.F_WRLCK) }
 
+// waitShared takes a shared lock on a handle that holds none, waiting
+// while another holds it exclusively.
+func waitShared(f *os.File) error { return ofdLockCmd(f, unix.F_OFD_SETLKW, unix.F_RDLCK) }
+
 // ofdLock sets an open file description lock of type typ on the whole
 // file (start 0, length 0: to the end, however long), without waiting.
 func ofdLock(f *os.File, typ int16) error { return ofdLockCmd(f, unix.F_OFD_SETLK, typ) }

@@ -26,9 +26,16 @@ func downgradeLock(f *os.File) error { return flock(f, unix.LOCK_SH) }
 
 // waitExclusive takes an exclusive flock lock on a handle that holds
 // none, waiting while others hold it.
-func waitExclusive(f *os.File) error {
+func waitExclusive(f *os.File) error { return waitFlock(f, unix.LOCK_EX) }
+
+// waitShared takes a shared flock lock on a handle that holds none,
+// waiting while another holds it exclusively.
+func waitShared(f *os.File) error { return waitFlock(f, unix.LOCK_SH) }
+
+// waitFlock takes the flock lock how, waiting for it.
+func waitFlock(f *os.File, how int) error {
 	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX)
+		err := unix.Flock(int(f.Fd()), how)
 		if !errors.Is(err, unix.EINTR) {
 			return err
 		}

@@ -6,12 +6,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"sort"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 )
 
 // lockKeys is the number of keys the lock tests add (writer 0's sequence).
@@ -103,18 +103,8 @@ func (h *holder) close(t *testing.T) {
 	h.p.finish(t)
 }
 
-// dirNames lists the names in dir.
-func dirNames(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	sort.Strings(names)
-	return names
-}
+// dirNames lists the names in dir, sorted.
+func dirNames(t *testing.T, dir string) []string { return testkit.DirNames(t, dir) }
 
 // TestExclusiveOpsRefusedWhileOpen checks that Clear, Merge into a
 // filter, Seal, Unseal and Create with Overwrite fail at once with

@@ -37,20 +37,22 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // ErrFileChanged, errors.ErrUnsupported for a v1.1 file, and the msync
 // or fsync error (the header is left unsealed when syncing the bits
 // fails).
-func (f *Filter) Seal() error {
-	return f.exclusive("seal", func() error {
-		if f.hdr.Version != format.V2 {
-			return fmt.Errorf("mmapbloom: seal %s: format %v has no sealed flag or data checksum (only v2 files can be sealed): %w",
-				f.path, f.hdr.Version, errors.ErrUnsupported)
-		}
-		if err := f.flush(); err != nil {
-			return err
-		}
-		h := f.hdr
-		h.Flags |= format.FlagSealed
-		h.DataCRC = f.dataCRC()
-		return f.writeHeader(h)
-	})
+func (f *Filter) Seal() error { return f.exclusive("seal", f.seal) }
+
+// seal is Seal's work. The caller is inside run and holds the file's lock
+// exclusively.
+func (f *Filter) seal() error {
+	if f.hdr.Version != format.V2 {
+		return fmt.Errorf("mmapbloom: seal %s: format %v has no sealed flag or data checksum (only v2 files can be sealed): %w",
+			f.path, f.hdr.Version, errors.ErrUnsupported)
+	}
+	if err := f.flush(); err != nil {
+		return err
+	}
+	h := f.hdr
+	h.Flags |= format.FlagSealed
+	h.DataCRC = f.dataCRC()
+	return f.writeHeader(h)
 }
 
 // Unseal makes a sealed filter writable again: it clears the sealed flag
@@ -69,13 +71,17 @@ func (f *Filter) Unseal() error {
 		if !f.hdr.Sealed() {
 			return nil
 		}
-		return f.alone("unseal", func() error {
-			h := f.hdr
-			h.Flags &^= format.FlagSealed
-			h.DataCRC = 0
-			return f.writeHeader(h)
-		})
+		return f.alone("unseal", f.unseal)
 	})
+}
+
+// unseal is Unseal's work on a sealed filter. The caller is inside run and
+// holds the file's lock exclusively.
+func (f *Filter) unseal() error {
+	h := f.hdr
+	h.Flags &^= format.FlagSealed
+	h.DataCRC = 0
+	return f.writeHeader(h)
 }
 
 // Verify recomputes the CRC-32C of the bit array of a sealed filter and

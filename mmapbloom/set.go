@@ -52,22 +52,29 @@ type SetOptions struct {
 	// Expansion is the growth factor s of a scalable set: each new layer
 	// holds s times the keys of the previous one. Default 2 (RedisBloom);
 	// bloomd uses 4; 1 adds layers of equal size (least memory, most
-	// layers). Ignored by windowed sets.
+	// layers). On a windowed set it makes each window grow the same way
+	// (see Window); default 0 there: windows do not grow.
 	Expansion uint32
 
 	// Tightening is the error tightening ratio r of a scalable set, in
 	// (0, 1): layer i is sized at p (1-r) r^i, so the set's false-positive
 	// rate stays below p (see set_sizing.go). Default 0.5 (RedisBloom:
 	// p/2, p/4, ...); bloomd uses 0.9 (more bits in the first layers,
-	// fewer later). Ignored by windowed sets.
+	// fewer later). On a windowed set with an Expansion it tightens each
+	// window's layers the same way; without one it must be 0.
 	Tightening float64
 
 	// Window, when positive, makes a windowed set: time is cut into
 	// windows of this length from the creation time, each window's keys go
 	// to its own layer of n keys at p/Keep, and a key is forgotten between
-	// (Keep-1) Window and Keep Window after it was last added. Windows
-	// never grow: a window that receives more than n new keys answers
-	// above p/Keep (Stats reports OverCapacity). Default 0: a scalable set.
+	// (Keep-1) Window and Keep Window after it was last added. Without
+	// an Expansion windows do not grow: a window that receives more than n
+	// new keys answers above p/Keep (OverCapacity reports it). With one,
+	// a window grows like a scalable set of n keys at p/Keep: its layer j
+	// holds n s^j keys at (p/Keep)(1-r) r^j, so a burst of keys costs
+	// more layers, not a higher false-positive rate, for about 1.44 more
+	// bits per key in the first layer (p/Keep halved at r = 0.5).
+	// Default 0: a scalable set.
 	Window time.Duration
 
 	// Keep is the number of windows W a windowed set keeps, at least 1
@@ -154,22 +161,33 @@ func CreateSet(dir string, n uint64, p float64, opts *SetOptions) (*Set, error) 
 		return nil, err
 	}
 	dir = filepath.Clean(dir)
-	if _, err := os.Lstat(dir); err == nil {
-		return nil, fmt.Errorf("mmapbloom: create set %s: %w", dir, ErrExists)
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".tmp*")
-	if err != nil {
-		return nil, fmt.Errorf("mmapbloom: create set: %w", err)
-	}
-	if err := buildSet(tmp, m); err != nil {
-		_ = os.RemoveAll(tmp)
-		return nil, err
-	}
-	if err := publishDir(tmp, dir); err != nil {
-		_ = os.RemoveAll(tmp)
+	if err := buildDir("create set", dir, func(tmp string) error { return buildSet(tmp, m) }); err != nil {
 		return nil, err
 	}
 	return OpenSet(dir, &OpenOptions{Now: o.Now})
+}
+
+// buildDir makes the set directory dir, which must not exist: build
+// fills a new temporary directory beside it (.NAME.tmp*), which is then
+// renamed to dir, so that dir appears whole or not at all; on failure the
+// temporary directory is removed. what names the operation in errors.
+func buildDir(what, dir string, build func(tmp string) error) error {
+	if _, err := os.Lstat(dir); err == nil {
+		return fmt.Errorf("mmapbloom: %s %s: %w", what, dir, ErrExists)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("mmapbloom: %s: %w", what, err)
+	}
+	if err := build(tmp); err != nil {
+		_ = os.RemoveAll(tmp)
+		return err
+	}
+	if err := publishDir(what, tmp, dir); err != nil {
+		_ = os.RemoveAll(tmp)
+		return err
+	}
+	return nil
 }
 
 // newManifest validates the options of CreateSet and returns the
@@ -207,6 +225,11 @@ func newManifest(n uint64, p float64, o SetOptions) (*manifest, error) {
 	if m.Keep == 0 {
 		m.Keep = 2
 	}
+	if m.Expansion = o.Expansion; m.Expansion > 0 {
+		if m.Tightening = o.Tightening; m.Tightening == 0 {
+			m.Tightening = 0.5
+		}
+	}
 	return m, m.checkOptions()
 }
 
@@ -214,16 +237,16 @@ func newManifest(n uint64, p float64, o SetOptions) (*manifest, error) {
 const MinWindow = time.Second
 
 // check refuses options that mix the two kinds of set or are out of
-// range: a negative or sub-second window, growth options on a windowed
-// set, window options on a scalable one, a negative Keep, a tightening
+// range: a negative or sub-second window, a tightening without expansion
+// on a windowed set, window options on a scalable one, a negative Keep, a tightening
 // outside [0, 1) (0 means the default).
 func (o SetOptions) check() error {
 	var bad string
 	switch {
 	case o.Window < 0 || (o.Window > 0 && o.Window < MinWindow):
 		bad = fmt.Sprintf("window %v: at least %v", o.Window, MinWindow)
-	case o.Window > 0 && (o.Expansion != 0 || o.Tightening != 0):
-		bad = "a windowed set does not grow: no expansion or tightening"
+	case o.Window > 0 && o.Expansion == 0 && o.Tightening != 0:
+		bad = "tightening of a windowed set needs an expansion (windows that grow)"
 	case o.Window == 0 && (o.Keep != 0 || o.Refresh):
 		bad = "keep and refresh are for windowed sets: give a window"
 	case o.Keep < 0:
@@ -241,7 +264,7 @@ func (m *manifest) checkOptions() error {
 	if m.windowed() && m.Keep < 1 {
 		return fmt.Errorf("mmapbloom: keep %d windows: %w", m.Keep, ErrBadSet)
 	}
-	if !m.windowed() && !(m.Tightening > 0 && m.Tightening < 1) {
+	if m.grows() && !(m.Tightening > 0 && m.Tightening < 1) {
 		return fmt.Errorf("mmapbloom: tightening %g not in (0, 1): %w", m.Tightening, ErrBadSet)
 	}
 	return nil
@@ -267,46 +290,49 @@ func buildSet(dir string, m *manifest) error {
 }
 
 // publishDir renames the finished directory tmp to dir, refusing to
-// replace anything, and syncs the parent directory.
-func publishDir(tmp, dir string) error {
+// replace anything, and syncs the parent directory. what names the
+// operation in errors.
+func publishDir(what, tmp, dir string) error {
 	if _, err := os.Lstat(dir); err == nil {
-		return fmt.Errorf("mmapbloom: create set %s: %w", dir, ErrExists)
+		return fmt.Errorf("mmapbloom: %s %s: %w", what, dir, ErrExists)
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		if errors.Is(err, fs.ErrExist) || strings.Contains(err.Error(), "not empty") {
-			return fmt.Errorf("mmapbloom: create set %s: %w", dir, ErrExists)
+			return fmt.Errorf("mmapbloom: %s %s: %w", what, dir, ErrExists)
 		}
-		return fmt.Errorf("mmapbloom: create set: %w", err)
+		return fmt.Errorf("mmapbloom: %s: %w", what, err)
 	}
 	return syncDir(filepath.Dir(dir))
 }
 
 // OpenSet opens the filter set in dir: it maps CONTROL, reads MANIFEST
 // and opens every layer with opts (ReadOnly, ExactCount; Now is the
-// clock of a windowed set). A read-write open repairs a set whose last
-// change crashed after renaming the MANIFEST but before raising the
-// generation. Errors: ErrBadSet (no MANIFEST or CONTROL, or a bad one),
-// those of Open for a layer.
+// clock of a windowed set). A sealed set (SealSet) is opened read-only
+// whatever opts say, and its writing calls fail with ErrSealed. A
+// read-write open repairs a set whose last change crashed after renaming
+// the MANIFEST but before raising the generation. Errors: ErrBadSet (no
+// MANIFEST or CONTROL, or a bad one), those of Open for a layer.
 func OpenSet(dir string, opts *OpenOptions) (*Set, error) {
 	var o OpenOptions
 	if opts != nil {
 		o = *opts
 	}
-	s := &Set{dir: filepath.Clean(dir), opts: o, now: o.Now, readOnly: o.ReadOnly}
+	s := &Set{dir: filepath.Clean(dir), now: o.Now}
 	if s.now == nil {
 		s.now = time.Now
 	}
+	m, err := readManifest(s.dir)
+	if err != nil {
+		return nil, err
+	}
+	o.ReadOnly = o.ReadOnly || m.Sealed
+	s.opts, s.readOnly = o, o.ReadOnly
 	ctl, err := openControl(s.dir, o.ReadOnly)
 	if err != nil {
 		return nil, err
 	}
 	s.ctl = ctl
 	if !o.ReadOnly {
-		m, err := readManifest(s.dir)
-		if err != nil {
-			_ = ctl.close()
-			return nil, err
-		}
 		ctl.raise(m.Generation)
 	}
 	if _, err := s.reload(); err != nil {

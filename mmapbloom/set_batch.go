@@ -195,14 +195,14 @@ func (s *Set) batch(keys [][]byte, present []bool, op chunkOp) error {
 }
 
 // insertChunk is insert for the first keys of a chunk (add true:
-// AddBatch): for a scalable set, as many as the growth check allows
+// AddBatch): for a set that grows, as many as the growth check allows
 // before its next reading (see checkInterval).
 func (s *Set) insertChunk(v *setView, keys [][]byte, present []bool, add bool) (int, error) {
 	v, err := s.writable(v)
 	if err != nil {
 		return 0, err
 	}
-	if !v.m.windowed() {
+	if v.m.grows() {
 		room := min(v.room(), len(keys))
 		keys, present = keys[:room], present[:room]
 	}

@@ -43,32 +43,58 @@ type changeFunc func(m *manifest) (dropped []string, changed bool, err error)
 // left behind by a crash after a rename is repaired.
 func (s *Set) change(wait bool, fn changeFunc) (bool, error) {
 	if s.readOnly {
-		return false, fmt.Errorf("mmapbloom: set %s: %w", s.dir, ErrReadOnly)
+		return false, s.readOnlyError()
 	}
-	unlock, err := lockSet(s.dir, wait)
+	return changeDir(s.dir, s.ctl, wait, fn)
+}
+
+// readOnlyError returns why a handle opened read-only cannot write:
+// ErrSealed for a sealed set (OpenSet opens those read-only), else
+// ErrReadOnly, wrapped with the set's directory.
+func (s *Set) readOnlyError() error {
+	if v := s.view.Load(); v != nil && v.m.Sealed {
+		return fmt.Errorf("mmapbloom: set %s: %w", s.dir, ErrSealed)
+	}
+	return fmt.Errorf("mmapbloom: set %s: %w", s.dir, ErrReadOnly)
+}
+
+// changeDir is change on the set in dir whose CONTROL is mapped
+// (read-write) as ctl.
+func changeDir(dir string, ctl *control, wait bool, fn changeFunc) (bool, error) {
+	m, unlock, err := lockedManifest(dir, func(dir string) (func(), error) { return lockSet(dir, wait) })
 	if err != nil {
 		return false, err
 	}
 	defer unlock()
-	m, err := readManifest(s.dir)
-	if err != nil {
-		return false, err
-	}
-	s.ctl.raise(m.Generation)
+	ctl.raise(m.Generation)
 	dropped, changed, err := fn(m)
 	if err != nil || !changed {
 		return false, err
 	}
 	m.Generation++
-	if err := writeManifest(s.dir, m); err != nil {
+	if err := writeManifest(dir, m); err != nil {
 		return false, err
 	}
 	crashPoint("manifest-renamed")
-	s.ctl.raise(m.Generation)
+	ctl.raise(m.Generation)
 	for _, name := range dropped {
-		_ = os.Remove(filepath.Join(s.dir, name))
+		_ = os.Remove(filepath.Join(dir, name))
 	}
 	return true, nil
+}
+
+// lockedManifest takes a lock on dir's LOCK file with lock (lockSet or
+// shareSet) and reads the MANIFEST under it; the caller releases the lock
+// with unlock (nil on error).
+func lockedManifest(dir string, lock func(dir string) (func(), error)) (m *manifest, unlock func(), err error) {
+	if unlock, err = lock(dir); err != nil {
+		return nil, nil, err
+	}
+	if m, err = readManifest(dir); err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	return m, unlock, nil
 }
 
 // lockSet takes the exclusive lock of dir's LOCK file, waiting for it or
@@ -89,17 +115,31 @@ func lockSet(dir string, wait bool) (unlock func(), err error) {
 	return func() { _ = f.Close() }, nil
 }
 
+// shareSet takes a shared lock on dir's LOCK file, waiting while a change
+// holds it exclusively, so that no layer is added or dropped until the
+// returned function releases it; other shared holders do not exclude
+// each other. LOCK is opened read-only (created if missing, as lockSet
+// does), so a set on a read-only file system can be locked too.
+func shareSet(dir string) (unlock func(), err error) {
+	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("mmapbloom: %w", err)
+	}
+	if err := waitShared(f); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return func() { _ = f.Close() }, nil
+}
+
 // addLayer creates the next layer file of m (for window window of a
-// windowed set) and appends it to m.Layers. A file already at its name is
+// windowed set: its first layer, or the next when the window grows) and appends it to m.Layers. A file already at its name is
 // the orphan of a change that crashed before its rename; the caller holds
 // LOCK, so it is removed first.
 func addLayer(dir string, m *manifest, window int64) error {
-	n, p := windowLayer(m.N, m.P, m.Keep)
-	if !m.windowed() {
-		var err error
-		if n, p, err = scalableLayer(m.N, m.P, m.Expansion, m.Tightening, len(m.Layers)); err != nil {
-			return err
-		}
+	n, p, err := m.nextLayer(window)
+	if err != nil {
+		return err
 	}
 	name := layerName(m.Next)
 	path := filepath.Join(dir, name)

@@ -1,6 +1,7 @@
 package mmapbloom
 
-// Growth of a scalable set. After each call that added keys to the
+// Growth of a scalable set, and of a windowed set's current window when
+// the set has an expansion. After each call that added keys to the
 // newest layer, a handle reads that layer's header count as published by
 // every handle (one load from the header's cache line, which every call
 // reads anyway) plus its own new adds since its last check. When that
@@ -40,7 +41,7 @@ func (v *setView) capacity() uint64 { return v.m.Layers[len(v.m.Layers)-1].N }
 // noteAdds records added new adds to v's newest layer and grows the set
 // when that layer is full.
 func (s *Set) noteAdds(v *setView, added uint64) error {
-	if added == 0 || v.m.windowed() {
+	if added == 0 || !v.m.grows() {
 		return nil
 	}
 	shared := v.active().sharedCount()
@@ -54,10 +55,14 @@ func (s *Set) noteAdds(v *setView, added uint64) error {
 		return err
 	}
 	_, err = s.change(true, func(m *manifest) ([]string, bool, error) {
-		if m.Layers[len(m.Layers)-1].File != v.m.Layers[len(v.m.Layers)-1].File {
-			return nil, false, nil // another handle added the layer
+		last := m.Layers[len(m.Layers)-1]
+		switch {
+		case last.File != v.m.Layers[len(v.m.Layers)-1].File:
+			return nil, false, nil // another handle added a layer
+		case m.windowed() && m.windowAt(s.now()) > last.Window:
+			return nil, false, nil // the window is over: the next write rotates
 		}
-		return nil, true, addLayer(s.dir, m, 0)
+		return nil, true, addLayer(s.dir, m, last.Window)
 	})
 	return err
 }

@@ -14,6 +14,7 @@ type SetInfo struct {
 	Keep       int           // windowed: windows kept W
 	Refresh    bool          // windowed: TestAndAdd hits refresh the key
 	Start      time.Time     // windowed: start of window 0 (t0); zero for scalable
+	Sealed     bool          // sealed (SealSet): read-only, every layer sealed
 	Layers     []LayerInfo   // the live layers, oldest first; the last takes the adds
 }
 
@@ -42,7 +43,7 @@ func (v *setView) info(live int) SetInfo {
 	m := v.m
 	in := SetInfo{
 		Kind: m.Kind, Generation: m.Generation, N: m.N, P: m.P, Expansion: m.Expansion,
-		Tightening: m.Tightening, Window: m.window(), Keep: m.Keep, Refresh: m.Refresh,
+		Tightening: m.Tightening, Window: m.window(), Keep: m.Keep, Refresh: m.Refresh, Sealed: m.Sealed,
 	}
 	if m.windowed() {
 		in.Start = time.Unix(0, m.T0)
@@ -79,10 +80,10 @@ func (s *Set) Count() (uint64, error) {
 
 // OverCapacity reports whether the newest live layer holds more keys than
 // it was sized for (Filter.OverCapacity), from its header alone. A
-// scalable set adds a layer before that, so it reports it only between
-// the add that filled the layer and the next; a windowed set's window
-// never grows, so a window that receives more keys than n reports it
-// until the window ends. Errors: ErrClosed, ErrFileChanged.
+// set that grows adds a layer before that, so it reports it only between
+// the add that filled the layer and the next; a windowed set without an
+// expansion does not grow, so a window that receives more keys than n
+// reports it until the window ends. Errors: ErrClosed, ErrFileChanged.
 func (s *Set) OverCapacity() (bool, error) {
 	var over bool
 	err := s.do(func(v *setView) error {
@@ -112,7 +113,8 @@ func (s *Set) Capacity() uint64 {
 func (s *Set) Layers() int { return len(s.liveEntries()) }
 
 // Expansion returns the capacity factor between a scalable set's layers
-// (RedisBloom's "Expansion rate"), 0 for a windowed set.
+// (RedisBloom's "Expansion rate"), or between a windowed set's layers
+// of one window; 0 for a windowed set whose windows do not grow.
 func (s *Set) Expansion() uint32 { return s.view.Load().m.Expansion }
 
 // liveEntries returns the MANIFEST entries of the live layers of the

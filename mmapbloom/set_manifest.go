@@ -40,8 +40,9 @@ type manifest struct {
 	Keep       int           `json:"keep,omitempty"`      // windows kept W
 	T0         int64         `json:"t0_unix_ns,omitempty"`
 	Refresh    bool          `json:"refresh,omitempty"`
-	Next       uint64        `json:"next"`   // number of the next layer file
-	Layers     []layerEntry  `json:"layers"` // oldest first; the last takes the adds
+	Sealed     bool          `json:"sealed,omitempty"` // every layer sealed (SealSet): the set opens read-only
+	Next       uint64        `json:"next"`             // number of the next layer file
+	Layers     []layerEntry  `json:"layers"`           // oldest first; the last takes the adds
 }
 
 // layerEntry is one layer of a manifest.
@@ -54,6 +55,10 @@ type layerEntry struct {
 
 // windowed reports whether m is a time-windowed set.
 func (m *manifest) windowed() bool { return m.Kind == kindWindowed }
+
+// grows reports whether m adds layers when its newest is full: a
+// scalable set, or a windowed set with an expansion (its windows grow).
+func (m *manifest) grows() bool { return !m.windowed() || m.Expansion > 0 }
 
 // window returns the length of a window.
 func (m *manifest) window() time.Duration { return time.Duration(m.WindowNS) }
@@ -98,7 +103,7 @@ func (m *manifest) check() error {
 		return fmt.Errorf("manifest lists no layer: %w", ErrBadSet)
 	case m.windowed() && (m.WindowNS <= 0 || m.Keep < 1):
 		return fmt.Errorf("manifest window %d ns, keep %d: %w", m.WindowNS, m.Keep, ErrBadSet)
-	case !m.windowed() && (m.Expansion < 1 || !(m.Tightening > 0 && m.Tightening < 1)):
+	case m.grows() && (m.Expansion < 1 || !(m.Tightening > 0 && m.Tightening < 1)):
 		return fmt.Errorf("manifest expansion %d, tightening %g: %w", m.Expansion, m.Tightening, ErrBadSet)
 	}
 	for _, l := range m.Layers {
@@ -113,6 +118,9 @@ func (m *manifest) check() error {
 func readManifest(dir string) (*manifest, error) {
 	b, err := os.ReadFile(filepath.Join(dir, manifestName))
 	if err != nil {
+		if _, serr := os.Stat(dir); errors.Is(serr, fs.ErrNotExist) {
+			return nil, fmt.Errorf("mmapbloom: %s: no such filter set: %w (%w)", dir, ErrBadSet, serr)
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("mmapbloom: %s: no %s: %w", dir, manifestName, ErrBadSet)
 		}

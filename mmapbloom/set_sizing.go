@@ -25,7 +25,10 @@ import (
 //
 // Windowed sets: each window's layer holds n keys (the keys expected in
 // one window) at p / W, W = Keep, so that the W live layers together stay
-// below p by the same union bound.
+// below p by the same union bound. A windowed set with an expansion grows
+// each window as a scalable set of n keys at p / W: the window's layer j
+// holds n s^j keys at (p/W) (1-r) r^j, below p / W in all, so the bound
+// holds however many keys a window receives.
 
 // scalableLayer returns the capacity and false-positive probability of
 // layer i of a scalable set, or ErrTooLarge when n * s^i overflows.
@@ -39,6 +42,27 @@ func scalableLayer(n uint64, p float64, s uint32, r float64, i int) (uint64, flo
 		ni = lo
 	}
 	return ni, p * (1 - r) * math.Pow(r, float64(i)), nil
+}
+
+// nextLayer returns the capacity and false-positive probability of the
+// layer m adds next: a scalable set's layer len(m.Layers); for window
+// window of a windowed set, the window's layer, or with an expansion its
+// layer j, j the layers m already holds for that window.
+func (m *manifest) nextLayer(window int64) (uint64, float64, error) {
+	if !m.windowed() {
+		return scalableLayer(m.N, m.P, m.Expansion, m.Tightening, len(m.Layers))
+	}
+	n, p := windowLayer(m.N, m.P, m.Keep)
+	if m.Expansion == 0 {
+		return n, p, nil
+	}
+	j := 0
+	for _, l := range m.Layers {
+		if l.Window == window {
+			j++
+		}
+	}
+	return scalableLayer(n, p, m.Expansion, m.Tightening, j)
 }
 
 // windowLayer returns the capacity and false-positive probability of

@@ -82,6 +82,8 @@ func TestCreateSetOptions(t *testing.T) {
 		{"p 1", 10, 1, nil, ErrInvalidP},
 		{"tightening 1", 10, 0.01, &SetOptions{Tightening: 1}, ErrBadSet},
 		{"keep negative", 10, 0.01, &SetOptions{Window: time.Hour, Keep: -1}, ErrBadSet},
+		{"windowed tightening without expansion", 10, 0.01, &SetOptions{Window: time.Hour, Tightening: 0.5}, ErrBadSet},
+		{"windowed tightening 1", 10, 0.01, &SetOptions{Window: time.Hour, Expansion: 2, Tightening: 1}, ErrBadSet},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

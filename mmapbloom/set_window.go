@@ -54,8 +54,12 @@ func (s *Set) rotate() (bool, error) {
 
 // writable returns the view a writing call uses: v, or, when v's newest
 // window is over, the view after this handle or another rotated. If
-// another handle holds LOCK, the call waits for its rotation.
+// another handle holds LOCK, the call waits for its rotation. A sealed
+// set is refused with ErrSealed, a read-only handle with ErrReadOnly.
 func (s *Set) writable(v *setView) (*setView, error) {
+	if s.readOnly || v.m.Sealed {
+		return nil, s.readOnlyError()
+	}
 	if !v.m.windowed() || s.now().Before(v.activeEnd) {
 		return v, nil
 	}

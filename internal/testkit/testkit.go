@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -70,4 +71,17 @@ func Lines(t testing.TB, path string) [][]byte {
 		return nil
 	}
 	return bytes.Split(data, []byte("\n"))
+}
+
+// DirNames returns the names of dir's entries, sorted.
+func DirNames(t testing.TB, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	return names
 }

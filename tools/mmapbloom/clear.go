@@ -9,5 +9,8 @@ type clearCmd struct {
 
 // Run opens FILE read-write and clears it.
 func (c *clearCmd) Run(_ *env) error {
+	if err := fileOnly("clear", c.File); err != nil {
+		return err
+	}
 	return withFilter(c.File, (*mmapbloom.Filter).Clear)
 }

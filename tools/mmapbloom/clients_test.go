@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var updateGolden = flag.Bool("update", false, "rewrite the golden files of the redis-cli transcripts")
+var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata/ (redis-cli transcripts, verify of a set)")
 
 // needTool returns the path of a real client program. With CI=true a
 // missing one fails the test; elsewhere the test is skipped.

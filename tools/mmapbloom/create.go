@@ -23,8 +23,8 @@ type createCmd struct {
 // setFlags choose a filter set instead of a filter file: any of them, or
 // a FILE ending in .bfset, makes create build a set directory.
 type setFlags struct {
-	Expansion  *uint32       `help:"Scalable set: each new layer holds E times the keys of the previous one (default 2; bloomd uses 4)." placeholder:"E"`
-	Tightening *float64      `help:"Scalable set: layer i is sized at p(1-r)r^i, r in (0, 1) (default 0.5; bloomd uses 0.9)." placeholder:"R"`
+	Expansion  *uint32       `help:"Scalable set: each new layer holds E times the keys of the previous one (default 2; bloomd uses 4). Windowed set: each window grows the same way when it receives more than n keys (default: windows do not grow)." placeholder:"E"`
+	Tightening *float64      `help:"Scalable set (and windowed set with --expansion): layer i is sized at p(1-r)r^i, r in (0, 1) (default 0.5; bloomd uses 0.9)." placeholder:"R"`
 	Window     time.Duration `help:"Windowed set: window length D (e.g. 24h); n is the keys expected per window." placeholder:"DURATION"`
 	Keep       int           `help:"Windowed set: windows kept W (default 2); a key is forgotten (W-1)D to WD after it was last added." placeholder:"W"`
 	Refresh    bool          `help:"Windowed set: a dedup hit re-adds the key to the current window (last seen)."`
@@ -138,6 +138,9 @@ func (c *createCmd) createSet(o *mmapbloom.CreateOptions) error {
 func (c *createCmd) createLike() (*mmapbloom.Filter, error) {
 	if c.shapeFlags != (shapeFlags{Format: "v2", Layout: "auto", Scheme: "auto"}) {
 		return nil, fmt.Errorf("create %s: --like takes the whole shape from %s; drop --format, --layout, --scheme, --seed and --prime: %w", c.File, c.Like, mmapbloom.ErrBadOptions)
+	}
+	if err := fileOnly("create --like", c.Like); err != nil {
+		return nil, err
 	}
 	other, err := mmapbloom.Open(c.Like, &mmapbloom.OpenOptions{ReadOnly: true})
 	if err != nil {

@@ -13,6 +13,9 @@ type gcCmd struct {
 
 // Run collects the set's garbage and prints each file removed.
 func (c *gcCmd) Run(e *env) error {
+	if err := setOnly("gc", c.Set); err != nil {
+		return err
+	}
 	s, err := mmapbloom.OpenSet(c.Set, nil)
 	if err != nil {
 		return err

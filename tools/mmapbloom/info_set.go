@@ -22,6 +22,7 @@ type setReport struct {
 	Window     string        `json:"window"`
 	Keep       int           `json:"keep"`
 	Refresh    bool          `json:"refresh"`
+	Sealed     bool          `json:"sealed"`
 	Capacity   uint64        `json:"capacity"`
 	Count      uint64        `json:"count"`
 	Layers     []layerReport `json:"layers"`
@@ -58,7 +59,7 @@ func reportSet(dir string, stats bool) (setReport, error) {
 	}
 	r := setReport{
 		Kind: in.Kind, Generation: in.Generation, N: in.N, P: in.P, Expansion: in.Expansion,
-		Tightening: in.Tightening, Keep: in.Keep, Refresh: in.Refresh,
+		Tightening: in.Tightening, Keep: in.Keep, Refresh: in.Refresh, Sealed: in.Sealed,
 	}
 	if in.Window > 0 {
 		r.Window = in.Window.String()
@@ -91,10 +92,11 @@ func (r setReport) writeText(e *env) error {
 	fmt.Fprintf(tw, "kind:\t%s\ngeneration:\t%d\nn:\t%d\np:\t%g\n", r.Kind, r.Generation, r.N, r.P)
 	if r.Kind == "windowed" {
 		fmt.Fprintf(tw, "window:\t%s\nkeep:\t%d\nrefresh:\t%v\n", r.Window, r.Keep, r.Refresh)
-	} else {
+	}
+	if r.Expansion > 0 { // a scalable set, or a windowed one whose windows grow
 		fmt.Fprintf(tw, "expansion:\t%d\ntightening:\t%g\n", r.Expansion, r.Tightening)
 	}
-	fmt.Fprintf(tw, "layers:\t%d\ncapacity:\t%d\ncount:\t%d\n", len(r.Layers), r.Capacity, r.Count)
+	fmt.Fprintf(tw, "sealed:\t%v\nlayers:\t%d\ncapacity:\t%d\ncount:\t%d\n", r.Sealed, len(r.Layers), r.Capacity, r.Count)
 	if err := tw.Flush(); err != nil {
 		return err
 	}

@@ -36,9 +36,10 @@ type cli struct {
 	Dedup  dedupCmd  `cmd:"" help:"Print the input lines not seen before and add them; create FILE if missing."`
 	Info   infoCmd   `cmd:"" help:"Print the header fields of a filter, or of each layer of a set; with --stats also the bit-array statistics."`
 	Merge  mergeCmd  `cmd:"" help:"OR the bits of each SRC filter into DST."`
-	Seal   sealCmd   `cmd:"" help:"Record the checksum of the bit array and make the filter read-only."`
-	Verify verifyCmd `cmd:"" help:"Check a sealed filter against its checksum: exit 0 intact, 1 corrupted, 2 error."`
-	Unseal unsealCmd `cmd:"" help:"Make a sealed filter writable again."`
+	Export exportCmd `cmd:"" help:"Copy a live filter set, at one generation, to a new directory (--seal: sealed, to ship)."`
+	Seal   sealCmd   `cmd:"" help:"Record the checksum of the bit array (of each layer of a set) and make it read-only."`
+	Verify verifyCmd `cmd:"" help:"Check a sealed filter or set against its checksums: exit 0 intact, 1 corrupted, 2 error."`
+	Unseal unsealCmd `cmd:"" help:"Make a sealed filter or set writable again."`
 	Clear  clearCmd  `cmd:"" help:"Set every bit and the count to 0."`
 	Rotate rotateCmd `cmd:"" help:"Start the current window of a windowed filter set and drop expired windows."`
 	GC     gcCmd     `cmd:"" help:"Remove the files a crash left in a filter set directory."`
@@ -65,6 +66,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		kong.Description("Memory-mapped persistent Bloom filter files."),
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { exit = code }),
+		// A flag's value may start with '-': "-n -5" and "-p -0.01" then
+		// reach the value's own check ("expected a valid 64 bit uint",
+		// "p must be in (0, 1)") instead of kong's "expected uint value but
+		// got "-5" (short flag)".
+		kong.WithHyphenPrefixedParameters(true),
 	)
 	if err != nil {
 		return status(stderr, err)

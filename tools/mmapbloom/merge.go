@@ -18,6 +18,9 @@ type mergeCmd struct {
 // becomes the cardinality estimate of the union; a warning says when
 // that is above its capacity, as add's does.
 func (c *mergeCmd) Run(e *env) error {
+	if err := fileOnly("merge", append([]string{c.Dst}, c.Srcs...)...); err != nil {
+		return err
+	}
 	var srcs []*mmapbloom.Filter
 	defer func() {
 		for _, s := range srcs {

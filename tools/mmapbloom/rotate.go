@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
@@ -12,11 +13,19 @@ type rotateCmd struct {
 	Set string `arg:"" help:"Windowed filter set directory (NAME.bfset)."`
 }
 
-// Run rotates the set and prints whether it changed.
+// Run rotates the set and prints whether it changed. A scalable set has
+// no windows: it is refused.
 func (c *rotateCmd) Run(e *env) error {
+	if err := setOnly("rotate", c.Set); err != nil {
+		return err
+	}
 	s, err := mmapbloom.OpenSet(c.Set, nil)
 	if err != nil {
 		return err
+	}
+	if s.Expansion() != 0 {
+		err = fmt.Errorf("rotate %s: a scalable set has no windows to rotate (it grows instead; rotate is for sets created with --window)", c.Set)
+		return errors.Join(err, s.Close())
 	}
 	changed, err := s.Rotate()
 	if err == nil {

@@ -3,13 +3,16 @@ package main
 import "github.com/mmapbloom/mmapbloom/mmapbloom"
 
 // sealCmd records the checksum of a filter's bit array and makes it
-// read-only (Filter.Seal).
+// read-only (Filter.Seal), or of every layer of a set (SealSet).
 type sealCmd struct {
-	File string `arg:"" help:"Filter file (v2; needs no other process to have it open)."`
+	File string `arg:"" help:"Filter file (v2) or filter set directory (NAME.bfset); needs no other process to have it open (seal an exported copy of a live set)."`
 }
 
-// Run opens FILE read-write and seals it.
+// Run seals FILE, or the set at FILE.
 func (c *sealCmd) Run(_ *env) error {
+	if isSet(c.File) {
+		return mmapbloom.SealSet(c.File)
+	}
 	return withFilter(c.File, (*mmapbloom.Filter).Seal)
 }
 

@@ -32,6 +32,8 @@ type serveCmd struct {
 	ClusterConfig    string        `type:"existingfile" help:"Cluster mode: the cluster config file (lines ID HOST:PORT SLOTS, or ID HOST:PORT replica-of PRIMARY_ID, the same on every node); SIGHUP or CLUSTER RELOAD re-reads it."`
 	NodeID           string        `help:"This node's id in --cluster-config."`
 	PullInterval     time.Duration `default:"1s" help:"A replica pulls its primary's filters this often (MBF.PULL pulls at once)."`
+	FoldHashtags     bool          `help:"Fold keys with a {hash tag}: prefix{tag}suffix lives, behind its tag, in one scaling set per name prefix{}suffix and bucket of slots (a million hosts do not make a million files). Changes what such a key means; the data directory remembers it."`
+	FoldBuckets      int           `default:"64" help:"Buckets of slots with --fold-hashtags: a power of two from 1 to 16384."`
 }
 
 // Run listens, logs the address, and serves until SIGINT or SIGTERM,
@@ -47,6 +49,7 @@ func (c *serveCmd) Run(e *env) error {
 		ClientIdle: c.Timeout, FilterIdle: c.FilterIdle, Log: logger,
 		DefaultCapacity: c.DefaultCapacity, DefaultErrorRate: c.DefaultErrorRate, DefaultExpansion: c.DefaultExpansion,
 		ClusterConfig: c.ClusterConfig, NodeID: c.NodeID, PullInterval: c.PullInterval,
+		FoldHashtags: c.FoldHashtags, FoldBuckets: c.FoldBuckets,
 	})
 	if err != nil {
 		return err
@@ -69,6 +72,9 @@ func (c *serveCmd) Run(e *env) error {
 	logger.Printf("listening on %s (data directory %s)", ln.Addr(), c.Dir)
 	if c.ClusterConfig != "" {
 		logger.Printf("cluster mode: node %s of %s", c.NodeID, c.ClusterConfig)
+	}
+	if c.FoldHashtags {
+		logger.Printf("folding hash-tagged keys into %d buckets of slots", c.FoldBuckets)
 	}
 	for {
 		select {

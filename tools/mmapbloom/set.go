@@ -32,6 +32,26 @@ func isSet(path string) bool {
 	return err == nil && st.IsDir()
 }
 
+// fileOnly refuses, naming the path, a set directory (or any directory)
+// given to command cmd, which takes filter files only.
+func fileOnly(cmd string, paths ...string) error {
+	for _, p := range paths {
+		if isSet(p) {
+			return fmt.Errorf("%s takes a filter file, not a filter set or directory: %s", cmd, p)
+		}
+	}
+	return nil
+}
+
+// setOnly refuses a path that is not a filter set given to command cmd,
+// which takes filter sets only.
+func setOnly(cmd, path string) error {
+	if isSet(path) {
+		return nil
+	}
+	return fmt.Errorf("%s takes a filter set directory (NAME.bfset), not a filter file: %s", cmd, path)
+}
+
 // openStore opens the filter file or filter set at path.
 func openStore(path string, readOnly bool) (store, error) {
 	opts := &mmapbloom.OpenOptions{ReadOnly: readOnly}
@@ -52,7 +72,7 @@ func closeStore(s store, err error) error {
 
 // warnStore prints warnOverCapacity's warning for a filter file, and for
 // a windowed set whose current window holds more keys than it was sized
-// for (windows do not grow); a scalable set grows instead.
+// for (its windows do not grow); a set that grows adds a layer instead.
 func warnStore(s store, e *env) error {
 	switch s := s.(type) {
 	case *mmapbloom.Filter:
@@ -62,7 +82,7 @@ func warnStore(s store, e *env) error {
 		if err != nil || !over || s.Expansion() != 0 {
 			return err
 		}
-		_, err = fmt.Fprintf(e.stderr, "mmapbloom: warning: the current window of %s holds more keys than it was sized for: false-positive rate above p\n", s.Dir())
+		_, err = fmt.Fprintf(e.stderr, "mmapbloom: warning: the current window of %s holds more keys than it was sized for: false-positive rate above p (create the set with --expansion to let windows grow)\n", s.Dir())
 		return err
 	}
 	return nil

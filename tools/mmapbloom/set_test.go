@@ -77,7 +77,7 @@ func TestSetCreateErrors(t *testing.T) {
 		{"tightening above 1", []string{"z.bfset", "--tightening", "1.5"}, "want r in (0, 1)"},
 		{"tightening 0", []string{"z.bfset", "--tightening", "0"}, "want r in (0, 1)"},
 		{"expansion 0", []string{"z.bfset", "--expansion", "0"}, "--expansion 0"},
-		{"expansion with window", []string{"z.bfset", "--expansion", "3", "--window", "1h"}, "a windowed set does not grow"},
+		{"tightening with window, no expansion", []string{"z.bfset", "--tightening", "0.9", "--window", "1h"}, "tightening of a windowed set needs an expansion"},
 		{"window 1ns", []string{"z.bfset", "--window", "1ns"}, "at least 1s"},
 		{"negative keep", []string{"z.bfset", "--window", "1h", "--keep=-1"}, "keep -1 windows"},
 	}
@@ -139,11 +139,47 @@ func TestSetGCCommand(t *testing.T) {
 // set grows instead and does not.
 func TestSetWindowOverCapacityWarns(t *testing.T) {
 	dir := t.TempDir()
-	win, grow := filepath.Join(dir, "w.bfset"), filepath.Join(dir, "s.bfset")
+	win, grow, winGrow := filepath.Join(dir, "w.bfset"), filepath.Join(dir, "s.bfset"), filepath.Join(dir, "wg.bfset")
 	requireOK(t, runCLI(t, nil, "create", win, "-n", "100", "-p", "0.01", "--window", "1h"))
 	requireOK(t, runCLI(t, nil, "create", grow, "-n", "100", "-p", "0.01"))
+	requireOK(t, runCLI(t, nil, "create", winGrow, "-n", "100", "-p", "0.01", "--window", "1h", "--expansion", "2"))
 	r := runCLI(t, []byte(numbered("k", 1000)), "add", win)
 	require.Equal(t, exitOK, r.code, r.stderr)
 	require.Contains(t, r.stderr, "the current window of "+win+" holds more keys than it was sized for")
+	require.Contains(t, r.stderr, "--expansion to let windows grow")
 	requireOK(t, runCLI(t, []byte(numbered("k", 1000)), "add", grow))
+	requireOK(t, runCLI(t, []byte(numbered("k", 1000)), "add", winGrow))
+	r = runCLI(t, nil, "info", winGrow)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Regexp(t, `(?m)^layers: +4$`, r.stdout, "a window of 100 keys grown to 100+200+400+800 for 1000")
+	assert.Regexp(t, `(?m)^expansion: +2$`, r.stdout)
+}
+
+// TestSetGivenToFileCommand: commands that take filter files only say so,
+// naming the set, and commands that take sets only say so for a file; a
+// scalable set is refused by rotate (it has no windows).
+func TestSetGivenToFileCommand(t *testing.T) {
+	set := filepath.Join(t.TempDir(), "s.bfset")
+	requireOK(t, runCLI(t, nil, "create", set, "-n", "100", "-p", "0.01"))
+	file := newFilter(t, "100", "0.01")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"merge into a set", []string{"merge", set, file}, "merge takes a filter file, not a filter set or directory: " + set},
+		{"merge from a set", []string{"merge", file, set}, "merge takes a filter file, not a filter set or directory: " + set},
+		{"clear a set", []string{"clear", set}, "clear takes a filter file, not a filter set or directory: " + set},
+		{"create like a set", []string{"create", file + ".2", "--like", set}, "create --like takes a filter file, not a filter set or directory: " + set},
+		{"rotate a file", []string{"rotate", file}, "rotate takes a filter set directory (NAME.bfset), not a filter file: " + file},
+		{"gc a file", []string{"gc", file}, "gc takes a filter set directory (NAME.bfset), not a filter file: " + file},
+		{"rotate a scalable set", []string{"rotate", set}, "a scalable set has no windows to rotate"},
+		{"add to a missing set", []string{"add", set + ".missing.bfset"}, set + ".missing.bfset: no such filter set"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			requireFailure(t, runCLI(t, nil, tc.args...), tc.want)
+		})
+	}
+	assert.Equal(t, float64(1), infoOf(t, set)["generation"], "the set is unchanged")
 }

@@ -13,10 +13,10 @@ import (
 var errCorrupted = errors.New("bit array corrupted")
 
 // verifyCmd checks a sealed filter's bit array against its recorded
-// checksum (Filter.Verify).
+// checksum (Filter.Verify), or every layer of a sealed set (VerifySet).
 type verifyCmd struct {
-	File string `arg:"" help:"Sealed filter file (opened read-only)."`
-	JSON bool   `name:"json" help:"Print one JSON object: file, intact, data_crc."`
+	File string `arg:"" help:"Sealed filter file or filter set directory (NAME.bfset), opened read-only."`
+	JSON bool   `name:"json" help:"Print one JSON object: file, intact, data_crc (a set: file, intact, layers)."`
 }
 
 // verifyReport is the output of verify.
@@ -29,6 +29,9 @@ type verifyReport struct {
 // Run verifies FILE and prints whether it is intact: exit 0 intact, 1
 // corrupted, 2 for any other error (not sealed, unreadable, ...).
 func (c *verifyCmd) Run(e *env) error {
+	if isSet(c.File) {
+		return c.runSet(e)
+	}
 	f, err := mmapbloom.Open(c.File, &mmapbloom.OpenOptions{ReadOnly: true})
 	if err != nil {
 		return err
@@ -42,14 +45,18 @@ func (c *verifyCmd) Run(e *env) error {
 	if c.JSON {
 		err = json.NewEncoder(e.stdout).Encode(r)
 	} else {
-		state := "intact"
-		if !r.Intact {
-			state = "corrupted (the bit array does not match the checksum recorded by seal)"
-		}
-		_, err = fmt.Fprintf(e.stdout, "%s: %s\n", r.File, state)
+		_, err = fmt.Fprintf(e.stdout, "%s: %s\n", r.File, verifyState(r.Intact))
 	}
 	if err == nil && !r.Intact {
 		err = errCorrupted
 	}
 	return err
+}
+
+// verifyState describes a bit array that matches its seal, or not.
+func verifyState(intact bool) string {
+	if intact {
+		return "intact"
+	}
+	return "corrupted (the bit array does not match the checksum recorded by seal)"
 }

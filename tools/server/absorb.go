@@ -11,24 +11,25 @@ import (
 
 // What a replica's store does with a pulled copy (pull.go).
 
-// absorb takes l, a complete pulled copy of key's fixed filter: it is
+// absorb takes l, a complete pulled copy of the fixed filter named stem
+// (a key's Stem): it is
 // ORed into key's filter when that has the same shape, linked into place
 // when key has none, and replaces key's filter (or set) when that has
 // another shape or kind, which means the primary deleted and re-created
 // the key (replaced is then true). l's temporary file is removed.
-func (s *store) absorb(key []byte, l *load) (replaced bool, err error) {
+func (s *store) absorb(stem string, l *load) (replaced bool, err error) {
 	defer l.abort()
 	snap, err := mmapbloom.Open(l.f.Name(), &mmapbloom.OpenOptions{ReadOnly: true})
 	if err != nil {
 		return false, fmt.Errorf("%w: %w", errBadData, err)
 	}
 	defer snap.Close()
-	e, err := s.acquire(key, nil)
+	e, err := s.acquire(stem, nil)
 	if errors.Is(err, ErrNotFound) {
 		if err = l.link(); !errors.Is(err, ErrKeyExists) {
 			return false, err
 		}
-		e, err = s.acquire(key, nil)
+		e, err = s.acquire(stem, nil)
 	}
 	if err != nil {
 		return false, err
@@ -37,11 +38,11 @@ func (s *store) absorb(key []byte, l *load) (replaced bool, err error) {
 	if ok {
 		err = f.Union(snap)
 	}
-	s.release(key, e, false)
+	s.release(e, false)
 	if ok && !errors.Is(err, mmapbloom.ErrMismatch) {
 		return false, err
 	}
-	return true, s.replaceWith(key, func(file, set string) error {
+	return true, s.replaceWith(stem, func(file, set string) error {
 		if _, err := os.Lstat(set); err == nil {
 			if err := s.sets.Remove(set); err != nil {
 				return err
@@ -56,8 +57,8 @@ func (s *store) absorb(key []byte, l *load) (replaced bool, err error) {
 
 // withFixed runs fn on key's fixed filter when it has one of h's shape
 // (m, k, layout, hash scheme and seed), and reports whether it did.
-func (s *store) withFixed(key []byte, h format.Header, fn func(f fixed) error) (bool, error) {
-	e, err := s.acquire(key, nil)
+func (s *store) withFixed(stem string, h format.Header, fn func(f fixed) error) (bool, error) {
+	e, err := s.acquire(stem, nil)
 	if errors.Is(err, ErrNotFound) {
 		return false, nil
 	}
@@ -72,15 +73,15 @@ func (s *store) withFixed(key []byte, h format.Header, fn func(f fixed) error) (
 	if ok {
 		err = fn(f)
 	}
-	s.release(key, e, errors.Is(err, mmapbloom.ErrFileChanged) || errors.Is(err, mmapbloom.ErrClosed))
+	s.release(e, errors.Is(err, mmapbloom.ErrFileChanged) || errors.Is(err, mmapbloom.ErrClosed))
 	return ok, err
 }
 
 // installSet renames the complete set directory tmp into key's place,
 // replacing a fixed filter of key (the primary re-created the key as a
 // set). It fails if key has a set directory already.
-func (s *store) installSet(key []byte, tmp string) error {
-	return s.replaceWith(key, func(file, set string) error {
+func (s *store) installSet(stem string, tmp string) error {
+	return s.replaceWith(stem, func(file, set string) error {
 		if err := os.Rename(tmp, set); err != nil {
 			return err
 		}
@@ -94,21 +95,17 @@ func (s *store) installSet(key []byte, tmp string) error {
 // replaceWith closes key's open filter, then runs install with key's
 // file and set paths under the store's lock, so that no command opens
 // the key meanwhile. mmapbloom.ErrInUse while a command uses the key.
-func (s *store) replaceWith(key []byte, install func(file, set string) error) error {
+func (s *store) replaceWith(stem string, install func(file, set string) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if e := s.open[string(key)]; e != nil {
+	if e := s.open[stem]; e != nil {
 		if e.refs > 0 {
 			return mmapbloom.ErrInUse
 		}
-		delete(s.open, string(key))
+		delete(s.open, stem)
 		if err := e.b.Close(); err != nil {
 			return err
 		}
 	}
-	file, set, err := s.paths(key)
-	if err != nil {
-		return err
-	}
-	return install(file, set)
+	return install(s.stemPaths(stem))
 }

@@ -32,14 +32,19 @@ func init() {
 
 // use runs fn on key's filter, opening it (or creating it from create)
 // first. A filter whose file changed under it is closed after fn, so the
-// next command opens the file anew.
+// next command opens the file anew. A folded key's items go to its
+// bucket's filter behind its tag (filterOf, fold.go).
 func (c *client) use(key []byte, create *createSpec, fn func(b Bloom) error) error {
-	e, err := c.s.store.acquire(key, create)
+	stem, view, err := c.s.filterOf(key, create)
 	if err != nil {
 		return err
 	}
-	err = fn(e.b)
-	c.s.store.release(key, e, errors.Is(err, mmapbloom.ErrFileChanged) || errors.Is(err, mmapbloom.ErrClosed))
+	e, err := c.s.store.acquire(stem, create)
+	if err != nil {
+		return err
+	}
+	err = fn(view(e.b))
+	c.s.store.release(e, errors.Is(err, mmapbloom.ErrFileChanged) || errors.Is(err, mmapbloom.ErrClosed))
 	return err
 }
 
@@ -77,7 +82,7 @@ func bfReserve(c *client, args [][]byte) {
 		c.w.WriteError(msg)
 		return
 	}
-	if err := c.s.store.reserve(args[1], createSpec{n: uint64(n), p: min(p, maxErrorRate), expansion: exp}); err != nil {
+	if err := c.s.reserve(args[1], createSpec{n: uint64(n), p: min(p, maxErrorRate), expansion: exp}); err != nil {
 		c.replyErr(err)
 		return
 	}

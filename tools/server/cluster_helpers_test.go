@@ -30,8 +30,8 @@ var threeRanges = []string{"0-5460", "5461-10922", "10923-16383"}
 
 // startCluster starts one node per entry of slots (its SLOTS field, or
 // "replica-of nodeN") on free ports of 127.0.0.1, stopped when the test
-// ends.
-func startCluster(t testing.TB, slots []string) *testCluster {
+// ends; opts change each node's config.
+func startCluster(t testing.TB, slots []string, opts ...func(*Config)) *testCluster {
 	t.Helper()
 	tc := &testCluster{conf: filepath.Join(t.TempDir(), "nodes.conf")}
 	lns := make([]net.Listener, len(slots))
@@ -45,17 +45,21 @@ func startCluster(t testing.TB, slots []string) *testCluster {
 	}
 	tc.write(t, slots)
 	for i, ln := range lns {
-		tc.srvs = append(tc.srvs, startNode(t, ln, tc.dirs[i], tc.conf, tc.ids[i]))
+		tc.srvs = append(tc.srvs, startNode(t, ln, tc.dirs[i], tc.conf, tc.ids[i], opts...))
 	}
 	return tc
 }
 
 // startNode serves node id of the cluster config conf on ln, over dir,
-// until the test ends.
-func startNode(t testing.TB, ln net.Listener, dir, conf, id string) *Server {
+// until the test ends; opts change its config.
+func startNode(t testing.TB, ln net.Listener, dir, conf, id string, opts ...func(*Config)) *Server {
 	t.Helper()
-	s, err := New(Config{Dir: dir, ClusterConfig: conf, NodeID: id,
-		Log: log.New(io.Discard, "", 0), FilterIdle: 2 * time.Second, DefaultCapacity: 1000})
+	cfg := Config{Dir: dir, ClusterConfig: conf, NodeID: id,
+		Log: log.New(io.Discard, "", 0), FilterIdle: 2 * time.Second, DefaultCapacity: 1000}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	s, err := New(cfg)
 	require.NoError(t, err)
 	serveLn(t, s, ln)
 	return s

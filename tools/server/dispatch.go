@@ -19,6 +19,16 @@ type command struct {
 	run               func(c *client, args [][]byte)
 }
 
+// lastKey returns the index of the last key of a call of cmd with n
+// arguments (the name included): below cmd.first when it has no key.
+func (cmd *command) lastKey(n int) int {
+	last := cmd.last
+	if last < 0 {
+		last = n + last
+	}
+	return min(last, n-1)
+}
+
 // commands is the table, filled by init in commands.go.
 var commands = map[string]*command{}
 
@@ -83,7 +93,11 @@ func (s *Server) exec(c *client, args [][]byte) {
 			c.w.WriteError(msg)
 			return
 		}
-		cmd.run(c, args)
+		if msg := s.foldRefusal(cmd, args); msg != "" {
+			c.w.WriteError(msg)
+		} else {
+			cmd.run(c, args)
+		}
 		s.leave(cmd)
 	}
 }

@@ -80,19 +80,20 @@ func readAt(path string, buf []byte, off int64) error {
 // startLoad begins loading key from a dumped header: ErrKeyExists if the
 // key has a file.
 func (s *store) startLoad(key, header []byte) error {
+	stem, err := Stem(key)
+	if err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ok, err := s.existsLocked(key)
+	ok, err := s.existsLocked(stem)
 	if err != nil {
 		return err
 	}
 	if ok {
 		return ErrKeyExists
 	}
-	file, _, err := s.paths(key)
-	if err != nil {
-		return err
-	}
+	file, _ := s.stemPaths(stem)
 	s.dropLoadLocked(key)
 	l, err := newLoad(s.dir, file, header, ".load*")
 	if err != nil {

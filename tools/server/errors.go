@@ -28,4 +28,21 @@ var (
 	// server started without a cluster config (or given only one of the
 	// config and the node id).
 	ErrNotCluster = errors.New("cluster support disabled")
+
+	// ErrFoldConfig is returned by New for a bad folding configuration
+	// (Config.FoldHashtags, FoldBuckets), or one other than the data
+	// directory was served with.
+	ErrFoldConfig = errors.New("bad folding configuration")
+
+	// errFoldFixed refuses a fixed (NONSCALING) filter for a folded key.
+	errFoldFixed = errors.New("a folded key's filter is shared by every key of its bucket and must scale: NONSCALING or EXPANSION 0 is refused under --fold-hashtags")
+
+	// errFoldReserve refuses BF.RESERVE of a folded key whose bucket's
+	// filter cannot keep the error rate asked.
+	errFoldReserve = errors.New("BF.RESERVE of a folded key: its bucket's filter exists and does not keep the error rate asked (keys with a {hash tag} share one filter per name and bucket of slots under --fold-hashtags)")
+
+	// errFoldMigrate refuses an MBF.MIGRATE that would copy a bucket of
+	// folded keys over the target's own, or between directories folded
+	// differently.
+	errFoldMigrate = errors.New("MBF.MIGRATE with folded keys")
 )

@@ -18,7 +18,8 @@ import (
 // protocol errors),
 // then the dispatch and every command. It checks that nothing panics,
 // that each command read gets exactly one reply, and that no file
-// appears outside the data directory.
+// appears outside the data directories; each input runs on a server
+// folding hash-tagged keys too.
 func FuzzFront(f *testing.F) {
 	for _, s := range []string{
 		"*3\r\n$6\r\nBF.ADD\r\n$1\r\nk\r\n$1\r\na\r\n",
@@ -31,36 +32,52 @@ func FuzzFront(f *testing.F) {
 		"\"unbalanced", "bf.add k 'a b' \"c\\x41\"\r\n", "\r\n\r\n",
 		"*2\r\n$4\r\nSCAN\r\n$1\r\n0\r\n*1\r\n$6\r\nDBSIZE\r\n*2\r\n$4\r\nKEYS\r\n$1\r\n*\r\n",
 		"*3\r\n$11\r\nBF.SCANDUMP\r\n$1\r\nk\r\n$1\r\n0\r\n",
+		"*4\r\n$7\r\nBF.MADD\r\n$8\r\nk{a/..}\r\n$1\r\nx\r\n$1\r\ny\r\n*2\r\n$7\r\nBF.CARD\r\n$4\r\n{a}k\r\n",
 	} {
 		f.Add([]byte(s))
 	}
 	root := f.TempDir()
-	dir := filepath.Join(root, "data")
-	require.NoError(f, os.Mkdir(dir, 0o755))
-	s, err := New(Config{Dir: dir, DefaultCapacity: 100, FilterIdle: -1, Log: log.New(io.Discard, "", 0)})
-	require.NoError(f, err)
-	f.Cleanup(func() { require.NoError(f, s.Shutdown()) })
+	var servers []*Server
+	for _, fold := range []bool{false, true} {
+		dir := filepath.Join(root, "data-fold="+strconv.FormatBool(fold))
+		require.NoError(f, os.Mkdir(dir, 0o755))
+		cfg := Config{Dir: dir, DefaultCapacity: 100, FilterIdle: -1, Log: log.New(io.Discard, "", 0)}
+		if fold {
+			cfg.FoldHashtags, cfg.DefaultExpansion = true, 2
+		}
+		s, err := New(cfg)
+		require.NoError(f, err)
+		f.Cleanup(func() { require.NoError(f, s.Shutdown()) })
+		servers = append(servers, s)
+	}
 
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var out bytes.Buffer
-		c := &client{s: s, w: redcon.NewWriter(&out), id: 1, authed: true}
-		c.in = &guard{r: bytes.NewReader(data), max: 1 << 20}
-		c.rd = redcon.NewReader(c.in)
-		for !c.quit {
-			cmds, err := readPipeline(c.rd)
-			if err != nil {
-				break
-			}
-			cmds = harmless(cmds)
-			s.execPipeline(c, cmds)
-			require.NoError(t, c.w.Flush())
-			require.Equal(t, len(cmds), countReplies(t, out.Bytes()), "one reply per command")
-			out.Reset()
+		for _, s := range servers {
+			frontOnce(t, s, data)
 		}
 		ents, err := os.ReadDir(root)
 		require.NoError(t, err)
-		require.Len(t, ents, 1, "only the data directory in its parent")
+		require.Len(t, ents, len(servers), "only the data directories in their parent")
 	})
+}
+
+// frontOnce runs data through s's front as one connection would.
+func frontOnce(t *testing.T, s *Server, data []byte) {
+	var out bytes.Buffer
+	c := &client{s: s, w: redcon.NewWriter(&out), id: 1, authed: true}
+	c.in = &guard{r: bytes.NewReader(data), max: 1 << 20}
+	c.rd = redcon.NewReader(c.in)
+	for !c.quit {
+		cmds, err := readPipeline(c.rd)
+		if err != nil {
+			break
+		}
+		cmds = harmless(cmds)
+		s.execPipeline(c, cmds)
+		require.NoError(t, c.w.Flush())
+		require.Equal(t, len(cmds), countReplies(t, out.Bytes()), "one reply per command")
+		out.Reset()
+	}
 }
 
 // harmless drops the commands that would make large files (a fuzzed

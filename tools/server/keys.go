@@ -62,15 +62,22 @@ func Stem(key []byte) (string, error) {
 // a directory entry stands for, and whether it is a set, or ok = false
 // for a name no key maps to (other files, temporary files).
 func KeyOf(name string) (key string, set bool, ok bool) {
-	stem, found := strings.CutSuffix(name, fileSuffix)
-	if !found {
-		if stem, found = strings.CutSuffix(name, setSuffix); !found {
-			return "", false, false
-		}
-		set = true
+	stem, set, ok := splitName(name)
+	if !ok {
+		return "", false, false
 	}
 	key, ok = unescape(stem)
 	return key, set, ok
+}
+
+// splitName cuts a directory entry's name into its stem and whether it
+// is a set, or ok = false when it has neither suffix.
+func splitName(name string) (stem string, set bool, ok bool) {
+	if stem, ok = strings.CutSuffix(name, fileSuffix); ok {
+		return stem, false, true
+	}
+	stem, ok = strings.CutSuffix(name, setSuffix)
+	return stem, ok, ok
 }
 
 // unescape decodes a stem, accepting only the exact form Stem writes.

@@ -47,9 +47,11 @@ func TestStem(t *testing.T) {
 }
 
 // FuzzKeyOf: every name KeyOf accepts is what Stem writes for its key,
-// and every key's stem decodes back to it.
+// and every key's stem decodes back to it; the same for the names of
+// folded keys' buckets (foldFuzz).
 func FuzzKeyOf(f *testing.F) {
-	for _, s := range []string{"seen.bloom", "%.bloom", "%2E..bloom", "a%00b.bfset", "x"} {
+	for _, s := range []string{"seen.bloom", "%.bloom", "%2E..bloom", "a%00b.bfset", "x",
+		"seen:{example.com}", "seen:%7B%7D@b17.bfset", "a}{b}{c}"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, name string) {
@@ -68,5 +70,6 @@ func FuzzKeyOf(f *testing.F) {
 			require.True(t, ok)
 			require.Equal(t, name, key)
 		}
+		foldFuzz(t, name)
 	})
 }

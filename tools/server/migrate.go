@@ -19,8 +19,9 @@ import (
 //	    -TRYAGAIN, which cluster clients retry), waits for the commands
 //	    in flight, syncs and copies the files of their keys into DESTDIR
 //	    (the target node's data directory, or a staging directory to
-//	    copy from), and answers the number of keys copied. The slots stay
-//	    paused until a reloaded config gives them to another node.
+//	    copy from), and answers the number of filters copied (keys, and
+//	    buckets of folded keys: see fold.go). The slots stay paused until
+//	    a reloaded config gives them to another node.
 //	MBF.MIGRATE CANCEL
 //	    ends every pause of this node.
 
@@ -94,6 +95,10 @@ func (s *Server) export(rs []cluster.Range, dir string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	buckets, err := s.bucketsToMove(rs, dir)
+	if err != nil {
+		return 0, err
+	}
 	n := 0
 	for _, k := range keys {
 		if !inRanges(cluster.KeySlot([]byte(k)), rs) {
@@ -101,6 +106,12 @@ func (s *Server) export(rs []cluster.Range, dir string) (int, error) {
 		}
 		if err := s.exportKey([]byte(k), dir); err != nil {
 			return n, fmt.Errorf("key %q: %w", k, err)
+		}
+		n++
+	}
+	for _, stem := range buckets {
+		if err := s.exportStem(stem, dir); err != nil {
+			return n, fmt.Errorf("bucket of folded keys %s: %w", stem, err)
 		}
 		n++
 	}
@@ -116,19 +127,25 @@ func inRanges(slot int, rs []cluster.Range) bool {
 	return false
 }
 
-// exportKey syncs key's filter and copies its file into dir (through a
-// temporary file, synced, then renamed over any older copy), or its set
-// directory (exportSet).
+// exportKey syncs key's filter and copies it into dir (exportStem).
 func (s *Server) exportKey(key []byte, dir string) error {
-	file, _, err := s.store.paths(key)
+	stem, err := Stem(key)
 	if err != nil {
 		return err
 	}
-	e, err := s.store.acquire(key, nil)
+	return s.exportStem(stem, dir)
+}
+
+// exportStem syncs the filter named stem and copies its file into dir
+// (through a temporary file, synced, then renamed over any older copy),
+// or its set directory (exportSet).
+func (s *Server) exportStem(stem, dir string) error {
+	file, _ := s.store.stemPaths(stem)
+	e, err := s.store.acquire(stem, nil)
 	if err != nil {
 		return err
 	}
-	defer s.store.release(key, e, false)
+	defer s.store.release(e, false)
 	if err := e.b.Sync(); err != nil {
 		return err
 	}
@@ -138,28 +155,18 @@ func (s *Server) exportKey(key []byte, dir string) error {
 	return copyFile(file, filepath.Join(dir, filepath.Base(file)))
 }
 
-// exportSet copies a synced set's MANIFEST, CONTROL and live layer files
-// into a temporary directory in dir, then renames it over any older copy
-// of the set there, so the copy appears whole.
+// exportSet copies a set into dir with Set.Export (at one generation,
+// under the set's shared LOCK, synced), under a temporary name that is
+// then renamed over any older copy of the set there, so the copy appears
+// whole.
 func exportSet(st set, dir string) error {
-	info, err := st.Info()
-	if err != nil {
-		return err
-	}
 	name := filepath.Base(st.Dir())
-	tmp, err := os.MkdirTemp(dir, "."+name+".migrate*")
-	if err != nil {
+	tmp := filepath.Join(dir, "."+name+".migrate"+strconv.Itoa(os.Getpid()))
+	if err := os.RemoveAll(tmp); err != nil {
 		return err
 	}
-	files := []string{"MANIFEST", "CONTROL"}
-	for _, l := range info.Layers {
-		files = append(files, l.File)
-	}
-	for _, f := range files {
-		if err := copyFile(filepath.Join(st.Dir(), f), filepath.Join(tmp, f)); err != nil {
-			_ = os.RemoveAll(tmp)
-			return err
-		}
+	if err := st.Export(tmp, nil); err != nil {
+		return err
 	}
 	dst := filepath.Join(dir, name)
 	if err := os.RemoveAll(dst); err != nil {

@@ -105,10 +105,31 @@ func (l *migrationLoad) reader(c context.Context, cc *redis.ClusterClient, stop 
 // MBF.MIGRATE on node1 into node2's directory, the new config written,
 // CLUSTER RELOAD on node2, node1, node3. Clients see only MOVED and
 // TRYAGAIN; no acknowledged item ever tests absent, during or after.
+// With --fold-hashtags the keys are seen:{k}, and the buckets holding
+// slots 0-1000 are copied whole.
 func TestClusterMigrateUnderLoad(t *testing.T) {
-	tc := startCluster(t, threeRanges)
+	for _, fold := range []bool{false, true} {
+		t.Run(fmt.Sprintf("fold=%v", fold), func(t *testing.T) { migrateUnderLoad(t, fold) })
+	}
+}
+
+func migrateUnderLoad(t *testing.T, fold bool) {
+	keys, wantCopied := append(keysIn(20, 0, 1000), keysIn(20, 1001, 5460)...), 20
+	var opts []func(*Config)
+	if fold {
+		opts = append(opts, foldNode)
+		buckets := map[int]bool{}
+		for i, k := range keys {
+			keys[i] = "seen:{" + k + "}"
+			if b := cluster.KeySlot([]byte(k)) / 256; b*256 <= 1000 {
+				buckets[b] = true
+			}
+		}
+		wantCopied = len(buckets)
+	}
+	tc := startCluster(t, threeRanges, opts...)
 	c := ctx(t)
-	load := &migrationLoad{keys: append(keysIn(20, 0, 1000), keysIn(20, 1001, 5460)...)}
+	load := &migrationLoad{keys: keys}
 	client := func() *redis.ClusterClient {
 		cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: tc.addrs, MaxRedirects: -1,
 			ReadTimeout: 30 * time.Second})
@@ -139,7 +160,7 @@ func TestClusterMigrateUnderLoad(t *testing.T) {
 	admin := func(i int) *redis.Client { return dial(t, tc.addrs[i], "") }
 	copied, err := admin(0).Do(c, "mbf.migrate", "0-1000", tc.dirs[1]).Int()
 	require.NoError(t, err)
-	assert.Equal(t, 20, copied, "keys of slots 0-1000 copied")
+	assert.Equal(t, wantCopied, copied, "keys (or buckets) of slots 0-1000 copied")
 	info, err := admin(0).ClusterInfo(c).Result()
 	require.NoError(t, err)
 	assert.Contains(t, info, "mmapbloom_paused_slots:1001\r\n")

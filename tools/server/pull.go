@@ -35,6 +35,11 @@ import (
 // DefaultPullInterval is Config.PullInterval's default.
 const DefaultPullInterval = time.Second
 
+// errFolding refuses pulls when the primary or the replica folds
+// hash-tagged keys (fold.go): SCAN does not list the buckets' filters,
+// so their keys would not be copied.
+var errFolding = errors.New("replicas of a node folding hash-tagged keys (--fold-hashtags), or folding themselves, are not supported yet: the buckets' filters would not be copied")
+
 // errNotReplica refuses MBF.PULL on a node that is not a replica.
 var errNotReplica = errors.New("this node is not a replica (no replica-of line for it in the cluster config)")
 
@@ -201,6 +206,9 @@ func (s *Server) pull(ctx context.Context) (int, error) {
 // pullAll pulls every key of the primary's slots, going on past a key
 // that fails; the error names the first failure.
 func (s *Server) pullAll(ctx context.Context, rdb *redis.Client, cs *clusterState) (int, error) {
+	if err := pullFolding(ctx, rdb, s.cfg.FoldHashtags); err != nil {
+		return 0, err
+	}
 	keys, err := listKeys(ctx, rdb)
 	if err != nil {
 		return 0, err
@@ -231,6 +239,24 @@ func (s *Server) pullAll(ctx context.Context, rdb *redis.Client, cs *clusterStat
 		return n, fmt.Errorf("%d keys not pulled (%d pulled); first: %w", failed, n, first)
 	}
 	return n, nil
+}
+
+// pullFolding returns errFolding when this node (folding) or the
+// primary (INFO replication's mbf_fold_buckets) folds hash-tagged keys.
+func pullFolding(ctx context.Context, rdb *redis.Client, folding bool) error {
+	if folding {
+		return errFolding
+	}
+	info, err := rdb.Info(ctx, "replication").Result()
+	if err != nil {
+		return fmt.Errorf("INFO: %w", err)
+	}
+	for _, line := range strings.Split(info, "\r\n") {
+		if v, ok := strings.CutPrefix(line, "mbf_fold_buckets:"); ok && v != "0" {
+			return errFolding
+		}
+	}
+	return nil
 }
 
 // listKeys lists the primary's keys with SCAN. The server's cursor is a
@@ -306,14 +332,15 @@ func prefetch(ctx context.Context, rdb *redis.Client, keys []string) []map[int64
 // pullKey pulls one key: a fixed filter by BF.SCANDUMP (d), a set (which
 // BF.SCANDUMP refuses) by MBF.SETDUMP.
 func (s *Server) pullKey(ctx context.Context, rdb *redis.Client, d *dump, key []byte) error {
-	file, dir, err := s.store.paths(key)
+	stem, err := Stem(key)
 	if err != nil {
 		return err
 	}
+	file, dir := s.store.stemPaths(stem)
 	hdr, err := d.header(ctx)
 	var rerr redis.Error
 	if errors.As(err, &rerr) && strings.Contains(rerr.Error(), setDumpRefused) {
-		return s.pullSet(ctx, rdb, key, dir)
+		return s.pullSet(ctx, rdb, key, stem, dir)
 	}
 	if err != nil {
 		return err
@@ -323,7 +350,7 @@ func (s *Server) pullKey(ctx context.Context, rdb *redis.Client, d *dump, key []
 		return fmt.Errorf("%w: not a filter header (%v)", errBadData, err)
 	}
 	// The common case, a key the replica has: ORed in place, piece by piece.
-	done, err := s.store.withFixed(key, h, func(f fixed) error {
+	done, err := s.store.withFixed(stem, h, func(f fixed) error {
 		return d.pieces(ctx, h.ByteSize, func(off int64, data []byte) error { return f.UnionPiece(h, uint64(off), data) })
 	})
 	if done || err != nil {
@@ -333,7 +360,7 @@ func (s *Server) pullKey(ctx context.Context, rdb *redis.Client, d *dump, key []
 	if err != nil {
 		return err
 	}
-	replaced, err := s.store.absorb(key, l)
+	replaced, err := s.store.absorb(stem, l)
 	if replaced && err == nil {
 		s.cfg.Log.Printf("pull: key %q has another shape or kind on the primary (deleted and re-created there): replaced by the primary's", key)
 	}
@@ -425,8 +452,8 @@ func parseDump(cmd *redis.Cmd) ([]byte, int64, error) {
 // primary's MANIFEST lists is fetched, then ORed into the replica's
 // layer of that name or linked in as a new layer; the MANIFEST is
 // adopted last. A set the replica lacks is built in a hidden directory
-// and renamed into place.
-func (s *Server) pullSet(ctx context.Context, rdb *redis.Client, key []byte, dir string) error {
+// and renamed into place. stem is key's Stem, dir its set directory.
+func (s *Server) pullSet(ctx context.Context, rdb *redis.Client, key []byte, stem, dir string) error {
 	v, err := rdb.Do(ctx, "MBF.SETDUMP", key).StringSlice()
 	if err != nil {
 		return err
@@ -459,7 +486,7 @@ func (s *Server) pullSet(ctx context.Context, rdb *redis.Client, key []byte, dir
 		return err
 	}
 	if fresh {
-		return s.store.installSet(key, target)
+		return s.store.installSet(stem, target)
 	}
 	return nil
 }

@@ -36,7 +36,8 @@ func (cmd *command) readOnly() bool { return slices.Contains(cmd.flags, "readonl
 // replicationInfo is INFO's replication section: Redis's role, and on a
 // replica its primary and the state of its pulls (pull.go). A primary
 // reports its configured replicas as mbf_replicas (they pull; none is
-// "connected" as a Redis replica is, so connected_slaves is 0).
+// "connected" as a Redis replica is, so connected_slaves is 0); both
+// report mbf_fold_buckets.
 func (s *Server) replicationInfo() [][2]string {
 	cs := s.cluster.Load()
 	if cs == nil || cs.me.Primary == nil {
@@ -44,7 +45,7 @@ func (s *Server) replicationInfo() [][2]string {
 		if cs != nil {
 			n = len(cs.m.Replicas(cs.me))
 		}
-		return [][2]string{{"role", "master"}, {"connected_slaves", "0"}, {"mbf_replicas", strconv.Itoa(n)}}
+		return [][2]string{{"role", "master"}, {"connected_slaves", "0"}, {"mbf_replicas", strconv.Itoa(n)}, s.foldInfo()}
 	}
 	p := cs.me.Primary
 	st := s.puller.status()
@@ -58,6 +59,17 @@ func (s *Server) replicationInfo() [][2]string {
 		{"mbf_last_pull_start_unix_ms", unixMS(st.lastStart)},
 		{"mbf_last_pull_end_unix_ms", unixMS(st.lastEnd)},
 		{"mbf_last_pull_keys", strconv.Itoa(st.lastKeys)},
-		{"mbf_last_pull_error", st.lastErr},
+		{"mbf_last_pull_error", st.lastErr}, s.foldInfo(),
 	}
+}
+
+// foldInfo is INFO replication's mbf_fold_buckets: the buckets of
+// folded hash-tagged keys, 0 without folding (a replica refuses to pull
+// from a primary that folds, pull.go).
+func (s *Server) foldInfo() [2]string {
+	n := 0
+	if s.cfg.FoldHashtags {
+		n = s.cfg.FoldBuckets
+	}
+	return [2]string{"mbf_fold_buckets", strconv.Itoa(n)}
 }

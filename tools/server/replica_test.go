@@ -406,3 +406,18 @@ func FuzzFetchFile(f *testing.F) {
 		require.Equal(t, int64(64+l.size), st.Size())
 	})
 }
+
+// TestReplicaFolding: pulls are refused, with their reason, while the
+// primary or the replica folds hash-tagged keys (SCAN does not list the
+// buckets' filters, which would then be missing on the replica).
+func TestReplicaFolding(t *testing.T) {
+	for _, folds := range []string{"node1", "node2"} {
+		tc := startCluster(t, primaryAndReplica, func(c *Config) {
+			if c.NodeID == folds {
+				c.FoldHashtags, c.DefaultExpansion = true, 2
+			}
+		})
+		err := dial(t, tc.addrs[1], "").Do(ctx(t), "MBF.PULL").Err()
+		require.ErrorContains(t, err, "are not supported yet", folds)
+	}
+}

@@ -80,11 +80,7 @@ func (s *Server) enter(c *client, cmd *command, args [][]byte) string {
 	s.gate.RLock()
 	cs := s.cluster.Load()
 	slot := -1
-	last := cmd.last
-	if last < 0 {
-		last = len(args) + last
-	}
-	for i := cmd.first; i <= last && i < len(args); i += cmd.step {
+	for i, last := cmd.first, cmd.lastKey(len(args)); i <= last; i += cmd.step {
 		sl := cluster.KeySlot(args[i])
 		if slot >= 0 && sl != slot {
 			s.gate.RUnlock()

@@ -70,6 +70,17 @@ type Config struct {
 	// ClusterConfig) pulls its primary's filters (pull.go). Default
 	// DefaultPullInterval (1 s).
 	PullInterval time.Duration
+
+	// FoldHashtags folds keys with a {hash tag}: prefix{tag}suffix is
+	// kept, behind its tag, in one scaling set shared by every key of the
+	// name prefix{}suffix in its bucket of slots (see fold.go). It needs
+	// DefaultExpansion > 0, and the data directory remembers it: a
+	// restart without it (or with other buckets) is refused. Default off.
+	FoldHashtags bool
+
+	// FoldBuckets is the number of buckets of slots with FoldHashtags, a
+	// power of two from 1 to 16384. Default DefaultFoldBuckets (64).
+	FoldBuckets int
 }
 
 // Defaults of Config.
@@ -175,7 +186,10 @@ func fillDefaults(cfg *Config) error {
 	if cfg.Log == nil {
 		cfg.Log = log.Default()
 	}
-	return nil
+	if cfg.FoldBuckets == 0 {
+		cfg.FoldBuckets = DefaultFoldBuckets
+	}
+	return checkFolding(cfg)
 }
 
 // Listen opens a TCP listener on addr for a server configured with

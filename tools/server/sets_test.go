@@ -190,6 +190,8 @@ func TestWindowedSet(t *testing.T) {
 		{[]any{"w", "0.01", "100", "WINDOW", "60", "KEEP", "x"}, "ERR bad keep"},
 		{[]any{"w", "0.01", "100", "WINDOW", "60", "KEEP", "5000"}, "ERR keep out of range"},
 		{[]any{"w", "0.01", "100", "WINDOW", "60", "FOO", "3"}, "ERR syntax error"},
+		{[]any{"w", "0.01", "100", "WINDOW", "60", "KEEP", "3", "EXPANSION", "x"}, "ERR bad expansion"},
+		{[]any{"w", "0.01", "100", "WINDOW", "60", "KEEP", "3", "EXPANSION", "0"}, "ERR expansion must be in the range [1, 32768]"},
 		{[]any{"w", "0.01", "100", "WINDOW", "60", "WINDOW", "60"}, "ERR WINDOW and KEEP are required"},
 	} {
 		err := rdb.Do(c, append([]any{"MBF.RESERVEWINDOW"}, tc.args...)...).Err()
@@ -200,6 +202,7 @@ func TestWindowedSet(t *testing.T) {
 	require.Equal(t, "OK", rdb.Do(c, "MBF.RESERVEWINDOW", "wr", "0.01", "1000", "WINDOW", "60", "KEEP", "3", "REFRESH").Val())
 	require.EqualError(t, rdb.Do(c, "MBF.RESERVEWINDOW", "w", "0.01", "1000", "WINDOW", "60", "KEEP", "3").Err(), "ERR item exists")
 	assert.Equal(t, "MBbloom--", rdb.Type(c, "w").Val())
+	require.Equal(t, "OK", rdb.Do(c, "MBF.RESERVEWINDOW", "wg", "0.01", "100", "WINDOW", "60", "KEEP", "3", "EXPANSION", "2").Val())
 
 	for _, key := range []string{"w", "wr"} {
 		assert.True(t, rdb.BFAdd(c, key, "old").Val())
@@ -214,7 +217,7 @@ func TestWindowedSet(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int64(3), info.Filters, "three windows kept")
 	assert.Equal(t, int64(3000), info.Capacity)
-	assert.Equal(t, int64(0), info.ExpansionRate, "windows never grow")
+	assert.Equal(t, int64(0), info.ExpansionRate, "windows do not grow without EXPANSION")
 	assert.Equal(t, int64(3), info.ItemsInserted)
 
 	// A hit refreshes "old" into the current window only with REFRESH.
@@ -226,6 +229,19 @@ func TestWindowedSet(t *testing.T) {
 	assert.True(t, rdb.BFExists(c, "w", "tick0").Val(), "not before")
 	require.NoError(t, rdb.BFAdd(c, "w", "new").Err())
 	assert.Equal(t, int64(3), rdb.Do(c, "BF.INFO", "w", "FILTERS").Val().([]any)[0], "rotated: still three")
+
+	// With EXPANSION a window of 100 keys that receives 500 grows into
+	// layers of 100, 200 and 400 keys and keeps every key.
+	burst := items("burst", 500)
+	require.NoError(t, rdb.BFMAdd(c, "wg", burst...).Err())
+	info, err = rdb.BFInfo(c, "wg").Result()
+	require.NoError(t, err)
+	assert.Equal(t, int64(3), info.Filters, "one window in three layers")
+	assert.Equal(t, int64(700), info.Capacity)
+	assert.Equal(t, int64(2), info.ExpansionRate)
+	got, err := rdb.BFMExists(c, "wg", burst...).Result()
+	require.NoError(t, err)
+	assert.NotContains(t, got, false)
 }
 
 // TestSetSharing adds to one scaling set from a local handle and over

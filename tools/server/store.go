@@ -22,8 +22,8 @@ type store struct {
 	sets Sets
 
 	mu    sync.Mutex
-	open  map[string]*entry
-	loads map[string]*load // BF.LOADCHUNK in progress
+	open  map[string]*entry // by file-name stem (Stem, or foldedStem)
+	loads map[string]*load  // BF.LOADCHUNK in progress
 	// shapes holds, per createSpec of a fixed file, the header of the
 	// first file this store created from it: the next ones are created
 	// like it (same m, k and seed), skipping the sizing search (about
@@ -37,9 +37,10 @@ type store struct {
 // entry is an open filter and the commands using it.
 type entry struct {
 	b      Bloom
-	refs   int  // commands running on b; b is not closed while > 0
-	used   bool // used since the idle closer last looked
-	broken bool // b failed (its file changed): closed at the last release
+	stem   string // its file-name stem, its name in store.open
+	refs   int    // commands running on b; b is not closed while > 0
+	used   bool   // used since the idle closer last looked
+	broken bool   // b failed (its file changed): closed at the last release
 }
 
 // createSpec is how to create a missing key: n keys at probability p,
@@ -67,83 +68,91 @@ func (s *store) paths(key []byte) (file, set string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	return filepath.Join(s.dir, stem+fileSuffix), filepath.Join(s.dir, stem+setSuffix), nil
+	file, set = s.stemPaths(stem)
+	return file, set, nil
 }
 
-// acquire returns the open filter of key, opening it if needed; with
-// create non-nil a missing key is created from it. The caller must
-// release the entry. Errors: ErrNotFound, ErrBadKey, the library's errors.
-func (s *store) acquire(key []byte, create *createSpec) (*entry, error) {
+// stemPaths returns the fixed-file and set-directory paths of a stem.
+func (s *store) stemPaths(stem string) (file, set string) {
+	return filepath.Join(s.dir, stem+fileSuffix), filepath.Join(s.dir, stem+setSuffix)
+}
+
+// acquire returns the open filter named stem (a key's Stem, or a folded
+// bucket's), opening it if needed; with create non-nil a missing filter
+// is created from it. The caller must release the entry. Errors:
+// ErrNotFound, the library's errors.
+func (s *store) acquire(stem string, create *createSpec) (*entry, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil, mmapbloom.ErrClosed
 	}
-	if e := s.open[string(key)]; e != nil {
+	if e := s.open[stem]; e != nil {
 		e.refs++
 		e.used = true
 		return e, nil
 	}
-	b, err := s.openKey(key)
+	b, err := s.openStem(stem)
 	if errors.Is(err, ErrNotFound) && create != nil {
-		b, err = s.createKey(key, *create)
+		b, err = s.createStem(stem, *create)
 		if errors.Is(err, mmapbloom.ErrExists) { // another process won
-			b, err = s.openKey(key)
+			b, err = s.openStem(stem)
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
-	e := &entry{b: b, refs: 1, used: true}
-	s.open[string(key)] = e
+	e := &entry{b: b, stem: stem, refs: 1, used: true}
+	s.open[stem] = e
 	return e, nil
 }
 
-// release ends a command's use of key's entry e; broken marks its
-// filter unusable (closed once no command uses it).
-func (s *store) release(key []byte, e *entry, broken bool) {
+// release ends a command's use of entry e; broken marks its filter
+// unusable (closed once no command uses it).
+func (s *store) release(e *entry, broken bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e.refs--
 	e.broken = e.broken || broken
-	if e.broken && e.refs == 0 && s.open[string(key)] == e {
-		delete(s.open, string(key))
+	if e.broken && e.refs == 0 && s.open[e.stem] == e {
+		delete(s.open, e.stem)
 		_ = e.b.Close()
 	}
 }
 
 // reserve creates key from spec: ErrKeyExists if it has a file already.
 func (s *store) reserve(key []byte, spec createSpec) error {
+	stem, err := Stem(key)
+	if err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return mmapbloom.ErrClosed
 	}
-	ok, err := s.existsLocked(key)
+	ok, err := s.existsLocked(stem)
 	if err != nil {
 		return err
 	}
 	if ok {
 		return ErrKeyExists
 	}
-	b, err := s.createKey(key, spec)
+	b, err := s.createStem(stem, spec)
 	if errors.Is(err, mmapbloom.ErrExists) {
 		return ErrKeyExists
 	}
 	if err != nil {
 		return err
 	}
-	s.open[string(key)] = &entry{b: b, used: true}
+	s.open[stem] = &entry{b: b, stem: stem, used: true}
 	return nil
 }
 
-// openKey opens key's fixed file, else its set directory: ErrNotFound if
-// neither exists.
-func (s *store) openKey(key []byte) (Bloom, error) {
-	file, set, err := s.paths(key)
-	if err != nil {
-		return nil, err
-	}
+// openStem opens stem's fixed file, else its set directory: ErrNotFound
+// if neither exists.
+func (s *store) openStem(stem string) (Bloom, error) {
+	file, set := s.stemPaths(stem)
 	f, err := mmapbloom.Open(file, nil)
 	if err == nil {
 		return fixed{f}, nil
@@ -160,14 +169,12 @@ func (s *store) openKey(key []byte) (Bloom, error) {
 	return s.sets.Open(set)
 }
 
-// createKey makes key's file (expansion 0) or set directory.
-func (s *store) createKey(key []byte, spec createSpec) (Bloom, error) {
-	file, set, err := s.paths(key)
-	if err != nil {
-		return nil, err
-	}
+// createStem makes stem's file (expansion 0) or set directory.
+func (s *store) createStem(stem string, spec createSpec) (Bloom, error) {
+	file, set := s.stemPaths(stem)
 	if spec.expansion == 0 && spec.window == 0 {
 		var f *mmapbloom.Filter
+		var err error
 		if like, ok := s.shapes.Load(spec); ok {
 			f, err = mmapbloom.CreateLike(file, like.(format.Header), nil)
 		} else if f, err = mmapbloom.Create(file, spec.n, spec.p, nil); err == nil {
@@ -183,19 +190,20 @@ func (s *store) createKey(key []byte, spec createSpec) (Bloom, error) {
 
 // exists reports whether key has a file or set directory.
 func (s *store) exists(key []byte) (bool, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.existsLocked(key)
-}
-
-func (s *store) existsLocked(key []byte) (bool, error) {
-	if s.open[string(key)] != nil {
-		return true, nil
-	}
-	file, set, err := s.paths(key)
+	stem, err := Stem(key)
 	if err != nil {
 		return false, err
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.existsLocked(stem)
+}
+
+func (s *store) existsLocked(stem string) (bool, error) {
+	if s.open[stem] != nil {
+		return true, nil
+	}
+	file, set := s.stemPaths(stem)
 	for _, p := range []string{file, set} {
 		if _, err := os.Lstat(p); err == nil {
 			return true, nil
@@ -209,21 +217,22 @@ func (s *store) existsLocked(key []byte) (bool, error) {
 // remove deletes key's file or set: false if it had none. It fails with
 // mmapbloom.ErrInUse while a command or another process uses the key.
 func (s *store) remove(key []byte) (bool, error) {
+	stem, err := Stem(key)
+	if err != nil {
+		return false, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if e := s.open[string(key)]; e != nil {
+	if e := s.open[stem]; e != nil {
 		if e.refs > 0 {
 			return false, mmapbloom.ErrInUse
 		}
-		delete(s.open, string(key))
+		delete(s.open, stem)
 		if err := e.b.Close(); err != nil {
 			return false, err
 		}
 	}
-	file, set, err := s.paths(key)
-	if err != nil {
-		return false, err
-	}
+	file, set := s.stemPaths(stem)
 	err = mmapbloom.Remove(file)
 	if !errors.Is(err, fs.ErrNotExist) {
 		return err == nil, err

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// MBF.RESERVEWINDOW key error_rate capacity WINDOW seconds KEEP n [REFRESH]
+// MBF.RESERVEWINDOW key error_rate capacity WINDOW seconds KEEP n [REFRESH] [EXPANSION e]
 // (an extension, prefixed MBF so that it never meets RedisBloom's
 // grammar) creates a windowed set: time is cut into windows of the given
 // seconds, the set keeps the n last, each window's layer holds capacity
@@ -13,9 +13,12 @@ import (
 // windows after it was added (after it was last seen with REFRESH, which
 // makes a BF.ADD hit re-add the key to the current window). The BF
 // commands then work on the key; the first writer after a window's end
-// rotates, as the library does. BF.INFO reports the live layers'
-// capacities and sizes, "Number of filters" the live windows, and
-// "Expansion rate" 0 (windows never grow).
+// rotates, as the library does. With EXPANSION, a window that receives
+// more than capacity keys grows like a scalable set (layers of e times the
+// keys, tighter error rates) instead of answering above error_rate.
+// BF.INFO reports the live layers' capacities and sizes, "Number of
+// filters" the live layers, and "Expansion rate" e (0 without it: windows
+// do not grow).
 
 func init() {
 	register(&command{name: "mbf.reservewindow", arity: -8, flags: []string{"write", "denyoom"},
@@ -61,6 +64,16 @@ func windowSpec(args [][]byte) (createSpec, string) {
 		switch opt := strings.ToUpper(string(args[i])); {
 		case opt == "REFRESH":
 			spec.refresh = true
+		case opt == "EXPANSION" && i+1 < len(args):
+			v, ok := parseInt(args[i+1])
+			i++
+			switch {
+			case !ok:
+				return spec, "ERR bad expansion"
+			case v < 1 || v > maxExpansion:
+				return spec, "ERR expansion must be in the range [1, 32768]"
+			}
+			spec.expansion = uint32(v)
 		case (opt == "WINDOW" || opt == "KEEP") && i+1 < len(args):
 			v, ok := parseInt(args[i+1])
 			i++

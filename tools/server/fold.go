@@ -1,0 +1,371 @@
+package server
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
+)
+
+// Folding hash-tagged keys (Config.FoldHashtags, serve --fold-hashtags;
+// off by default). A key prefix{tag}suffix with a non-empty hash tag
+// (Redis's rule, cluster.HashTag) is kept in the filter of the bucket
+// b = slot / (16384/B) of the name prefix{}suffix, one filter (a scaling
+// set) shared by every key of that name in the bucket's slots, named
+// Stem(prefix{}suffix) + "@b" + b on disk (seen:{example.com} with B = 64:
+// seen:%7B%7D@b33.bfset). No key's stem holds a raw '@', so no key names
+// a bucket's file. An item x of the key is the element
+// uvarint(len(tag)) ‖ tag ‖ x of the bucket's filter: an item added under
+// one tag never tests present under another (beyond the false-positive
+// rate). Commands whose answer would describe the whole bucket rather
+// than the key are refused (foldWhy); the README has the table.
+
+// DefaultFoldBuckets is the number of buckets of slots when folding.
+const DefaultFoldBuckets = 64
+
+// foldMarker is the file in the data directory that records the
+// folding it is served with, so that a restart with other flags, which
+// would make folded keys read absent, is refused.
+const foldMarker = "FOLDING"
+
+// bucketMark separates a folded name's stem from its bucket number.
+const bucketMark = "@b"
+
+// Folded is where a folded key lives.
+type Folded struct {
+	Stem   string // file-name stem of its bucket's filter
+	Bucket int    // slot / (cluster.Slots / buckets)
+	Tag    []byte // the key's hash tag (a sub-slice of the key)
+}
+
+// Fold maps key under folding into buckets buckets (a power of two
+// dividing cluster.Slots): ok is false for a key without a non-empty
+// hash tag, which is not folded. The error is ErrBadKey when the name
+// prefix{}suffix is too long for a file name (the tag may be of any
+// length: it is not part of the name).
+func Fold(key []byte, buckets int) (f Folded, ok bool, err error) {
+	tag := cluster.HashTag(key)
+	if len(tag) == len(key) { // a tag lies between braces: shorter than the key
+		return Folded{}, false, nil
+	}
+	open := bytes.IndexByte(key, '{')
+	name := make([]byte, 0, len(key)-len(tag))
+	name = append(append(name, key[:open+1]...), key[open+1+len(tag):]...)
+	bucket := cluster.KeySlot(key) / (cluster.Slots / buckets)
+	stem, err := foldedStem(name, bucket)
+	if err != nil {
+		return Folded{}, true, err
+	}
+	return Folded{Stem: stem, Bucket: bucket, Tag: tag}, true, nil
+}
+
+// foldedStem is the stem of bucket's filter of the name prefix{}suffix.
+func foldedStem(name []byte, bucket int) (string, error) {
+	stem, err := Stem(name)
+	if err != nil {
+		return "", err
+	}
+	stem += bucketMark + strconv.Itoa(bucket)
+	if len(stem) > MaxStemBytes {
+		return "", fmt.Errorf("%d bytes once escaped with its bucket, at most %d: %w", len(stem), MaxStemBytes, ErrBadKey)
+	}
+	return stem, nil
+}
+
+// FoldedOf is the inverse of the folded naming rule: the name
+// prefix{}suffix and bucket a directory entry holds the filter of, and
+// whether it is a set, or ok = false for a name no folded key maps to.
+func FoldedOf(entry string) (name string, bucket int, set bool, ok bool) {
+	stem, set, ok := splitName(entry)
+	at := strings.LastIndex(stem, bucketMark)
+	if !ok || at < 0 {
+		return "", 0, false, false
+	}
+	digits := stem[at+len(bucketMark):]
+	bucket, err := strconv.Atoi(digits)
+	if err != nil || bucket < 0 || bucket >= cluster.Slots || strconv.Itoa(bucket) != digits {
+		return "", 0, false, false
+	}
+	name, ok = unescape(stem[:at])
+	open := strings.IndexByte(name, '{')
+	if !ok || open < 0 || open+1 == len(name) || name[open+1] != '}' {
+		return "", 0, false, false
+	}
+	if again, err := foldedStem([]byte(name), bucket); err != nil || again != stem {
+		return "", 0, false, false
+	}
+	return name, bucket, set, true
+}
+
+// tagged reports whether key has a non-empty hash tag.
+func tagged(key []byte) bool { return len(cluster.HashTag(key)) < len(key) }
+
+// fold returns where key lives when this server folds it.
+func (s *Server) fold(key []byte) (Folded, bool, error) {
+	if !s.cfg.FoldHashtags {
+		return Folded{}, false, nil
+	}
+	return Fold(key, s.cfg.FoldBuckets)
+}
+
+// filterOf returns the stem of the filter that holds key's items and
+// the view a command must use of it: the filter itself, or for a folded
+// key the view that puts the key's tag in front of each item. A folded
+// key's bucket must scale: create with expansion 0 is errFoldFixed.
+func (s *Server) filterOf(key []byte, create *createSpec) (string, func(Bloom) Bloom, error) {
+	f, ok, err := s.fold(key)
+	switch {
+	case err != nil:
+		return "", nil, err
+	case !ok:
+		stem, err := Stem(key)
+		return stem, func(b Bloom) Bloom { return b }, err
+	case create != nil && create.expansion == 0 && create.window == 0:
+		return "", nil, errFoldFixed
+	}
+	prefix := binary.AppendUvarint(make([]byte, 0, binary.MaxVarintLen64+len(f.Tag)), uint64(len(f.Tag)))
+	prefix = append(prefix, f.Tag...)
+	return f.Stem, func(b Bloom) Bloom { return foldedBloom{Bloom: b, prefix: prefix} }, nil
+}
+
+// foldedBloom is a folded key's view of its bucket's filter: each item
+// x is the element prefix ‖ x, prefix = uvarint(len(tag)) ‖ tag, which no
+// other tag's element can equal. Only the item calls are meant to be
+// used through it (foldRefusal refuses the others).
+type foldedBloom struct {
+	Bloom
+	prefix []byte
+}
+
+func (f foldedBloom) elem(item []byte) []byte {
+	return append(append(make([]byte, 0, len(f.prefix)+len(item)), f.prefix...), item...)
+}
+
+// elemBuf holds the elements of a batch call; elemBufs recycles them
+// (the filters do not keep the keys they are given past a call).
+type elemBuf struct {
+	bytes []byte
+	elems [][]byte
+}
+
+var elemBufs = sync.Pool{New: func() any { return new(elemBuf) }}
+
+// batch runs call on the elements of items.
+func (f foldedBloom) batch(items [][]byte, call func(elems [][]byte) error) error {
+	eb := elemBufs.Get().(*elemBuf)
+	defer elemBufs.Put(eb)
+	eb.bytes, eb.elems = eb.bytes[:0], eb.elems[:0]
+	for _, it := range items {
+		eb.bytes = append(append(eb.bytes, f.prefix...), it...)
+	}
+	off := 0
+	for _, it := range items {
+		end := off + len(f.prefix) + len(it)
+		eb.elems = append(eb.elems, eb.bytes[off:end:end])
+		off = end
+	}
+	return call(eb.elems)
+}
+
+func (f foldedBloom) TestAndAdd(item []byte) (bool, error) { return f.Bloom.TestAndAdd(f.elem(item)) }
+func (f foldedBloom) Test(item []byte) (bool, error)       { return f.Bloom.Test(f.elem(item)) }
+func (f foldedBloom) TestAndAddBatch(items [][]byte, present []bool) error {
+	return f.batch(items, func(elems [][]byte) error { return f.Bloom.TestAndAddBatch(elems, present) })
+}
+func (f foldedBloom) TestBatch(items [][]byte, present []bool) error {
+	return f.batch(items, func(elems [][]byte) error { return f.Bloom.TestBatch(elems, present) })
+}
+
+// reserve is BF.RESERVE's work. A plain key gets a new filter
+// (ErrKeyExists if it has one). A folded key's bucket gets a scaling set
+// from spec when it has none; when it has one, the key is ready if that
+// set's error rate is at most spec's (errFoldReserve otherwise): a
+// bucket does not record which keys it holds, so "item exists" could not
+// be told from a new key, and a crawler reserving each host it meets
+// wants OK.
+func (s *Server) reserve(key []byte, spec createSpec) error {
+	f, ok, err := s.fold(key)
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		return s.store.reserve(key, spec)
+	case spec.expansion == 0:
+		return errFoldFixed
+	}
+	e, err := s.store.acquire(f.Stem, &spec)
+	if err != nil {
+		return err
+	}
+	defer s.store.release(e, false)
+	st, ok := e.b.(set)
+	if !ok {
+		return fmt.Errorf("%w: the bucket's filter is a fixed file", errFoldReserve)
+	}
+	info, err := st.Info()
+	if err != nil {
+		return err
+	}
+	if info.Kind != "scalable" || info.P > spec.p*(1+1e-9) {
+		return fmt.Errorf("%w: the bucket's filter is a %s set at error rate %g, asked %g", errFoldReserve, info.Kind, info.P, spec.p)
+	}
+	return nil
+}
+
+// foldThrough lists the keyed commands that work on a folded key
+// through its bucket's filter.
+var foldThrough = map[string]bool{"bf.add": true, "bf.madd": true, "bf.insert": true,
+	"bf.exists": true, "bf.mexists": true, "bf.reserve": true}
+
+// foldWhy says why a keyed command is refused on a folded key; a keyed
+// command in neither table is refused as not supported.
+var foldWhy = map[string]string{
+	"bf.card":           "would count the items of every key of its bucket",
+	"bf.info":           "would describe the filter every key of its bucket shares",
+	"del":               "would delete every key of its bucket",
+	"exists":            "cannot be answered: a bucket's filter does not record which keys it holds",
+	"type":              "cannot be answered: a bucket's filter does not record which keys it holds",
+	"bf.scandump":       "would dump every key of its bucket",
+	"bf.loadchunk":      "would replace every key of its bucket",
+	"mbf.reservewindow": "would make the set every key of its bucket shares windowed",
+}
+
+// foldRefusal returns the error reply of a keyed command that must not
+// run on a folded key among its keys, or "".
+func (s *Server) foldRefusal(cmd *command, args [][]byte) string {
+	if !s.cfg.FoldHashtags || cmd.first == 0 || foldThrough[cmd.name] {
+		return ""
+	}
+	for i, last := cmd.first, cmd.lastKey(len(args)); i <= last; i += cmd.step {
+		if tagged(args[i]) {
+			why, ok := foldWhy[cmd.name]
+			if !ok {
+				why = "is not supported"
+			}
+			return fmt.Sprintf("ERR %s of a folded key ('%s') %s (--fold-hashtags: keys with a {hash tag} share one filter per name and bucket of slots)",
+				strings.ToUpper(cmd.name), clip(args[i]), why)
+		}
+	}
+	return ""
+}
+
+// checkFolding refuses a folding configuration other than the one the
+// data directory was served with (recorded in its foldMarker file),
+// and records it on first use. Errors wrap ErrFoldConfig.
+func checkFolding(cfg *Config) error {
+	if cfg.FoldBuckets <= 0 || cfg.FoldBuckets > cluster.Slots || cfg.FoldBuckets&(cfg.FoldBuckets-1) != 0 {
+		return fmt.Errorf("server: %w: %d buckets: give a power of two from 1 to %d", ErrFoldConfig, cfg.FoldBuckets, cluster.Slots)
+	}
+	if cfg.FoldHashtags && cfg.DefaultExpansion == 0 {
+		return fmt.Errorf("server: %w: a folded bucket is shared by many keys and must scale: default expansion 0 is refused", ErrFoldConfig)
+	}
+	path := filepath.Join(cfg.Dir, foldMarker)
+	want := fmt.Sprintf("fold-buckets %d\n", cfg.FoldBuckets)
+	got, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && cfg.FoldHashtags:
+		if err := noTaggedKeys(cfg.Dir); err != nil {
+			return err
+		}
+		return os.WriteFile(path, []byte(want), 0o644)
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("server: %w", err)
+	case !cfg.FoldHashtags || string(got) != want:
+		return fmt.Errorf("server: %w: %s was served with folding (%s): its folded keys would read absent otherwise; start it with --fold-hashtags --fold-buckets as recorded",
+			ErrFoldConfig, cfg.Dir, strings.TrimSpace(string(got)))
+	}
+	return nil
+}
+
+// noTaggedKeys refuses to start folding in a directory that holds
+// filters of hash-tagged keys of their own: folded, those keys would
+// read from their buckets, and their items would test absent.
+func noTaggedKeys(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	for _, de := range ents {
+		if key, _, ok := KeyOf(de.Name()); ok && tagged([]byte(key)) {
+			return fmt.Errorf("server: %w: %s holds filters of keys with a {hash tag} ('%s'), which folding would hide (their items would test absent): serve it without --fold-hashtags, or move them out",
+				ErrFoldConfig, dir, clip([]byte(key)))
+		}
+	}
+	return nil
+}
+
+// bucketsToMove returns the stems of the bucket filters of this node
+// that hold a slot of rs, which MBF.MIGRATE copies whole (the elements
+// carry their tag, so the target's copy answers right for its slots
+// and never for others'). A bucket whose filter dir already has is
+// refused (errFoldMigrate) before anything is copied: the target may
+// own other slots of that bucket, and a copy over its filter would drop
+// their adds.
+func (s *Server) bucketsToMove(rs []cluster.Range, dir string) ([]string, error) {
+	ents, err := os.ReadDir(s.cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	width := cluster.Slots / s.cfg.FoldBuckets
+	var out []string
+	for _, de := range ents {
+		_, b, set, ok := FoldedOf(de.Name())
+		if !ok || set != de.IsDir() || !overlaps(b*width, (b+1)*width-1, rs) {
+			continue
+		}
+		stem, _, _ := splitName(de.Name())
+		for _, suffix := range []string{fileSuffix, setSuffix} {
+			if _, err := os.Lstat(filepath.Join(dir, stem+suffix)); err == nil {
+				return nil, fmt.Errorf("%w: a bucket to copy exists in the destination, %s (its node may own other slots of the bucket: a copy would drop their adds; move slot ranges aligned to buckets, or remove a stale copy)",
+					errFoldMigrate, filepath.Join(dir, stem+suffix))
+			}
+		}
+		out = append(out, stem)
+	}
+	return out, s.sameFolding(dir, len(out) > 0)
+}
+
+// sameFolding refuses an MBF.MIGRATE into dir when dir's foldMarker
+// differs from this node's (its folded keys, or ours, would read absent
+// there). When dir has none and buckets are copied, this node's is
+// written there, so that a staging copy carries it (and a node serving
+// dir without folding refuses its next start instead of hiding them).
+func (s *Server) sameFolding(dir string, buckets bool) error {
+	ours, err := os.ReadFile(filepath.Join(s.cfg.Dir, foldMarker))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	theirs, err := os.ReadFile(filepath.Join(dir, foldMarker))
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && buckets:
+		return os.WriteFile(filepath.Join(dir, foldMarker), ours, 0o644)
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case string(theirs) != string(ours):
+		return fmt.Errorf("%w: %s is served with folding %q, this node with %q", errFoldMigrate, dir,
+			strings.TrimSpace(string(theirs)), strings.TrimSpace(string(ours)))
+	}
+	return nil
+}
+
+// overlaps reports whether slots lo..hi meet a range of rs.
+func overlaps(lo, hi int, rs []cluster.Range) bool {
+	for _, r := range rs {
+		if lo <= r.End && r.Start <= hi {
+			return true
+		}
+	}
+	return false
+}
