@@ -35,10 +35,10 @@ import (
 // DefaultPullInterval is Config.PullInterval's default.
 const DefaultPullInterval = time.Second
 
-// errFolding refuses pulls when the primary or the replica folds
-// hash-tagged keys (fold.go): SCAN does not list the buckets' filters,
-// so their keys would not be copied.
-var errFolding = errors.New("replicas of a node folding hash-tagged keys (--fold-hashtags), or folding themselves, are not supported yet: the buckets' filters would not be copied")
+// errFolding refuses pulls when the primary and the replica do not fold
+// hash-tagged keys alike (fold.go): the replica would look for folded
+// keys where the primary does not keep them.
+var errFolding = errors.New("a replica must fold hash-tagged keys as its primary does (the same --fold-hashtags and --fold-buckets)")
 
 // errNotReplica refuses MBF.PULL on a node that is not a replica.
 var errNotReplica = errors.New("this node is not a replica (no replica-of line for it in the cluster config)")
@@ -206,7 +206,8 @@ func (s *Server) pull(ctx context.Context) (int, error) {
 // pullAll pulls every key of the primary's slots, going on past a key
 // that fails; the error names the first failure.
 func (s *Server) pullAll(ctx context.Context, rdb *redis.Client, cs *clusterState) (int, error) {
-	if err := pullFolding(ctx, rdb, s.cfg.FoldHashtags); err != nil {
+	buckets, err := s.pullFolding(ctx, rdb)
+	if err != nil {
 		return 0, err
 	}
 	keys, err := listKeys(ctx, rdb)
@@ -221,6 +222,17 @@ func (s *Server) pullAll(ctx context.Context, rdb *redis.Client, cs *clusterStat
 	}
 	n, failed := 0, 0
 	var first error
+	for _, stem := range s.bucketsOf(buckets, cs) {
+		_, dir := s.store.stemPaths(stem)
+		if err := s.pullSet(ctx, rdb, []any{"MBF.BUCKETDUMP", stem}, stem, dir); err != nil {
+			failed++
+			if first == nil {
+				first = fmt.Errorf("bucket %s: %w", stem, err)
+			}
+			continue
+		}
+		n++
+	}
 	for i := 0; i < len(mine) && ctx.Err() == nil; i += pullBatch {
 		batch := mine[i:min(i+pullBatch, len(mine))]
 		early := prefetch(ctx, rdb, batch)
@@ -241,22 +253,51 @@ func (s *Server) pullAll(ctx context.Context, rdb *redis.Client, cs *clusterStat
 	return n, nil
 }
 
-// pullFolding returns errFolding when this node (folding) or the
-// primary (INFO replication's mbf_fold_buckets) folds hash-tagged keys.
-func pullFolding(ctx context.Context, rdb *redis.Client, folding bool) error {
-	if folding {
-		return errFolding
-	}
+// pullFolding checks that the primary folds as this node does (INFO
+// replication's mbf_fold_buckets, errFolding otherwise) and, when they
+// fold, returns the primary's buckets' stems (MBF.BUCKETS).
+func (s *Server) pullFolding(ctx context.Context, rdb *redis.Client) ([]string, error) {
 	info, err := rdb.Info(ctx, "replication").Result()
 	if err != nil {
-		return fmt.Errorf("INFO: %w", err)
+		return nil, fmt.Errorf("INFO: %w", err)
 	}
+	theirs := "0"
 	for _, line := range strings.Split(info, "\r\n") {
-		if v, ok := strings.CutPrefix(line, "mbf_fold_buckets:"); ok && v != "0" {
-			return errFolding
+		if v, ok := strings.CutPrefix(line, "mbf_fold_buckets:"); ok {
+			theirs = v
 		}
 	}
-	return nil
+	if ours := s.foldInfo()[1]; theirs != ours {
+		return nil, fmt.Errorf("%w: the primary's mbf_fold_buckets is %s, this node's %s", errFolding, theirs, ours)
+	}
+	if theirs == "0" {
+		return nil, nil
+	}
+	stems, err := rdb.Do(ctx, "MBF.BUCKETS").StringSlice()
+	if err != nil {
+		return nil, fmt.Errorf("MBF.BUCKETS: %w", err)
+	}
+	return stems, nil
+}
+
+// bucketsOf returns the stems of stems that name a bucket holding a
+// slot this replica's primary owns.
+func (s *Server) bucketsOf(stems []string, cs *clusterState) []string {
+	var out []string
+	width := cluster.Slots / max(s.cfg.FoldBuckets, 1)
+	for _, stem := range stems {
+		_, b, isSet, ok := FoldedOf(stem + setSuffix)
+		if !ok || !isSet || b*width >= cluster.Slots {
+			continue // not a bucket: ignored, as a hostile listing
+		}
+		for slot := b * width; slot < (b+1)*width; slot++ {
+			if cs.m.Owner(slot) == cs.me.Primary {
+				out = append(out, stem)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // listKeys lists the primary's keys with SCAN. The server's cursor is a
@@ -340,7 +381,7 @@ func (s *Server) pullKey(ctx context.Context, rdb *redis.Client, d *dump, key []
 	hdr, err := d.header(ctx)
 	var rerr redis.Error
 	if errors.As(err, &rerr) && strings.Contains(rerr.Error(), setDumpRefused) {
-		return s.pullSet(ctx, rdb, key, stem, dir)
+		return s.pullSet(ctx, rdb, []any{"MBF.SETDUMP", key}, stem, dir)
 	}
 	if err != nil {
 		return err
@@ -448,13 +489,14 @@ func parseDump(cmd *redis.Cmd) ([]byte, int64, error) {
 	return nil, 0, fmt.Errorf("%w: dump reply %.100v", errBadData, v)
 }
 
-// pullSet pulls the set key into its directory dir: each layer file the
-// primary's MANIFEST lists is fetched, then ORed into the replica's
-// layer of that name or linked in as a new layer; the MANIFEST is
-// adopted last. A set the replica lacks is built in a hidden directory
-// and renamed into place. stem is key's Stem, dir its set directory.
-func (s *Server) pullSet(ctx context.Context, rdb *redis.Client, key []byte, stem, dir string) error {
-	v, err := rdb.Do(ctx, "MBF.SETDUMP", key).StringSlice()
+// pullSet pulls a set named by name (MBF.SETDUMP key, or MBF.BUCKETDUMP
+// stem for a bucket of folded keys) into its directory dir: each layer
+// file the primary's MANIFEST lists is fetched, then ORed into the
+// replica's layer of that name or linked in as a new layer; the MANIFEST
+// is adopted last. A set the replica lacks is built in a hidden
+// directory and renamed into place. stem is the set's file-name stem.
+func (s *Server) pullSet(ctx context.Context, rdb *redis.Client, name []any, stem, dir string) error {
+	v, err := rdb.Do(ctx, name...).StringSlice()
 	if err != nil {
 		return err
 	}
@@ -478,7 +520,7 @@ func (s *Server) pullSet(ctx context.Context, rdb *redis.Client, key []byte, ste
 		if !layerName(f) {
 			return fmt.Errorf("%w: layer file name %.100q", errBadData, f)
 		}
-		if err := s.pullLayer(ctx, rdb, key, f, filepath.Join(target, f)); err != nil {
+		if err := s.pullLayer(ctx, rdb, name, f, filepath.Join(target, f)); err != nil {
 			return fmt.Errorf("layer %s: %w", f, err)
 		}
 	}
@@ -491,10 +533,10 @@ func (s *Server) pullSet(ctx context.Context, rdb *redis.Client, key []byte, ste
 	return nil
 }
 
-// pullLayer fetches the layer file of set key into path: ORed into the
-// file there, or linked there when there is none.
-func (s *Server) pullLayer(ctx context.Context, rdb *redis.Client, key []byte, file, path string) error {
-	l, err := fetchFile(ctx, &dump{do: rdb.Do, prefix: []any{"MBF.SETDUMP", key, file}}, s.store.dir, path)
+// pullLayer fetches the layer file of the set named by name into path:
+// ORed into the file there, or linked there when there is none.
+func (s *Server) pullLayer(ctx context.Context, rdb *redis.Client, name []any, file, path string) error {
+	l, err := fetchFile(ctx, &dump{do: rdb.Do, prefix: append(slices.Clone(name), file)}, s.store.dir, path)
 	if err != nil {
 		return err
 	}

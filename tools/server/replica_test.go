@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -407,17 +408,35 @@ func FuzzFetchFile(f *testing.F) {
 	})
 }
 
-// TestReplicaFolding: pulls are refused, with their reason, while the
-// primary or the replica folds hash-tagged keys (SCAN does not list the
-// buckets' filters, which would then be missing on the replica).
+// TestReplicaFolding: a replica folding as its primary does copies the
+// buckets' sets (MBF.BUCKETS, MBF.BUCKETDUMP) and answers for folded
+// keys; pulls are refused, with their reason, when only one of them
+// folds.
 func TestReplicaFolding(t *testing.T) {
-	for _, folds := range []string{"node1", "node2"} {
-		tc := startCluster(t, primaryAndReplica, func(c *Config) {
-			if c.NodeID == folds {
+	fold := func(nodes ...string) func(c *Config) {
+		return func(c *Config) {
+			if slices.Contains(nodes, c.NodeID) {
 				c.FoldHashtags, c.DefaultExpansion = true, 2
 			}
-		})
+		}
+	}
+	tc := startCluster(t, primaryAndReplica, fold("node1", "node2"))
+	urls := addURLs(t, dial(t, tc.addrs[0], ""), 0, 3000)
+	r := readOnlyClient(t, tc.addrs[1])
+	n, err := r.Do(ctx(t), "MBF.PULL").Int()
+	require.NoError(t, err)
+	assert.Positive(t, n)
+	requireFound(t, r, urls)
+	urls = append(urls, addURLs(t, dial(t, tc.addrs[0], ""), 3000, 3000)...)
+	require.NoError(t, r.Do(ctx(t), "MBF.PULL").Err())
+	requireFound(t, r, urls)
+	buckets, err := r.Do(ctx(t), "MBF.BUCKETS").StringSlice()
+	require.NoError(t, err)
+	assert.NotEmpty(t, buckets)
+
+	for _, folds := range []string{"node1", "node2"} {
+		tc := startCluster(t, primaryAndReplica, fold(folds))
 		err := dial(t, tc.addrs[1], "").Do(ctx(t), "MBF.PULL").Err()
-		require.ErrorContains(t, err, "are not supported yet", folds)
+		require.ErrorContains(t, err, "must fold hash-tagged keys as its primary does", folds)
 	}
 }

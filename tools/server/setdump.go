@@ -2,8 +2,12 @@ package server
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
 // MBF.SETDUMP moves a scaling or windowed set (a KEY.bfset directory,
@@ -19,7 +23,11 @@ import (
 //	    iterator 0, then the bit array in pieces, next 0 at the end.
 
 func init() {
-	register(&command{name: "mbf.setdump", arity: -2, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: mbfSetDump})
+	register(
+		&command{name: "mbf.setdump", arity: -2, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: mbfSetDump},
+		&command{name: "mbf.bucketdump", arity: -2, flags: []string{"readonly"}, run: mbfBucketDump},
+		&command{name: "mbf.buckets", arity: 1, flags: []string{"readonly"}, run: mbfBuckets},
+	)
 }
 
 // errNotSet refuses MBF.SETDUMP of a fixed filter.
@@ -29,15 +37,63 @@ var errNotSet = errors.New("not a scaling or windowed set: dump it with BF.SCAND
 var errNoLayer = errors.New("no such layer in the set")
 
 func mbfSetDump(c *client, args [][]byte) {
+	writeSetDump(c, args, func(fn func(Bloom) error) error { return c.use(args[1], nil, fn) })
+}
+
+// MBF.BUCKETDUMP stem [file iterator]: MBF.SETDUMP of the set of a
+// bucket of folded keys (fold.go), named by its stem as MBF.BUCKETS
+// lists it; replicas of a folding node use it. Not routed: a bucket
+// holds the keys of a range of slots, not of one key.
+func mbfBucketDump(c *client, args [][]byte) {
+	stem := string(args[1])
+	if _, _, isSet, ok := FoldedOf(stem + setSuffix); !ok || !isSet {
+		c.w.WriteError("ERR not the stem of a bucket of folded keys")
+		return
+	}
+	writeSetDump(c, args, func(fn func(Bloom) error) error {
+		e, err := c.s.store.acquire(stem, nil)
+		if err != nil {
+			return err
+		}
+		err = fn(e.b)
+		c.s.store.release(e, errors.Is(err, mmapbloom.ErrFileChanged) || errors.Is(err, mmapbloom.ErrClosed))
+		return err
+	})
+}
+
+// MBF.BUCKETS: the stems of the sets of buckets of folded keys in this
+// node's directory, sorted.
+func mbfBuckets(c *client, _ [][]byte) {
+	ents, err := os.ReadDir(c.s.cfg.Dir)
+	if err != nil {
+		c.replyErr(err)
+		return
+	}
+	var stems []string
+	for _, de := range ents {
+		if _, _, isSet, ok := FoldedOf(de.Name()); ok && isSet && de.IsDir() {
+			stems = append(stems, strings.TrimSuffix(de.Name(), setSuffix))
+		}
+	}
+	c.w.WriteArray(len(stems))
+	for _, st := range stems {
+		c.w.WriteBulkString(st)
+	}
+}
+
+// writeSetDump answers MBF.SETDUMP or MBF.BUCKETDUMP (args: name, then
+// optionally file and iterator) on the set that use runs its function
+// on.
+func writeSetDump(c *client, args [][]byte, use func(fn func(Bloom) error) error) {
 	if len(args) != 2 && len(args) != 4 {
-		c.w.WriteError(wrongArity("mbf.setdump"))
+		c.w.WriteError(wrongArity(strings.ToLower(string(args[0]))))
 		return
 	}
 	var raw []byte
 	var files []string
 	var piece []byte
 	var next int64
-	err := c.use(args[1], nil, func(b Bloom) (err error) {
+	err := use(func(b Bloom) (err error) {
 		st, ok := b.(set)
 		if !ok {
 			return errNotSet
