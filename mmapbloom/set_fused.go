@@ -158,26 +158,31 @@ func (p *fusedPipe) test(c *fusedPiece, from, to int, out []bool) {
 	}
 }
 
-// set adds the keys of c to the newest layer, in order, except those
-// whose out entry is true when skipHeld; out[i] becomes true for a key
-// that set no clear bit. It returns how many keys set a clear bit. The
-// newest layer is tested first, and only the keys it lacks get their
-// probe masks built and ORed in (a key it holds would set nothing).
-func (p *fusedPipe) set(c *fusedPiece, out []bool, skipHeld, report bool) (added int) {
+// set adds the keys of c to the newest layer, in order, except those a
+// layer holds: for a set that adds only keys no layer holds (!always),
+// out says which those are (test over every layer, the newest included);
+// with always, the newest layer is tested here and out keeps the older
+// layers' answers. out[i] becomes true for a key that set no clear bit.
+// It returns how many keys set a clear bit. Only the keys the newest
+// layer lacks get their probe masks built and ORed in.
+func (p *fusedPipe) set(c *fusedPiece, out []bool, always, report bool) (added int) {
 	newest := len(p.layers) - 1
 	f, first := p.layers[newest], &c.first[newest]
-	active.testBlocks(f.words, first[:c.n], c.gs[:c.n], f.hdr.K, p.hit[:c.n])
+	held := out[:c.n]
+	if always {
+		held = p.hit[:c.n]
+		active.testBlocks(f.words, first[:c.n], c.gs[:c.n], f.hdr.K, held)
+	}
 	var idx [chunkKeys]int
 	var gs [chunkKeys]uint32
 	n := 0
-	for i := range c.n {
-		switch {
-		case p.hit[i]:
+	for i, h := range held {
+		if h {
 			out[i] = true
-		case !skipHeld || !out[i]:
-			idx[n], gs[n] = i, c.gs[i]
-			n++
+			continue
 		}
+		idx[n], gs[n] = i, c.gs[i]
+		n++
 	}
 	active.blockMasks(gs[:n], f.hdr.K, c.masks[:n])
 	for j, i := range idx[:n] {
@@ -213,15 +218,18 @@ func insertFused(layers []*Filter, seed uint64, keys [][]byte, present []bool, a
 	err = guardLayers(layers, true, func() error {
 		p := startFused(layers, seed, keys)
 		defer p.put()
-		older := len(layers) - 1
+		newest := len(layers) - 1
 		for c := p.piece(); c != nil; c = p.piece() {
 			out := present[c.start : c.start+c.n]
-			if !always || !add {
-				p.test(c, 0, older, out)
+			switch {
+			case !always:
+				p.test(c, 0, len(layers), out)
+			case !add:
+				p.test(c, 0, newest, out)
 			}
-			added += p.set(c, out, !always, !add)
+			added += p.set(c, out, always, !add)
 		}
-		layers[older].addCount(uint64(added))
+		layers[newest].addCount(uint64(added))
 		return nil
 	})
 	return added, err
