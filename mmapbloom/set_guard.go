@@ -28,9 +28,10 @@ func nestGuards(layers []*Filter, write bool, op func() error) error {
 }
 
 // blameLayers is deferred inside the innermost guard of guardLayers, and
-// by Merge inside its destination's run for its source: a panic becomes ErrClosed if a layer was closed meanwhile, or the fault
-// error of the layer whose mapping holds the faulting address; any other
-// panic goes on.
+// by asSource for the source of Merge and Union, read inside the
+// destination's run: a panic becomes ErrClosed if a layer was closed
+// meanwhile, or the fault error of the layer whose mapping holds the
+// faulting address; any other panic goes on.
 func blameLayers(layers []*Filter, err *error) {
 	r := recover()
 	if r == nil {
