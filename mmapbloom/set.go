@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -170,13 +171,18 @@ func CreateSet(dir string, n uint64, p float64, opts *SetOptions) (*Set, error) 
 // buildDir makes the set directory dir, which must not exist: build
 // fills a new temporary directory beside it (.NAME.tmp*), which is then
 // renamed to dir, so that dir appears whole or not at all; on failure the
-// temporary directory is removed. what names the operation in errors.
+// temporary directory is removed (a process killed meanwhile leaves it:
+// remove it by hand). what names the operation in errors.
 func buildDir(what, dir string, build func(tmp string) error) error {
 	if _, err := os.Lstat(dir); err == nil {
 		return fmt.Errorf("mmapbloom: %s %s: %w", what, dir, ErrExists)
 	}
 	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".tmp*")
+	if err == nil {
+		err = os.Chmod(tmp, setDirMode)
+	}
 	if err != nil {
+		_ = os.Remove(tmp)
 		return fmt.Errorf("mmapbloom: %s: %w", what, err)
 	}
 	if err := build(tmp); err != nil {
@@ -189,6 +195,10 @@ func buildDir(what, dir string, build func(tmp string) error) error {
 	}
 	return nil
 }
+
+// setDirMode is the mode of a set directory, readable by all as its
+// layer files are (MkdirTemp makes 0700).
+const setDirMode = 0o755
 
 // newManifest validates the options of CreateSet and returns the
 // manifest of the new set, without layers.
@@ -233,18 +243,35 @@ func newManifest(n uint64, p float64, o SetOptions) (*manifest, error) {
 	return m, m.checkOptions()
 }
 
-// MinWindow is the shortest window a windowed set may have.
-const MinWindow = time.Second
+// Limits of SetOptions (ErrBadSet beyond them).
+const (
+	// MinWindow is the shortest window a windowed set may have.
+	MinWindow = time.Second
+	// MaxExpansion is the largest Expansion, RedisBloom's bound on
+	// BF.RESERVE's EXPANSION.
+	MaxExpansion = 32768
+	// MaxKeep is the most windows a windowed set keeps (a layer file
+	// each, at least).
+	MaxKeep = 1024
+)
 
 // check refuses options that mix the two kinds of set or are out of
-// range: a negative or sub-second window, a tightening without expansion
-// on a windowed set, window options on a scalable one, a negative Keep, a tightening
+// range: a negative or sub-second window, a window times Keep beyond
+// time.Duration, a Keep above MaxKeep, an Expansion above MaxExpansion, a
+// tightening without expansion on a windowed set, window options on a
+// scalable one, a negative Keep, a tightening
 // outside [0, 1) (0 means the default).
 func (o SetOptions) check() error {
 	var bad string
 	switch {
 	case o.Window < 0 || (o.Window > 0 && o.Window < MinWindow):
 		bad = fmt.Sprintf("window %v: at least %v", o.Window, MinWindow)
+	case o.Keep > MaxKeep:
+		bad = fmt.Sprintf("keep %d windows: at most %d", o.Keep, MaxKeep)
+	case o.Window > 0 && o.Window > time.Duration(math.MaxInt64)/time.Duration(max(o.Keep, 2)):
+		bad = fmt.Sprintf("window %v times keep %d: beyond %v", o.Window, max(o.Keep, 2), time.Duration(math.MaxInt64))
+	case o.Expansion > MaxExpansion:
+		bad = fmt.Sprintf("expansion %d: at most %d", o.Expansion, MaxExpansion)
 	case o.Window > 0 && o.Expansion == 0 && o.Tightening != 0:
 		bad = "tightening of a windowed set needs an expansion (windows that grow)"
 	case o.Window == 0 && (o.Keep != 0 || o.Refresh):

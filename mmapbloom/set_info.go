@@ -112,6 +112,10 @@ func (s *Set) Capacity() uint64 {
 // filters"), from the view of the last call after Close.
 func (s *Set) Layers() int { return len(s.liveEntries()) }
 
+// Window returns the window length D of a windowed set, 0 for a
+// scalable set.
+func (s *Set) Window() time.Duration { return s.view.Load().m.window() }
+
 // Expansion returns the capacity factor between a scalable set's layers
 // (RedisBloom's "Expansion rate"), or between a windowed set's layers
 // of one window; 0 for a windowed set whose windows do not grow.

@@ -2,6 +2,7 @@ package mmapbloom
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sync"
@@ -84,6 +85,10 @@ func TestCreateSetOptions(t *testing.T) {
 		{"keep negative", 10, 0.01, &SetOptions{Window: time.Hour, Keep: -1}, ErrBadSet},
 		{"windowed tightening without expansion", 10, 0.01, &SetOptions{Window: time.Hour, Tightening: 0.5}, ErrBadSet},
 		{"windowed tightening 1", 10, 0.01, &SetOptions{Window: time.Hour, Expansion: 2, Tightening: 1}, ErrBadSet},
+		{"keep above MaxKeep", 10, 0.01, &SetOptions{Window: time.Hour, Keep: MaxKeep + 1}, ErrBadSet},
+		{"expansion above MaxExpansion", 10, 0.01, &SetOptions{Expansion: MaxExpansion + 1}, ErrBadSet},
+		{"window times keep overflows", 10, 0.01, &SetOptions{Window: 1_000_000 * time.Hour, Keep: 5}, ErrBadSet},
+		{"window times default keep overflows", 10, 0.01, &SetOptions{Window: time.Duration(math.MaxInt64/2 + 1)}, ErrBadSet},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -96,6 +101,9 @@ func TestCreateSetOptions(t *testing.T) {
 	s, err := CreateSet(filepath.Join(dir, "a.bfset"), 100, 0.01, nil)
 	require.NoError(t, err)
 	require.NoError(t, s.Close())
+	st, err := os.Stat(filepath.Join(dir, "a.bfset"))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(setDirMode), st.Mode().Perm(), "readable by all, as its layer files")
 	_, err = CreateSet(filepath.Join(dir, "a.bfset"), 100, 0.01, nil)
 	require.ErrorIs(t, err, ErrExists)
 	_, err = OpenSet(dir, nil)

@@ -28,6 +28,7 @@ func TestWindowedSetGrows(t *testing.T) {
 			require.NoError(t, err)
 			defer s.Close()
 			assert.Equal(t, expansion, s.Expansion())
+			assert.Equal(t, time.Hour, s.Window())
 			batch := make([][]byte, 0, keys)
 			for i := range keys {
 				if i%2 == 0 {

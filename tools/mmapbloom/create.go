@@ -26,20 +26,26 @@ type setFlags struct {
 	Expansion  *uint32       `help:"Scalable set: each new layer holds E times the keys of the previous one (default 2; bloomd uses 4). Windowed set: each window grows the same way when it receives more than n keys (default: windows do not grow)." placeholder:"E"`
 	Tightening *float64      `help:"Scalable set (and windowed set with --expansion): layer i is sized at p(1-r)r^i, r in (0, 1) (default 0.5; bloomd uses 0.9)." placeholder:"R"`
 	Window     time.Duration `help:"Windowed set: window length D (e.g. 24h); n is the keys expected per window." placeholder:"DURATION"`
-	Keep       int           `help:"Windowed set: windows kept W (default 2); a key is forgotten (W-1)D to WD after it was last added." placeholder:"W"`
+	Keep       *int          `help:"Windowed set: windows kept W, 1 to 1024 (default 2); a key is forgotten (W-1)D to WD after it was last added." placeholder:"W"`
 	Refresh    bool          `help:"Windowed set: a dedup hit re-adds the key to the current window (last seen)."`
 }
 
 // wanted reports whether the flags or the name ask for a set.
 func (s setFlags) wanted(file string) bool {
-	return s.Expansion != nil || s.Tightening != nil || s.Window != 0 || s.Keep != 0 || s.Refresh || isSet(file)
+	return s.Expansion != nil || s.Tightening != nil || s.Window != 0 || s.Keep != nil || s.Refresh || isSet(file)
 }
 
 // options returns the library's set options for the flags. A value the
 // library would take for "the default" (0) is refused when given
 // explicitly.
 func (s setFlags) options(layout format.Layout) (*mmapbloom.SetOptions, error) {
-	o := &mmapbloom.SetOptions{Window: s.Window, Keep: s.Keep, Refresh: s.Refresh, Layout: layout}
+	o := &mmapbloom.SetOptions{Window: s.Window, Refresh: s.Refresh, Layout: layout}
+	if s.Keep != nil {
+		if *s.Keep < 1 {
+			return nil, fmt.Errorf("--keep %d: a windowed set keeps at least 1 window: %w", *s.Keep, mmapbloom.ErrBadSet)
+		}
+		o.Keep = *s.Keep
+	}
 	if s.Expansion != nil {
 		if *s.Expansion == 0 {
 			return nil, fmt.Errorf("--expansion 0: each layer holds at least the keys of the one before (1 or more): %w", mmapbloom.ErrBadSet)
@@ -95,6 +101,9 @@ func (c *createCmd) Run(_ *env) error {
 	o := c.shapeFlags.options()
 	o.Overwrite = c.Force
 	if c.setFlags.wanted(c.File) {
+		if err := setName("create", c.File); err != nil {
+			return err
+		}
 		return c.createSet(o)
 	}
 	var f *mmapbloom.Filter

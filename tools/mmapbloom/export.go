@@ -20,6 +20,9 @@ func (c *exportCmd) Run(_ *env) error {
 	if err := setOnly("export", c.Set); err != nil {
 		return fmt.Errorf("%w (copy a filter file with cp, then seal the copy)", err)
 	}
+	if err := setName("export", c.Dest); err != nil {
+		return err
+	}
 	s, err := mmapbloom.OpenSet(c.Set, &mmapbloom.OpenOptions{ReadOnly: true})
 	if err != nil {
 		return err

@@ -79,12 +79,15 @@ func layerPath(dir string, i int) string {
 func TestExportErrors(t *testing.T) {
 	live := filledSetDir(t)
 	dir := t.TempDir()
+	taken := filepath.Join(t.TempDir(), "taken.bfset")
+	require.NoError(t, os.Mkdir(taken, 0o755))
 	tests := []struct {
 		name string
 		args []string
 		want string
 	}{
-		{"destination exists", []string{live, dir}, "file exists"},
+		{"destination exists", []string{live, taken}, "file exists"},
+		{"destination without .bfset", []string{live, filepath.Join(dir, "plain")}, "plain: a filter set's directory name ends in .bfset"},
 		{"a filter file", []string{newFilter(t, "10", "0.01"), filepath.Join(dir, "x.bfset")}, "export takes a filter set directory (NAME.bfset), not a filter file"},
 		{"missing set", []string{filepath.Join(dir, "missing.bfset"), filepath.Join(dir, "y.bfset")}, "not a valid filter set"},
 	}

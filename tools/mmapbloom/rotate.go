@@ -23,7 +23,7 @@ func (c *rotateCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	if s.Expansion() != 0 {
+	if s.Window() == 0 {
 		err = fmt.Errorf("rotate %s: a scalable set has no windows to rotate (it grows instead; rotate is for sets created with --window)", c.Set)
 		return errors.Join(err, s.Close())
 	}
@@ -33,7 +33,7 @@ func (c *rotateCmd) Run(e *env) error {
 		if !changed {
 			msg = "current"
 		}
-		_, err = fmt.Fprintf(e.stdout, "%s: %s, %d layers\n", c.Set, msg, s.Layers())
+		_, err = fmt.Fprintf(e.stdout, "%s: %s, live layers: %d\n", c.Set, msg, s.Layers())
 	}
 	return closeStore(s, err)
 }

@@ -36,6 +36,27 @@ type serveCmd struct {
 	FoldBuckets      int           `default:"64" help:"Buckets of slots with --fold-hashtags: a power of two from 1 to 16384."`
 }
 
+// Validate refuses, before anything starts, flag values the server
+// would otherwise take for "the default" (0) or ignore: kong calls it
+// after parsing.
+func (c *serveCmd) Validate() error {
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"--maxclients", int64(c.Maxclients)}, {"--max-request", int64(c.MaxRequest)}, {"--fold-buckets", int64(c.FoldBuckets)}} {
+		if f.v <= 0 {
+			return fmt.Errorf("%s %d: want at least 1", f.name, f.v)
+		}
+	}
+	if c.DefaultCapacity == 0 {
+		return errors.New("--default-capacity 0: want at least 1")
+	}
+	if !c.FoldHashtags && c.FoldBuckets != server.DefaultFoldBuckets {
+		return fmt.Errorf("--fold-buckets %d without --fold-hashtags: nothing would be folded", c.FoldBuckets)
+	}
+	return nil
+}
+
 // Run listens, logs the address, and serves until SIGINT or SIGTERM,
 // then finishes the commands in flight and syncs and closes every filter.
 func (c *serveCmd) Run(e *env) error {

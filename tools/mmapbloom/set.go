@@ -32,6 +32,16 @@ func isSet(path string) bool {
 	return err == nil && st.IsDir()
 }
 
+// setName refuses, naming it, a new set directory whose name does not
+// end in .bfset: the server and the other commands tell sets from filter
+// files by that suffix.
+func setName(what, path string) error {
+	if strings.HasSuffix(strings.TrimRight(path, "/"), setSuffix) {
+		return nil
+	}
+	return fmt.Errorf("%s %s: a filter set's directory name ends in %s: %w", what, path, setSuffix, mmapbloom.ErrBadSet)
+}
+
 // fileOnly refuses, naming the path, a set directory (or any directory)
 // given to command cmd, which takes filter files only.
 func fileOnly(cmd string, paths ...string) error {

@@ -79,7 +79,13 @@ func TestSetCreateErrors(t *testing.T) {
 		{"expansion 0", []string{"z.bfset", "--expansion", "0"}, "--expansion 0"},
 		{"tightening with window, no expansion", []string{"z.bfset", "--tightening", "0.9", "--window", "1h"}, "tightening of a windowed set needs an expansion"},
 		{"window 1ns", []string{"z.bfset", "--window", "1ns"}, "at least 1s"},
-		{"negative keep", []string{"z.bfset", "--window", "1h", "--keep=-1"}, "keep -1 windows"},
+		{"negative keep", []string{"z.bfset", "--window", "1h", "--keep=-1"}, "--keep -1: a windowed set keeps at least 1 window"},
+		{"keep 0", []string{"z.bfset", "--window", "1h", "--keep", "0"}, "--keep 0: a windowed set keeps at least 1 window"},
+		{"keep 2000", []string{"z.bfset", "--window", "1h", "--keep", "2000"}, "keep 2000 windows: at most 1024"},
+		{"expansion 4e9", []string{"z.bfset", "--expansion", "4000000000"}, "expansion 4000000000: at most 32768"},
+		{"window times keep", []string{"z.bfset", "--window", "1000000h", "--keep", "5"}, "window 1000000h0m0s times keep 5: beyond"},
+		{"set flags, no .bfset", []string{"odd.bloom", "--expansion", "2"}, "odd.bloom: a filter set's directory name ends in .bfset"},
+		{"window, no suffix", []string{"z5", "--window", "1h"}, "z5: a filter set's directory name ends in .bfset"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -92,23 +98,33 @@ func TestSetCreateErrors(t *testing.T) {
 
 // TestSetRotateCommand runs a windowed set of 1-second windows on the
 // real clock: after the window ends, rotate drops it and the key is gone.
+// (A window that grows, --expansion, rotates the same way: the trial
+// found rotate refusing it as if scalable.)
 func TestSetRotateCommand(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "w.bfset")
-	requireOK(t, runCLI(t, nil, "create", dir, "-n", "100", "-p", "0.01", "--window", "1s", "--keep", "1"))
-	info := infoOf(t, dir)
-	assert.Equal(t, "windowed", info["kind"])
-	assert.Equal(t, "1s", info["window"])
-	assert.InDelta(t, 0.01, info["layers"].([]any)[0].(map[string]any)["p"], 1e-12, "p/W with W = 1")
-	requireOK(t, runCLI(t, []byte("old\n"), "add", dir))
-	time.Sleep(1100 * time.Millisecond) // past the end of the first window
-	r := runCLI(t, nil, "rotate", dir)
-	requireOK(t, r)
-	assert.Equal(t, dir+": rotated, 1 layers\n", r.stdout)
-	_, err := os.Stat(filepath.Join(dir, "L000000.bloom"))
-	require.ErrorIs(t, err, os.ErrNotExist, "expired layer unlinked")
-	r = runCLI(t, []byte("old\n"), "test", "--bits", dir)
-	assert.Equal(t, "0\n", r.stdout)
-	assert.Equal(t, float64(2), infoOf(t, dir)["generation"])
+	for _, tc := range []struct {
+		name  string
+		extra []string
+		p     float64 // of the first layer
+	}{{"fixed", nil, 0.01}, {"growing", []string{"--expansion", "2"}, 0.005}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "w.bfset")
+			requireOK(t, runCLI(t, nil, append([]string{"create", dir, "-n", "100", "-p", "0.01", "--window", "1s", "--keep", "1"}, tc.extra...)...))
+			info := infoOf(t, dir)
+			assert.Equal(t, "windowed", info["kind"])
+			assert.Equal(t, "1s", info["window"])
+			assert.InDelta(t, tc.p, info["layers"].([]any)[0].(map[string]any)["p"], 1e-12, "p/W with W = 1 (halved when windows grow)")
+			requireOK(t, runCLI(t, []byte("old\n"), "add", dir))
+			time.Sleep(1100 * time.Millisecond) // past the end of the first window
+			r := runCLI(t, nil, "rotate", dir)
+			requireOK(t, r)
+			assert.Equal(t, dir+": rotated, live layers: 1\n", r.stdout)
+			_, err := os.Stat(filepath.Join(dir, "L000000.bloom"))
+			require.ErrorIs(t, err, os.ErrNotExist, "expired layer unlinked")
+			r = runCLI(t, []byte("old\n"), "test", "--bits", dir)
+			assert.Equal(t, "0\n", r.stdout)
+			assert.Equal(t, float64(2), infoOf(t, dir)["generation"])
+		})
+	}
 }
 
 func TestSetGCCommand(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 // RedisBloom's limits on BF.RESERVE arguments (rebloom.c).
 const (
 	maxCapacity  = 1 << 30
-	maxExpansion = 32768
+	maxExpansion = mmapbloom.MaxExpansion
 	maxErrorRate = 0.25 // larger rates are silently capped to it
 )
 

@@ -29,6 +29,11 @@ var (
 	// config and the node id).
 	ErrNotCluster = errors.New("cluster support disabled")
 
+	// ErrBadConfig is returned by New for a Config field out of range
+	// (a default error rate outside (0, 1), a default expansion above
+	// RedisBloom's 32768).
+	ErrBadConfig = errors.New("bad server configuration")
+
 	// ErrFoldConfig is returned by New for a bad folding configuration
 	// (Config.FoldHashtags, FoldBuckets), or one other than the data
 	// directory was served with.

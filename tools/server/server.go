@@ -174,6 +174,12 @@ func fillDefaults(cfg *Config) error {
 	if cfg.DefaultErrorRate == 0 {
 		cfg.DefaultErrorRate = DefaultErrorRate
 	}
+	if !(cfg.DefaultErrorRate > 0 && cfg.DefaultErrorRate < 1) {
+		return fmt.Errorf("server: %w: default error rate %g: want (0, 1)", ErrBadConfig, cfg.DefaultErrorRate)
+	}
+	if cfg.DefaultExpansion > maxExpansion {
+		return fmt.Errorf("server: %w: default expansion %d: at most %d", ErrBadConfig, cfg.DefaultExpansion, maxExpansion)
+	}
 	if cfg.Sets == nil {
 		cfg.Sets = LibrarySets{}
 	}

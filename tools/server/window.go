@@ -3,6 +3,8 @@ package server
 import (
 	"strings"
 	"time"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
 // MBF.RESERVEWINDOW key error_rate capacity WINDOW seconds KEEP n [REFRESH] [EXPANSION e]
@@ -26,7 +28,7 @@ func init() {
 }
 
 // maxKeep bounds KEEP (one layer file per window kept).
-const maxKeep = 1024
+const maxKeep = mmapbloom.MaxKeep
 
 func mbfReserveWindow(c *client, args [][]byte) {
 	spec, msg := windowSpec(args)
