@@ -19,9 +19,32 @@ func (k kernel) testLayers(layers []fusedLayer, first [][chunkKeys]uint64, gs []
 	return true
 }
 
+// locateLayers is the block computation of the fused set pipeline: for
+// each layer l and key i, first[l][i] = the first bit of the block of
+// hash hs[i] (blockOf) in layer l, and the block's line is prefetched. It
+// returns false having done nothing for the generic kernel or no keys:
+// the caller then computes them in Go (TestFusedMatchesLayers checks the
+// two agree under every kernel).
+func (k kernel) locateLayers(layers []fusedLayer, first [][chunkKeys]uint64, hs []uint64) bool {
+	if k == kernelGeneric || len(layers) == 0 || len(hs) == 0 {
+		return false
+	}
+	_ = first[len(layers)-1]
+	locateLayersAsm(&layers[0], len(layers), &first[0][0], &hs[0], len(hs))
+	return true
+}
+
 // The assembly walks first in rows of 12 words (96 bytes): a compile
-// error here means it needs the new row size.
+// error here means it needs the new row size (unsafe.go checks the
+// 24-byte fusedLayer).
 var _ [0]struct{} = [chunkKeys - 12]struct{}{}
+
+// locateLayersAsm is locateLayers for n <= chunkKeys keys over nl
+// layers, scalar: a 64x64 multiply, a store and a PREFETCHT0 per key and
+// layer.
+//
+//go:noescape
+func locateLayersAsm(layers *fusedLayer, nl int, first *uint64, hs *uint64, n int)
 
 // testLayersAVX512Asm is testLayers for n <= chunkKeys keys over nl
 // layers with AVX-512F: each key's 16 probe lanes are computed once and

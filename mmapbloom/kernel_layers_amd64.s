@@ -4,8 +4,9 @@
 
 // func testLayersAVX512Asm(layers *fusedLayer, nl int, first *uint64, gs *uint32, out *bool, n int, mults *uint32)
 //
-// A fusedLayer is 16 bytes: the address of the layer's first word, then
-// its 32-bit lane mask. first holds nl rows of chunkKeys (12) words.
+// A fusedLayer is 24 bytes: the address of the layer's first word, its
+// 32-bit lane mask, 4 bytes of padding, its number of blocks. first
+// holds nl rows of chunkKeys (12) words.
 TEXT ·testLayersAVX512Asm(SB), NOSPLIT, $0-56
 	MOVQ layers+0(FP), SI
 	MOVQ nl+8(FP), DX
@@ -34,15 +35,14 @@ key:
 	// R11 walks the layer records and R15 the rows of first from one
 	// past the last, so that the newest layer is asked first.
 	MOVQ   DX, R13
-	MOVQ   DX, AX
-	SHLQ   $4, AX
+	IMUL3Q $24, DX, AX
 	LEAQ   (SI)(AX*1), R11
 	IMUL3Q $96, DX, AX
 	LEAQ   (DI)(AX*1), R15
 	LEAQ   (R15)(R12*8), R15
 
 layer:
-	SUBQ      $16, R11
+	SUBQ      $24, R11
 	SUBQ      $96, R15
 	MOVQ      (R15), AX
 	SHRQ      $3, AX
@@ -67,4 +67,39 @@ next:
 	JB   key
 
 	VZEROUPPER
+	RET
+
+// func locateLayersAsm(layers *fusedLayer, nl int, first *uint64, hs *uint64, n int)
+//
+// For each layer (24-byte records as above) and key: the block is the
+// high word of hs[i] * nblocks (blockOf), its first bit is block * 512,
+// and its line, at byte block * 64 of the words, is prefetched.
+TEXT ·locateLayersAsm(SB), NOSPLIT, $0-40
+	MOVQ layers+0(FP), SI
+	MOVQ nl+8(FP), R8
+	MOVQ first+16(FP), DI
+	MOVQ hs+24(FP), R9
+	MOVQ n+32(FP), CX
+
+layer:
+	MOVQ 0(SI), R10
+	MOVQ 16(SI), R11
+	XORQ BX, BX
+
+key:
+	MOVQ       (R9)(BX*8), AX
+	MULQ       R11
+	MOVQ       DX, AX
+	SHLQ       $9, AX
+	MOVQ       AX, (DI)(BX*8)
+	SHLQ       $6, DX
+	PREFETCHT0 (R10)(DX*1)
+	INCQ       BX
+	CMPQ       BX, CX
+	JB         key
+
+	ADDQ $24, SI
+	ADDQ $96, DI
+	DECQ R8
+	JNZ  layer
 	RET

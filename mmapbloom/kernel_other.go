@@ -21,3 +21,5 @@ func (kernel) addBlocks(*Filter, []uint64, []uint32) (int, bool) { return 0, fal
 func prefetchBit([]uint64, uint64) {}
 
 func (kernel) testLayers([]fusedLayer, [][chunkKeys]uint64, []uint32, []bool) bool { return false }
+
+func (kernel) locateLayers([]fusedLayer, [][chunkKeys]uint64, []uint64) bool { return false }

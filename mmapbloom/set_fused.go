@@ -1,7 +1,6 @@
 package mmapbloom
 
 import (
-	"reflect"
 	"sync"
 
 	"github.com/zeebo/xxh3"
@@ -38,15 +37,17 @@ type fusedPipe struct {
 	bufs   [2]fusedPiece
 	cur    int
 	hit    [chunkKeys]bool // scratch for one layer's answers
-	lines  []fusedLayer    // the layers for testLayers, when every k <= 16 (nil otherwise)
+	lines  []fusedLayer    // the layers, for the kernels of kernel_layers_amd64.go
+	lanes  bool            // every layer has k <= maxLaneK: testLayers applies
 }
 
-// fusedLayer is what the multi-layer kernel reads of a layer (16 bytes,
+// fusedLayer is what the multi-layer kernels read of a layer (24 bytes,
 // the assembly's layout).
 type fusedLayer struct {
-	words uintptr // address of the layer's first word, in its mapping
-	lanes uint32  // lane mask of its probes: the low k bits
-	_     uint32
+	words   uint64 // address of the layer's first word, in its mapping
+	lanes   uint32 // lane mask of its probes: the low k bits (k <= maxLaneK)
+	_       uint32
+	nblocks uint64 // blocks of 512 bits: m / 512
 }
 
 // maxLaneK is the most probes the multi-layer kernel tests at once.
@@ -73,7 +74,7 @@ func fusable(layers []*Filter, seed uint64) bool {
 func startFused(layers []*Filter, seed uint64, keys [][]byte) *fusedPipe {
 	p := fusedPool.Get().(*fusedPipe)
 	p.layers, p.seed, p.keys, p.next, p.cur = layers, seed, keys, 0, 0
-	p.lines = p.laneLayers(p.lines[:0])
+	p.lines, p.lanes = p.kernelLayers(p.lines[:0])
 	for i := range p.bufs {
 		if cap(p.bufs[i].first) < len(layers) {
 			p.bufs[i].first = make([][chunkKeys]uint64, len(layers))
@@ -84,16 +85,15 @@ func startFused(layers []*Filter, seed uint64, keys [][]byte) *fusedPipe {
 	return p
 }
 
-// laneLayers appends the fusedLayer of each layer to dst, or returns nil
-// when a layer has more than maxLaneK probes or no words.
-func (p *fusedPipe) laneLayers(dst []fusedLayer) []fusedLayer {
+// kernelLayers appends the fusedLayer of each layer to dst, and reports
+// whether every layer has at most maxLaneK probes.
+func (p *fusedPipe) kernelLayers(dst []fusedLayer) (_ []fusedLayer, lanes bool) {
+	lanes = true
 	for _, f := range p.layers {
-		if f.hdr.K > maxLaneK || len(f.words) == 0 {
-			return nil
-		}
-		dst = append(dst, fusedLayer{words: reflect.ValueOf(f.words).Pointer(), lanes: 1<<f.hdr.K - 1})
+		lanes = lanes && f.hdr.K <= maxLaneK
+		dst = append(dst, fusedLayer{words: uint64(addrOf(f.words)), lanes: uint32(1<<min(f.hdr.K, maxLaneK) - 1), nblocks: f.loc.m / blockBits})
 	}
-	return dst
+	return dst, lanes
 }
 
 // put drops the references to the caller's layers and keys and returns p
@@ -126,6 +126,9 @@ func (p *fusedPipe) load(c *fusedPiece) {
 		hs[i] = xxh3.HashSeed(key, p.seed)
 		c.gs[i] = uint32(hs[i])
 	}
+	if active.locateLayers(p.lines, c.first, hs[:c.n]) {
+		return
+	}
 	for l, f := range p.layers {
 		first := &c.first[l]
 		for i := range c.n {
@@ -140,7 +143,7 @@ func (p *fusedPipe) load(c *fusedPiece) {
 // c; out must be all false (the first layer's kernel writes it, the
 // others' answers are ORed in).
 func (p *fusedPipe) test(c *fusedPiece, from, to int, out []bool) {
-	if p.lines != nil && active.testLayers(p.lines[from:to], c.first[from:to], c.gs[:c.n], out) {
+	if p.lanes && active.testLayers(p.lines[from:to], c.first[from:to], c.gs[:c.n], out) {
 		return
 	}
 	for l := from; l < to; l++ {

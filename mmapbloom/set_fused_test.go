@@ -102,7 +102,7 @@ func fusedMatchesLayers(t *testing.T, p float64, lanes, windowed, add bool) {
 	require.NoError(t, err)
 	require.True(t, fusable(fv.live(s.now), fv.m.Seed))
 	pipe := startFused(fv.layers, fv.m.Seed, nil)
-	require.Equal(t, lanes, pipe.lines != nil, "k of the layers within maxLaneK")
+	require.Equal(t, lanes, pipe.lanes, "k of the layers within maxLaneK")
 	pipe.put()
 	require.NoError(t, testFused(fv.live(s.now), fv.m.Seed, keys, got))
 	require.NoError(t, getPending(lv.m.Seed).testLayers(lv.live(s.now), keys, want))

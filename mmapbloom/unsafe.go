@@ -1,5 +1,6 @@
 // This file is the only one in package mmapbloom that imports unsafe: it
-// views the mapped bytes as 64-bit words for sync/atomic.
+// views the mapped bytes as 64-bit words for sync/atomic, and gives the
+// set kernels (kernel_layers_amd64.s) the addresses of mappings.
 
 package mmapbloom
 
@@ -31,3 +32,14 @@ func uint32At(b []byte, off int) *uint32 {
 func bytesOf(s string) []byte {
 	return unsafe.Slice(unsafe.StringData(s), len(s))
 }
+
+// addrOf returns the address of the first word of w (0 for an empty w),
+// for assembly that walks several mappings at once; the mapped memory is
+// not the Go heap's, so the uintptr keeps nothing alive and nothing moves.
+func addrOf(w []uint64) uintptr {
+	return uintptr(unsafe.Pointer(unsafe.SliceData(w)))
+}
+
+// The set kernels' assembly reads fusedLayer records of 24 bytes: a
+// compile error here means it needs the new size.
+var _ [0]struct{} = [unsafe.Sizeof(fusedLayer{}) - 24]struct{}{}
