@@ -7,17 +7,28 @@ package mmapbloom
 // in-block hash is gs[i] and whose block in layer l starts at bit
 // first[l][i], asking the newest layer (the last) first and stopping at a
 // hit. It returns false having done nothing where no kernel of its own
-// exists (every kernel but AVX-512, or no layer): the caller then tests
-// layer by layer with testBlocks, which gives the same answers
-// (TestFusedMatchesLayers).
+// exists (the generic kernel, or no layer): the caller then tests layer
+// by layer with testBlocks, which gives the same answers
+// (TestFusedMatchesLayers). Every layer has k <= maxLaneK.
 func (k kernel) testLayers(layers []fusedLayer, first [][chunkKeys]uint64, gs []uint32, out []bool) bool {
-	if k != kernelAVX512 || len(layers) == 0 || len(gs) == 0 {
+	if k == kernelGeneric || len(layers) == 0 || len(gs) == 0 {
 		return false
 	}
 	_, _ = first[len(layers)-1], out[len(gs)-1]
-	testLayersAVX512Asm(&layers[0], len(layers), &first[0][0], &gs[0], &out[0], len(gs), &phiPow[0])
+	if k == kernelAVX512 {
+		testLayersAVX512Asm(&layers[0], len(layers), &first[0][0], &gs[0], &out[0], len(gs), &phiPow[0])
+	} else {
+		testLayersAVX2Asm(&layers[0], len(layers), &first[0][0], &gs[0], &out[0], len(gs), &phiPow[0])
+	}
 	return true
 }
+
+// testLayersAVX2Asm is testLayersAVX512Asm with AVX2: the 16 probe lanes
+// in two groups of 8, each layer's line in two registers, the lane mask
+// of its k probes expanded from its 16-bit mask.
+//
+//go:noescape
+func testLayersAVX2Asm(layers *fusedLayer, nl int, first *uint64, gs *uint32, out *bool, n int, mults *uint32)
 
 // locateLayers is the block computation of the fused set pipeline: for
 // each layer l and key i, first[l][i] = the first bit of the block of

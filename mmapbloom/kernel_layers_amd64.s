@@ -103,3 +103,112 @@ key:
 	DECQ R8
 	JNZ  layer
 	RET
+
+// func testLayersAVX2Asm(layers *fusedLayer, nl int, first *uint64, gs *uint32, out *bool, n int, mults *uint32)
+//
+// Per key: probes 0-7 (h in Y3, dword index Y4, bit Y8) and 8-15 (Y9,
+// Y10, Y11), as testBlocksAVX2Asm computes them. Per layer, newest
+// first: the lane masks of its k probes (its 16-bit mask ANDed with
+// laneBits and compared), the line in Y0, Y1, each group's dwords
+// gathered by VPERMD and a blend on h's top bit; the layer holds the key
+// when no wanted bit is clear.
+TEXT ·testLayersAVX2Asm(SB), NOSPLIT, $0-56
+	MOVQ layers+0(FP), SI
+	MOVQ nl+8(FP), DX
+	MOVQ first+16(FP), DI
+	MOVQ gs+24(FP), R8
+	MOVQ out+32(FP), R9
+	MOVQ n+40(FP), CX
+	MOVQ mults+48(FP), R10
+
+	MOVL         $31, AX
+	VMOVD        AX, X15
+	VPBROADCASTD X15, Y15
+	MOVL         $1, AX
+	VMOVD        AX, X14
+	VPBROADCASTD X14, Y14
+	VMOVDQU      laneBits<>+0(SB), Y12
+	VMOVDQU      laneBits<>+32(SB), Y13
+	XORQ         R12, R12
+
+key2:
+	VPBROADCASTD (R8)(R12*4), Y2
+	VPMULLD      (R10), Y2, Y3
+	VPSRLD       $28, Y3, Y4
+	VPSRLD       $23, Y3, Y8
+	VPAND        Y15, Y8, Y8
+	VPSLLVD      Y8, Y14, Y8
+	VPMULLD      32(R10), Y2, Y9
+	VPSRLD       $28, Y9, Y10
+	VPSRLD       $23, Y9, Y11
+	VPAND        Y15, Y11, Y11
+	VPSLLVD      Y11, Y14, Y11
+
+	MOVQ   DX, R13
+	IMUL3Q $24, DX, AX
+	LEAQ   (SI)(AX*1), R11
+	IMUL3Q $96, DX, AX
+	LEAQ   (DI)(AX*1), R15
+	LEAQ   (R15)(R12*8), R15
+
+layer2:
+	SUBQ         $24, R11
+	SUBQ         $96, R15
+	VPBROADCASTD 8(R11), Y2
+	VPAND        Y12, Y2, Y5
+	VPCMPEQD     Y12, Y5, Y5
+	VPAND        Y8, Y5, Y5
+	VPAND        Y13, Y2, Y6
+	VPCMPEQD     Y13, Y6, Y6
+	VPAND        Y11, Y6, Y6
+	MOVQ         (R15), AX
+	SHRQ         $3, AX
+	ADDQ         (R11), AX
+	VMOVDQU      (AX), Y0
+	VMOVDQU      32(AX), Y1
+	VPERMD       Y0, Y4, Y7
+	VPERMD       Y1, Y4, Y2
+	VBLENDVPS    Y3, Y2, Y7, Y7
+	VPANDN       Y5, Y7, Y5
+	VPERMD       Y0, Y10, Y7
+	VPERMD       Y1, Y10, Y2
+	VBLENDVPS    Y9, Y2, Y7, Y7
+	VPANDN       Y6, Y7, Y6
+	VPOR         Y5, Y6, Y6
+	VPTEST       Y6, Y6
+	JZ           hit2
+	DECQ         R13
+	JNZ          layer2
+	MOVB         $0, (R9)(R12*1)
+	JMP          next2
+
+hit2:
+	MOVB $1, (R9)(R12*1)
+
+next2:
+	INCQ R12
+	CMPQ R12, CX
+	JB   key2
+
+	VZEROUPPER
+	RET
+
+// laneBits holds 1 << j in 32-bit lane j, j = 0..15: a layer's 16-bit
+// probe mask ANDed with it and compared gives the lanes of its probes.
+DATA laneBits<>+0(SB)/4, $0x1
+DATA laneBits<>+4(SB)/4, $0x2
+DATA laneBits<>+8(SB)/4, $0x4
+DATA laneBits<>+12(SB)/4, $0x8
+DATA laneBits<>+16(SB)/4, $0x10
+DATA laneBits<>+20(SB)/4, $0x20
+DATA laneBits<>+24(SB)/4, $0x40
+DATA laneBits<>+28(SB)/4, $0x80
+DATA laneBits<>+32(SB)/4, $0x100
+DATA laneBits<>+36(SB)/4, $0x200
+DATA laneBits<>+40(SB)/4, $0x400
+DATA laneBits<>+44(SB)/4, $0x800
+DATA laneBits<>+48(SB)/4, $0x1000
+DATA laneBits<>+52(SB)/4, $0x2000
+DATA laneBits<>+56(SB)/4, $0x4000
+DATA laneBits<>+60(SB)/4, $0x8000
+GLOBL laneBits<>(SB), RODATA|NOPTR, $64

@@ -2,8 +2,11 @@ package mmapbloom
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/zeebo/xxh3"
+
+	"github.com/mmapbloom/mmapbloom/format"
 )
 
 // The fused batch pipeline of a Set whose live layers are all blocked
@@ -15,7 +18,8 @@ import (
 // guards of every layer at once (guardLayers), by the multi-layer kernel
 // (testLayers: each key's probes computed once, then tested against each
 // layer's line, newest first, stopping at a hit) or, where that kernel
-// does not exist, by each layer's testBlocks over the whole piece. Sets with a classic layer take the
+// does not exist (the generic kernel, a layer with k > 16), by its
+// pure-Go twin anyHolds. Sets with a classic layer take the
 // per-layer path of set_batch.go.
 
 // fusedPiece holds the hashed keys of one piece of a batch.
@@ -36,7 +40,7 @@ type fusedPipe struct {
 	next   int
 	bufs   [2]fusedPiece
 	cur    int
-	hit    [chunkKeys]bool // scratch for one layer's answers
+	hit    [chunkKeys]bool // scratch for the newest layer's answers (set)
 	lines  []fusedLayer    // the layers, for the kernels of kernel_layers_amd64.go
 	lanes  bool            // every layer has k <= maxLaneK: testLayers applies
 }
@@ -146,19 +150,47 @@ func (p *fusedPipe) test(c *fusedPiece, from, to int, out []bool) {
 	if p.lanes && active.testLayers(p.lines[from:to], c.first[from:to], c.gs[:c.n], out) {
 		return
 	}
-	for l := from; l < to; l++ {
-		f, dst := p.layers[l], p.hit[:c.n]
-		if l == from {
-			dst = out
-		}
-		active.testBlocks(f.words, c.first[l][:c.n], c.gs[:c.n], f.hdr.K, dst)
-		if l == from {
-			continue
-		}
-		for i, h := range dst {
-			out[i] = out[i] || h
+	for i := range c.n {
+		out[i] = p.anyHolds(c, i, from, to)
+	}
+}
+
+// anyHolds is the pure-Go multi-layer test of key i of c: its probes'
+// words and bits are computed once (for the largest k of layers[from:to]),
+// then each layer's line is tested, newest first, each probe in turn,
+// until one layer has every probe set.
+func (p *fusedPipe) anyHolds(c *fusedPiece, i, from, to int) bool {
+	var word [format.MaxK]uint32
+	var bit [format.MaxK]uint64
+	k := uint32(0)
+	for _, f := range p.layers[from:to] {
+		k = max(k, f.hdr.K)
+	}
+	g := c.gs[i]
+	for j, mul := range phiPow[:k] {
+		h := g * mul
+		word[j], bit[j] = h>>29, 1<<((h>>23)&63)
+	}
+	for l := to - 1; l >= from; l-- {
+		f, first := p.layers[l], c.first[l][i]>>6
+		line := f.words[first : first+blockWords : first+blockWords]
+		if lineHas(line, word[:f.hdr.K], bit[:f.hdr.K]) {
+			return true
 		}
 	}
+	return false
+}
+
+// lineHas reports whether bit[j] is set in word word[j] of the 8-word
+// line for every j. It tests every probe, without a branch on each (a
+// key absent from a layer fails a probe at random: a branch per probe
+// would be mispredicted about once a layer).
+func lineHas(line []uint64, word []uint32, bit []uint64) bool {
+	var clear uint64
+	for j, w := range word {
+		clear |= bit[j] &^ atomic.LoadUint64(&line[w&(blockWords-1)])
+	}
+	return clear == 0
 }
 
 // set adds the keys of c to the newest layer, in order, except those a
