@@ -1,6 +1,7 @@
 //go:build amd64 && gc && !purego
 
 #include "textflag.h"
+#include "kernel_amd64.h"
 
 // func prefetchLines(words *uint64, bits *uint64, n int)
 TEXT ·prefetchLines(SB), NOSPLIT, $0-24
@@ -33,13 +34,8 @@ TEXT ·testBlocksAVX2Asm(SB), NOSPLIT, $0-64
 	MOVQ mults+48(FP), R10
 	MOVQ lanes+56(FP), R11
 
-	MOVL         $31, AX
-	VMOVD        AX, X15
-	VPBROADCASTD X15, Y15
-	MOVL         $1, AX
-	VMOVD        AX, X14
-	VPBROADCASTD X14, Y14
-	XORQ         R12, R12
+	PROBE_CONSTS_AVX2
+	XORQ R12, R12
 
 line2:
 	MOVQ         (DI)(R12*8), AX
@@ -58,9 +54,7 @@ group2:
 	VPERMD    Y0, Y4, Y5
 	VPERMD    Y1, Y4, Y6
 	VBLENDVPS Y3, Y6, Y5, Y7
-	VPSRLD    $23, Y3, Y8
-	VPAND     Y15, Y8, Y8
-	VPSLLVD   Y8, Y14, Y9
+	PROBE_BITS(VPAND, Y3, Y9, Y15, Y14)
 	CMPQ      BX, $8
 	JAE       full2
 	MOVQ      BX, R14
@@ -98,11 +92,8 @@ TEXT ·testBlocksAVX512Asm(SB), NOSPLIT, $0-56
 	MOVQ k+40(FP), DX
 	MOVQ mults+48(FP), R10
 
-	MOVL         $31, AX
-	VPBROADCASTD AX, Z15
-	MOVL         $1, AX
-	VPBROADCASTD AX, Z14
-	XORQ         R12, R12
+	PROBE_CONSTS_AVX512
+	XORQ R12, R12
 
 line512:
 	MOVQ         (DI)(R12*8), AX
@@ -118,9 +109,7 @@ group512:
 	VPMULLD   (R13), Z2, Z3
 	VPSRLD    $28, Z3, Z4
 	VPERMD    Z0, Z4, Z5
-	VPSRLD    $23, Z3, Z8
-	VPANDD    Z15, Z8, Z8
-	VPSLLVD   Z8, Z14, Z9
+	PROBE_BITS(VPANDD, Z3, Z9, Z15, Z14)
 	MOVL      $0xFFFF, AX
 	BZHIL     BX, AX, AX
 	KMOVW     AX, K1

@@ -1,6 +1,27 @@
 //go:build amd64 && gc && !purego
 
 #include "textflag.h"
+#include "kernel_amd64.h"
+
+// The multi-layer kernels walk the layers newest first: LAYERS_FROM_END
+// points R11 one record (24 bytes) past the last layer of SI and R15 at
+// key R12 in the row (96 bytes) past the last of first (DI), with R13 = DX
+// layers to go; NEXT_LAYER_LINE steps both back one layer and leaves in
+// AX the address of the key's block in that layer.
+#define LAYERS_FROM_END \
+	MOVQ   DX, R13;           \
+	IMUL3Q $24, DX, AX;       \
+	LEAQ   (SI)(AX*1), R11;   \
+	IMUL3Q $96, DX, AX;       \
+	LEAQ   (DI)(AX*1), R15;   \
+	LEAQ   (R15)(R12*8), R15
+
+#define NEXT_LAYER_LINE \
+	SUBQ $24, R11;  \
+	SUBQ $96, R15;  \
+	MOVQ (R15), AX; \
+	SHRQ $3, AX;    \
+	ADDQ (R11), AX
 
 // func testLayersAVX512Asm(layers *fusedLayer, nl int, first *uint64, gs *uint32, out *bool, n int, mults *uint32)
 //
@@ -16,37 +37,21 @@ TEXT ·testLayersAVX512Asm(SB), NOSPLIT, $0-56
 	MOVQ n+40(FP), CX
 	MOVQ mults+48(FP), R10
 
-	VMOVDQU32    (R10), Z1
-	MOVL         $31, AX
-	VPBROADCASTD AX, Z15
-	MOVL         $1, AX
-	VPBROADCASTD AX, Z14
-	XORQ         R12, R12
+	VMOVDQU32 (R10), Z1
+	PROBE_CONSTS_AVX512
+	XORQ      R12, R12
 
 key:
 	// The 16 probes of g: dword (top 4 bits) and bit in it (next 5).
 	VPBROADCASTD (R8)(R12*4), Z2
 	VPMULLD      Z1, Z2, Z3
 	VPSRLD       $28, Z3, Z4
-	VPSRLD       $23, Z3, Z8
-	VPANDD       Z15, Z8, Z8
-	VPSLLVD      Z8, Z14, Z9
+	PROBE_BITS(VPANDD, Z3, Z9, Z15, Z14)
 
-	// R11 walks the layer records and R15 the rows of first from one
-	// past the last, so that the newest layer is asked first.
-	MOVQ   DX, R13
-	IMUL3Q $24, DX, AX
-	LEAQ   (SI)(AX*1), R11
-	IMUL3Q $96, DX, AX
-	LEAQ   (DI)(AX*1), R15
-	LEAQ   (R15)(R12*8), R15
+	LAYERS_FROM_END
 
 layer:
-	SUBQ      $24, R11
-	SUBQ      $96, R15
-	MOVQ      (R15), AX
-	SHRQ      $3, AX
-	ADDQ      (R11), AX
+	NEXT_LAYER_LINE
 	VMOVDQU64 (AX), Z0
 	VPERMD    Z0, Z4, Z5
 	KMOVW     8(R11), K1
@@ -121,12 +126,7 @@ TEXT ·testLayersAVX2Asm(SB), NOSPLIT, $0-56
 	MOVQ n+40(FP), CX
 	MOVQ mults+48(FP), R10
 
-	MOVL         $31, AX
-	VMOVD        AX, X15
-	VPBROADCASTD X15, Y15
-	MOVL         $1, AX
-	VMOVD        AX, X14
-	VPBROADCASTD X14, Y14
+	PROBE_CONSTS_AVX2
 	VMOVDQU      laneBits<>+0(SB), Y12
 	VMOVDQU      laneBits<>+32(SB), Y13
 	XORQ         R12, R12
@@ -135,25 +135,15 @@ key2:
 	VPBROADCASTD (R8)(R12*4), Y2
 	VPMULLD      (R10), Y2, Y3
 	VPSRLD       $28, Y3, Y4
-	VPSRLD       $23, Y3, Y8
-	VPAND        Y15, Y8, Y8
-	VPSLLVD      Y8, Y14, Y8
+	PROBE_BITS(VPAND, Y3, Y8, Y15, Y14)
 	VPMULLD      32(R10), Y2, Y9
 	VPSRLD       $28, Y9, Y10
-	VPSRLD       $23, Y9, Y11
-	VPAND        Y15, Y11, Y11
-	VPSLLVD      Y11, Y14, Y11
+	PROBE_BITS(VPAND, Y9, Y11, Y15, Y14)
 
-	MOVQ   DX, R13
-	IMUL3Q $24, DX, AX
-	LEAQ   (SI)(AX*1), R11
-	IMUL3Q $96, DX, AX
-	LEAQ   (DI)(AX*1), R15
-	LEAQ   (R15)(R12*8), R15
+	LAYERS_FROM_END
 
 layer2:
-	SUBQ         $24, R11
-	SUBQ         $96, R15
+	NEXT_LAYER_LINE
 	VPBROADCASTD 8(R11), Y2
 	VPAND        Y12, Y2, Y5
 	VPCMPEQD     Y12, Y5, Y5
@@ -161,9 +151,6 @@ layer2:
 	VPAND        Y13, Y2, Y6
 	VPCMPEQD     Y13, Y6, Y6
 	VPAND        Y11, Y6, Y6
-	MOVQ         (R15), AX
-	SHRQ         $3, AX
-	ADDQ         (R11), AX
 	VMOVDQU      (AX), Y0
 	VMOVDQU      32(AX), Y1
 	VPERMD       Y0, Y4, Y7
