@@ -275,7 +275,7 @@ func checkFolding(cfg *Config) error {
 		if err := noTaggedKeys(cfg.Dir); err != nil {
 			return err
 		}
-		return os.WriteFile(path, []byte(want), 0o644)
+		return writeMarker(cfg.Dir, []byte(want))
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
 	case err != nil:
@@ -285,6 +285,25 @@ func checkFolding(cfg *Config) error {
 			ErrFoldConfig, cfg.Dir, strings.TrimSpace(string(got)))
 	}
 	return nil
+}
+
+// writeMarker writes b as dir's FOLDING record durably (the file, then
+// the directory, fsynced), so that a crash soon after the first folded
+// add cannot leave its buckets without the record that protects them.
+func writeMarker(dir string, b []byte) error {
+	f, err := os.OpenFile(filepath.Join(dir, foldMarker), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	_, err = f.Write(b)
+	if err = errors.Join(err, f.Sync(), f.Close()); err != nil {
+		return fmt.Errorf("server: %s: %w", f.Name(), err)
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	return errors.Join(d.Sync(), d.Close())
 }
 
 // noTaggedKeys refuses to start folding in a directory that holds
@@ -348,7 +367,7 @@ func (s *Server) sameFolding(dir string, buckets bool) error {
 	theirs, err := os.ReadFile(filepath.Join(dir, foldMarker))
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && buckets:
-		return os.WriteFile(filepath.Join(dir, foldMarker), ours, 0o644)
+		return writeMarker(dir, ours)
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
 	case err != nil:
