@@ -144,8 +144,7 @@ func (p *fusedPipe) load(c *fusedPiece) {
 }
 
 // test sets out[i] to whether a layer of layers[from:to] holds key i of
-// c; out must be all false (the first layer's kernel writes it, the
-// others' answers are ORed in).
+// c, for every key of c (false when from == to).
 func (p *fusedPipe) test(c *fusedPiece, from, to int, out []bool) {
 	if p.lanes && active.testLayers(p.lines[from:to], c.first[from:to], c.gs[:c.n], out) {
 		return
@@ -233,7 +232,6 @@ func (p *fusedPipe) set(c *fusedPiece, out []bool, always, report bool) (added i
 // testFused is the fused TestBatch over the live layers (oldest first):
 // present[i] is set when any layer holds keys[i].
 func testFused(layers []*Filter, seed uint64, keys [][]byte, present []bool) error {
-	clear(present)
 	return guardLayers(layers, false, func() error {
 		p := startFused(layers, seed, keys)
 		defer p.put()
@@ -249,7 +247,7 @@ func testFused(layers []*Filter, seed uint64, keys [][]byte, present []bool) err
 // true for AddBatch. It returns how many keys set a clear bit of the
 // newest layer.
 func insertFused(layers []*Filter, seed uint64, keys [][]byte, present []bool, always, add bool) (added int, err error) {
-	clear(present)
+	clear(present) // set leaves false, unwritten, a key that set a clear bit
 	err = guardLayers(layers, true, func() error {
 		p := startFused(layers, seed, keys)
 		defer p.put()
