@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/zeebo/xxh3"
 )
 
 // BenchmarkSet compares a scalable set of 4 layers (expansion 2: n0, 2n0,
@@ -15,18 +16,8 @@ import (
 // (the single-key calls do not use them). The goal: batch ns/key
 // of the set at most 1.5 times the filter's.
 func BenchmarkSet(b *testing.B) {
-	n := benchN(b)
-	n0 := n / 15
-	present, absent := keysOf(0, n0*29/2), keysOf(1, n)
-	s, err := CreateSet(filepath.Join(b.TempDir(), "bench.bfset"), uint64(n0), 1e-4, nil)
-	require.NoError(b, err)
-	b.Cleanup(func() { _ = s.Close() })
-	require.NoError(b, s.AddBatch(present))
-	require.Equal(b, 4, s.Layers())
-	f, err := Create(filepath.Join(b.TempDir(), "bench.bloom"), uint64(15*n0), 1e-4, nil)
-	require.NoError(b, err)
-	b.Cleanup(func() { _ = f.Close() })
-	require.NoError(b, f.AddBatch(present))
+	s, f, present, absent := benchSetAndFilter(b)
+	n := len(absent)
 	defer func() { active = kernels[0] }()
 	for _, kern := range kernels {
 		active = kern
@@ -42,6 +33,65 @@ func BenchmarkSet(b *testing.B) {
 			b.Run(name+"/op=batch-test-present", func(b *testing.B) { benchBatchTest(b, tc.t, present) })
 			b.Run(name+"/op=batch-test-absent", func(b *testing.B) { benchBatchTest(b, tc.t, absent) })
 			b.Run(name+"/op=batch-testandadd-present", func(b *testing.B) { benchBatchCall(b, present, tc.t.TestAndAddBatch) })
+		}
+	}
+}
+
+// benchSetAndFilter builds BenchmarkSet's set and filter for
+// MMAPBLOOM_BENCH_N keys, with the present keys both hold and as many
+// absent ones.
+func benchSetAndFilter(b *testing.B) (s *Set, f *Filter, present, absent [][]byte) {
+	n := benchN(b)
+	n0 := n / 15
+	present, absent = keysOf(0, n0*29/2), keysOf(1, n)
+	s, err := CreateSet(filepath.Join(b.TempDir(), "bench.bfset"), uint64(n0), 1e-4, nil)
+	require.NoError(b, err)
+	b.Cleanup(func() { _ = s.Close() })
+	require.NoError(b, s.AddBatch(present))
+	require.Equal(b, 4, s.Layers())
+	f, err = Create(filepath.Join(b.TempDir(), "bench.bloom"), uint64(15*n0), 1e-4, nil)
+	require.NoError(b, err)
+	b.Cleanup(func() { _ = f.Close() })
+	require.NoError(b, f.AddBatch(present))
+	return s, f, present, absent
+}
+
+// BenchmarkSetStages splits a TestBatch of absent keys on BenchmarkSet's
+// set into its stages, each kernel this CPU runs: op=hash hashes the
+// keys only, op=locate also computes each key's block in every layer and
+// prefetches the lines (the fused pipeline without the test), op=test is
+// the whole call. Where op=locate costs nearly what op=test does, the
+// call waits on the lines, not on the kernel.
+func BenchmarkSetStages(b *testing.B) {
+	s, _, _, absent := benchSetAndFilter(b)
+	v, err := s.current()
+	require.NoError(b, err)
+	layers := v.live(s.now)
+	stages := map[string]func(keys [][]byte, out []bool) error{
+		"hash": func(keys [][]byte, out []bool) error {
+			for i, key := range keys {
+				out[i] = xxh3.HashSeed(key, v.m.Seed)&1 == 0
+			}
+			return nil
+		},
+		"locate": func(keys [][]byte, _ []bool) error {
+			return guardLayers(layers, false, func() error {
+				p := startFused(layers, v.m.Seed, keys)
+				defer p.put()
+				for c := p.piece(); c != nil; c = p.piece() {
+				}
+				return nil
+			})
+		},
+		"test": s.TestBatch,
+	}
+	defer func() { active = kernels[0] }()
+	for _, kern := range kernels {
+		active = kern
+		for _, op := range []string{"hash", "locate", "test"} {
+			b.Run(fmt.Sprintf("impl=%s/n=%d/op=%s", kern, len(absent), op), func(b *testing.B) {
+				benchBatchCall(b, absent, stages[op])
+			})
 		}
 	}
 }
