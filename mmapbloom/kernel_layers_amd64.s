@@ -113,8 +113,9 @@ key:
 
 // func testLayersAVX2Asm(layers *fusedLayer, nl int, first *uint64, gs *uint32, out *bool, n int, mults *uint32)
 //
-// Per key: probes 0-7 (h in Y3, dword index Y4, bit Y8) and 8-15 (Y9,
-// Y10, Y11), as testBlocksAVX2Asm computes them. Per layer, newest
+// Per key (g broadcast in Y12): probes 0-7 (h in Y3, dword index Y4, bit
+// Y8), as testBlocksAVX2Asm computes them, and probes 8-15 (Y9, Y10, Y11)
+// the first time a layer has probes 0-7 (R14 set then). Per layer, newest
 // first: the line in Y0, Y1; the dwords of probes 0-7 gathered by VPERMD
 // and a blend on h's top bit, and tested against their wanted bits (the
 // bits ANDed with the layer's 32-bit lane masks at offset 32); only when
@@ -135,13 +136,11 @@ TEXT ·testLayersAVX2Asm(SB), NOSPLIT, $0-56
 	XORQ         R12, R12
 
 key2:
-	VPBROADCASTD (R8)(R12*4), Y2
-	VPMULLD      (R10), Y2, Y3
+	VPBROADCASTD (R8)(R12*4), Y12
+	VPMULLD      (R10), Y12, Y3
 	VPSRLD       $28, Y3, Y4
 	PROBE_BITS(VPAND, Y3, Y8, Y15, Y14)
-	VPMULLD      32(R10), Y2, Y9
-	VPSRLD       $28, Y9, Y10
-	PROBE_BITS(VPAND, Y9, Y11, Y15, Y14)
+	XORL         R14, R14
 
 	LAYERS_FROM_END
 
@@ -156,6 +155,14 @@ layer2:
 	VPANDN       Y5, Y7, Y5
 	VPTEST       Y5, Y5
 	JNZ          miss2
+	TESTL        R14, R14
+	JNZ          high2
+	VPMULLD      32(R10), Y12, Y9
+	VPSRLD       $28, Y9, Y10
+	PROBE_BITS(VPAND, Y9, Y11, Y15, Y14)
+	MOVL         $1, R14
+
+high2:
 	VPERMD       Y0, Y10, Y7
 	VPERMD       Y1, Y10, Y2
 	VBLENDVPS    Y9, Y2, Y7, Y7
