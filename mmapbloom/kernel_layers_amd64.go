@@ -24,8 +24,9 @@ func (k kernel) testLayers(layers []fusedLayer, first [][chunkKeys]uint64, gs []
 }
 
 // testLayersAVX2Asm is testLayersAVX512Asm with AVX2: the 16 probe lanes
-// in two groups of 8, each layer's line in two registers, the lane mask
-// of its k probes expanded from its 16-bit mask.
+// in two groups of 8, the second tested only when the first holds, each
+// layer's line in two registers, the lane masks of its k probes read
+// from its fusedLayer.
 //
 //go:noescape
 func testLayersAVX2Asm(layers *fusedLayer, nl int, first *uint64, gs *uint32, out *bool, n int, mults *uint32)

@@ -4,20 +4,20 @@
 #include "kernel_amd64.h"
 
 // The multi-layer kernels walk the layers newest first: LAYERS_FROM_END
-// points R11 one record (24 bytes) past the last layer of SI and R15 at
+// points R11 one record (96 bytes) past the last layer of SI and R15 at
 // key R12 in the row (96 bytes) past the last of first (DI), with R13 = DX
 // layers to go; NEXT_LAYER_LINE steps both back one layer and leaves in
 // AX the address of the key's block in that layer.
 #define LAYERS_FROM_END \
 	MOVQ   DX, R13;           \
-	IMUL3Q $24, DX, AX;       \
+	IMUL3Q $96, DX, AX;       \
 	LEAQ   (SI)(AX*1), R11;   \
 	IMUL3Q $96, DX, AX;       \
 	LEAQ   (DI)(AX*1), R15;   \
 	LEAQ   (R15)(R12*8), R15
 
 #define NEXT_LAYER_LINE \
-	SUBQ $24, R11;  \
+	SUBQ $96, R11;  \
 	SUBQ $96, R15;  \
 	MOVQ (R15), AX; \
 	SHRQ $3, AX;    \
@@ -25,8 +25,10 @@
 
 // func testLayersAVX512Asm(layers *fusedLayer, nl int, first *uint64, gs *uint32, out *bool, n int, mults *uint32)
 //
-// A fusedLayer is 24 bytes: the address of the layer's first word, its
-// 32-bit lane mask, 4 bytes of padding, its number of blocks. first
+// A fusedLayer is 96 bytes: the address of the layer's first word, its
+// 32-bit lane mask, 4 bytes of padding, its number of blocks, 8 bytes of
+// padding, and its lane mask as 16 32-bit lanes (all ones for a probe of
+// the layer) at offset 32. first
 // holds nl rows of chunkKeys (12) words.
 TEXT ·testLayersAVX512Asm(SB), NOSPLIT, $0-56
 	MOVQ layers+0(FP), SI
@@ -76,7 +78,7 @@ next:
 
 // func locateLayersAsm(layers *fusedLayer, nl int, first *uint64, hs *uint64, n int)
 //
-// For each layer (24-byte records as above) and key: the block is the
+// For each layer (96-byte records as above) and key: the block is the
 // high word of hs[i] * nblocks (blockOf), its first bit is block * 512,
 // and its line, at byte block * 64 of the words, is prefetched.
 TEXT ·locateLayersAsm(SB), NOSPLIT, $0-40
@@ -103,7 +105,7 @@ key:
 	CMPQ       BX, CX
 	JB         key
 
-	ADDQ $24, SI
+	ADDQ $96, SI
 	ADDQ $96, DI
 	DECQ R8
 	JNZ  layer
@@ -113,10 +115,13 @@ key:
 //
 // Per key: probes 0-7 (h in Y3, dword index Y4, bit Y8) and 8-15 (Y9,
 // Y10, Y11), as testBlocksAVX2Asm computes them. Per layer, newest
-// first: the lane masks of its k probes (its 16-bit mask ANDed with
-// laneBits and compared), the line in Y0, Y1, each group's dwords
-// gathered by VPERMD and a blend on h's top bit; the layer holds the key
-// when no wanted bit is clear.
+// first: the line in Y0, Y1; the dwords of probes 0-7 gathered by VPERMD
+// and a blend on h's top bit, and tested against their wanted bits (the
+// bits ANDed with the layer's 32-bit lane masks at offset 32); only when
+// all are set, probes 8-15 likewise. A key absent from a layer about half
+// full fails the first group with probability 1 - 2^-8: the branch is
+// well predicted and most layers cost half the shuffles (VPERMD runs on
+// one port). The layer holds the key when no wanted bit is clear.
 TEXT ·testLayersAVX2Asm(SB), NOSPLIT, $0-56
 	MOVQ layers+0(FP), SI
 	MOVQ nl+8(FP), DX
@@ -127,8 +132,6 @@ TEXT ·testLayersAVX2Asm(SB), NOSPLIT, $0-56
 	MOVQ mults+48(FP), R10
 
 	PROBE_CONSTS_AVX2
-	VMOVDQU      laneBits<>+0(SB), Y12
-	VMOVDQU      laneBits<>+32(SB), Y13
 	XORQ         R12, R12
 
 key2:
@@ -144,26 +147,24 @@ key2:
 
 layer2:
 	NEXT_LAYER_LINE
-	VPBROADCASTD 8(R11), Y2
-	VPAND        Y12, Y2, Y5
-	VPCMPEQD     Y12, Y5, Y5
-	VPAND        Y8, Y5, Y5
-	VPAND        Y13, Y2, Y6
-	VPCMPEQD     Y13, Y6, Y6
-	VPAND        Y11, Y6, Y6
 	VMOVDQU      (AX), Y0
 	VMOVDQU      32(AX), Y1
 	VPERMD       Y0, Y4, Y7
 	VPERMD       Y1, Y4, Y2
 	VBLENDVPS    Y3, Y2, Y7, Y7
+	VPAND        32(R11), Y8, Y5
 	VPANDN       Y5, Y7, Y5
+	VPTEST       Y5, Y5
+	JNZ          miss2
 	VPERMD       Y0, Y10, Y7
 	VPERMD       Y1, Y10, Y2
 	VBLENDVPS    Y9, Y2, Y7, Y7
+	VPAND        64(R11), Y11, Y6
 	VPANDN       Y6, Y7, Y6
-	VPOR         Y5, Y6, Y6
 	VPTEST       Y6, Y6
 	JZ           hit2
+
+miss2:
 	DECQ         R13
 	JNZ          layer2
 	MOVB         $0, (R9)(R12*1)
@@ -179,23 +180,3 @@ next2:
 
 	VZEROUPPER
 	RET
-
-// laneBits holds 1 << j in 32-bit lane j, j = 0..15: a layer's 16-bit
-// probe mask ANDed with it and compared gives the lanes of its probes.
-DATA laneBits<>+0(SB)/4, $0x1
-DATA laneBits<>+4(SB)/4, $0x2
-DATA laneBits<>+8(SB)/4, $0x4
-DATA laneBits<>+12(SB)/4, $0x8
-DATA laneBits<>+16(SB)/4, $0x10
-DATA laneBits<>+20(SB)/4, $0x20
-DATA laneBits<>+24(SB)/4, $0x40
-DATA laneBits<>+28(SB)/4, $0x80
-DATA laneBits<>+32(SB)/4, $0x100
-DATA laneBits<>+36(SB)/4, $0x200
-DATA laneBits<>+40(SB)/4, $0x400
-DATA laneBits<>+44(SB)/4, $0x800
-DATA laneBits<>+48(SB)/4, $0x1000
-DATA laneBits<>+52(SB)/4, $0x2000
-DATA laneBits<>+56(SB)/4, $0x4000
-DATA laneBits<>+60(SB)/4, $0x8000
-GLOBL laneBits<>(SB), RODATA|NOPTR, $64

@@ -5,8 +5,6 @@ import (
 	"sync/atomic"
 
 	"github.com/zeebo/xxh3"
-
-	"github.com/mmapbloom/mmapbloom/format"
 )
 
 // The fused batch pipeline of a Set whose live layers are all blocked
@@ -45,13 +43,15 @@ type fusedPipe struct {
 	lanes  bool            // every layer has k <= maxLaneK: testLayers applies
 }
 
-// fusedLayer is what the multi-layer kernels read of a layer (24 bytes,
+// fusedLayer is what the multi-layer kernels read of a layer (96 bytes,
 // the assembly's layout).
 type fusedLayer struct {
 	words   uint64 // address of the layer's first word, in its mapping
 	lanes   uint32 // lane mask of its probes: the low k bits (k <= maxLaneK)
 	_       uint32
 	nblocks uint64 // blocks of 512 bits: m / 512
+	_       uint64
+	wanted  [maxLaneK]uint32 // lanes as 32-bit lane masks: all ones in lane j < k (AVX2)
 }
 
 // maxLaneK is the most probes the multi-layer kernel tests at once.
@@ -95,7 +95,11 @@ func (p *fusedPipe) kernelLayers(dst []fusedLayer) (_ []fusedLayer, lanes bool) 
 	lanes = true
 	for _, f := range p.layers {
 		lanes = lanes && f.hdr.K <= maxLaneK
-		dst = append(dst, fusedLayer{words: uint64(addrOf(f.words)), lanes: uint32(1<<min(f.hdr.K, maxLaneK) - 1), nblocks: f.loc.m / blockBits})
+		l := fusedLayer{words: uint64(addrOf(f.words)), lanes: uint32(1<<min(f.hdr.K, maxLaneK) - 1), nblocks: f.loc.m / blockBits}
+		for j := range min(f.hdr.K, maxLaneK) {
+			l.wanted[j] = ^uint32(0)
+		}
+		dst = append(dst, l)
 	}
 	return dst, lanes
 }
@@ -154,40 +158,46 @@ func (p *fusedPipe) test(c *fusedPiece, from, to int, out []bool) {
 	}
 }
 
-// anyHolds is the pure-Go multi-layer test of key i of c: its probes'
-// words and bits are computed once (for the largest k of layers[from:to]),
-// then each layer's line is tested, newest first, each probe in turn,
-// until one layer has every probe set.
+// anyHolds is the pure-Go multi-layer test of key i of c: each layer's
+// line, newest first, is screened with the key's first screenProbes
+// probes (computed once), and only a line that has them all is tested
+// with every probe (testLine), until a layer holds the key. A key absent
+// from a layer about half full fails the screen with probability
+// 1 - 2^-screenProbes: the branch on it is well predicted, where a
+// branch on each probe would be mispredicted about once a layer.
 func (p *fusedPipe) anyHolds(c *fusedPiece, i, from, to int) bool {
-	var word [format.MaxK]uint32
-	var bit [format.MaxK]uint64
-	k := uint32(0)
-	for _, f := range p.layers[from:to] {
-		k = max(k, f.hdr.K)
-	}
 	g := c.gs[i]
-	for j, mul := range phiPow[:k] {
+	var s screen
+	for j, mul := range phiPow[:screenProbes] {
 		h := g * mul
-		word[j], bit[j] = h>>29, 1<<((h>>23)&63)
+		s.word[j], s.bit[j] = h>>29, 1<<((h>>23)&63)
 	}
 	for l := to - 1; l >= from; l-- {
 		f, first := p.layers[l], c.first[l][i]>>6
-		line := f.words[first : first+blockWords : first+blockWords]
-		if lineHas(line, word[:f.hdr.K], bit[:f.hdr.K]) {
+		line := (*[blockWords]uint64)(f.words[first : first+blockWords])
+		if (f.hdr.K < screenProbes || s.passes(line)) && testLine(line[:], g, f.hdr.K) {
 			return true
 		}
 	}
 	return false
 }
 
-// lineHas reports whether bit[j] is set in word word[j] of the 8-word
-// line for every j. It tests every probe, without a branch on each (a
-// key absent from a layer fails a probe at random: a branch per probe
-// would be mispredicted about once a layer).
-func lineHas(line []uint64, word []uint32, bit []uint64) bool {
+// screenProbes is the number of probes anyHolds screens a line with.
+const screenProbes = 4
+
+// screen holds the first screenProbes probes of a key: word and bit in
+// it.
+type screen struct {
+	word [screenProbes]uint32
+	bit  [screenProbes]uint64
+}
+
+// passes reports whether every probe of s is set in line, without a
+// branch on each.
+func (s *screen) passes(line *[blockWords]uint64) bool {
 	var clear uint64
-	for j, w := range word {
-		clear |= bit[j] &^ atomic.LoadUint64(&line[w&(blockWords-1)])
+	for j, w := range s.word {
+		clear |= s.bit[j] &^ atomic.LoadUint64(&line[w&(blockWords-1)])
 	}
 	return clear == 0
 }

@@ -40,6 +40,6 @@ func addrOf(w []uint64) uintptr {
 	return uintptr(unsafe.Pointer(unsafe.SliceData(w)))
 }
 
-// The set kernels' assembly reads fusedLayer records of 24 bytes: a
+// The set kernels' assembly reads fusedLayer records of 96 bytes: a
 // compile error here means it needs the new size.
-var _ [0]struct{} = [unsafe.Sizeof(fusedLayer{}) - 24]struct{}{}
+var _ [0]struct{} = [unsafe.Sizeof(fusedLayer{}) - 96]struct{}{}
