@@ -1,7 +1,5 @@
 package mmapbloom
 
-import "fmt"
-
 // Clear sets every bit to 0 and the count to 0 (document 003's
 // RealResetBloomFilter, document 004's bloom_reset). It is not monotone,
 // so it needs every other handle on the file closed: it fails at once with
@@ -26,7 +24,7 @@ func (f *Filter) exclusive(what string, op func() error) error {
 // lock. The caller holds mu exclusively.
 func (f *Filter) alone(what string, op func() error) error {
 	if err := upgradeLock(f.file); err != nil {
-		return fmt.Errorf("mmapbloom: %s: %w", what, err)
+		return wrapf(err, "%s", what)
 	}
 	defer func() { _ = downgradeLock(f.file) }()
 	return op()

@@ -333,7 +333,7 @@ func replace(tmp, path string) error {
 	if err == nil {
 		defer old.Close()
 		if err := lockExclusive(old); err != nil {
-			return fmt.Errorf("mmapbloom: overwrite %s: %w", path, err)
+			return wrapf(err, "overwrite %s", path)
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("mmapbloom: overwrite %s: %w", path, err)

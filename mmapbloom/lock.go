@@ -56,7 +56,7 @@ func flock(f *os.File, how int) error {
 		case errors.Is(err, unix.EINTR):
 			continue
 		case errors.Is(err, unix.EWOULDBLOCK):
-			return fmt.Errorf("%s: %w", f.Name(), ErrInUse)
+			return fmt.Errorf("mmapbloom: %s: %w", f.Name(), ErrInUse)
 		default:
 			return fmt.Errorf("mmapbloom: lock %s: %w", f.Name(), err)
 		}

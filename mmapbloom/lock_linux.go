@@ -43,7 +43,7 @@ func ofdLockCmd(f *os.File, cmd int, typ int16) error {
 		case errors.Is(err, unix.EINTR):
 			continue
 		case errors.Is(err, unix.EAGAIN), errors.Is(err, unix.EACCES):
-			return fmt.Errorf("%s: %w", f.Name(), ErrInUse)
+			return fmt.Errorf("mmapbloom: %s: %w", f.Name(), ErrInUse)
 		default:
 			return fmt.Errorf("mmapbloom: lock %s: %w", f.Name(), err)
 		}

@@ -20,7 +20,7 @@ func Remove(path string) error {
 	}
 	defer f.Close()
 	if err := lockExclusive(f); err != nil {
-		return fmt.Errorf("mmapbloom: remove %s: %w", path, err)
+		return wrapf(err, "remove %s", path)
 	}
 	if err := os.Remove(path); err != nil {
 		return fmt.Errorf("mmapbloom: remove: %w", err)
@@ -57,7 +57,7 @@ func RemoveSet(dir string) error {
 		}
 		defer f.Close()
 		if err := lockExclusive(f); err != nil {
-			return fmt.Errorf("mmapbloom: remove set %s: %w", dir, err)
+			return wrapf(err, "remove set %s", dir)
 		}
 	}
 	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".rm*")

@@ -152,7 +152,7 @@ func addLayer(dir string, m *manifest, window int64) error {
 	}
 	f, err := Create(path, n, p, &CreateOptions{Layout: layout, Seed: m.Seed, FixedSeed: true})
 	if err != nil {
-		return fmt.Errorf("mmapbloom: set layer %s: %w", name, err)
+		return wrapf(err, "set layer %s", name)
 	}
 	if err := f.Close(); err != nil {
 		return err

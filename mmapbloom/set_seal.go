@@ -98,7 +98,7 @@ func openLayers(dir string, m *manifest) ([]*Filter, error) {
 	for _, l := range m.Layers {
 		f, err := Open(filepath.Join(dir, l.File), nil)
 		if err != nil {
-			return nil, errors.Join(fmt.Errorf("mmapbloom: set %s: layer %s: %w", dir, l.File, err), closeLayers(layers))
+			return nil, errors.Join(wrapf(err, "set %s: layer %s", dir, l.File), closeLayers(layers))
 		}
 		layers = append(layers, f)
 	}

@@ -66,7 +66,7 @@ func VerifySet(dir string) ([]LayerCheck, error) {
 func verifyLayer(dir string, m *manifest, l layerEntry, twice bool) LayerCheck {
 	c := LayerCheck{File: l.File}
 	fail := func(err error) LayerCheck {
-		c.Err = fmt.Errorf("mmapbloom: verify set %s: layer %s: %w", dir, l.File, err)
+		c.Err = wrapf(err, "verify set %s: layer %s", dir, l.File)
 		return c
 	}
 	if twice {

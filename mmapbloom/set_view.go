@@ -2,7 +2,6 @@ package mmapbloom
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"path/filepath"
 )
@@ -85,7 +84,7 @@ func (s *Set) build(gen uint64, old *setView) (*setView, error) {
 		f, err := Open(filepath.Join(s.dir, l.File), &s.opts)
 		if err != nil {
 			v.closeNew(old)
-			return nil, fmt.Errorf("mmapbloom: set %s: layer %s: %w", s.dir, l.File, err)
+			return nil, wrapf(err, "set %s: layer %s", s.dir, l.File)
 		}
 		v.layers[i] = f
 	}

@@ -16,7 +16,19 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata/ (redis-cli transcripts, verify of a set)")
+var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata/ (redis-cli transcripts, verify of a set, verify's two forms)")
+
+// assertGolden compares got with the golden file at path; -update
+// rewrites the file with got first.
+func assertGolden(t *testing.T, path, got string) {
+	t.Helper()
+	if *updateGolden {
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), got)
+}
 
 // needTool returns the path of a real client program. With CI=true a
 // missing one fails the test; elsewhere the test is skipped.
@@ -55,13 +67,7 @@ func TestRedisCLITranscript(t *testing.T) {
 			cmd.Stdin = bytes.NewReader(in)
 			out, err := cmd.CombinedOutput()
 			require.NoError(t, err, string(out))
-			golden := strings.TrimSuffix(script, ".redis") + ".golden"
-			if *updateGolden {
-				require.NoError(t, os.WriteFile(golden, out, 0o644))
-			}
-			want, err := os.ReadFile(golden)
-			require.NoError(t, err)
-			assert.Equal(t, string(want), string(out))
+			assertGolden(t, strings.TrimSuffix(script, ".redis")+".golden", string(out))
 		})
 	}
 }

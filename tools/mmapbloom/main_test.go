@@ -86,11 +86,12 @@ func requireOK(t testing.TB, r result) {
 }
 
 // requireFailure checks that a run failed with status 2 and one line on
-// stderr naming the program, without a panic or stack trace.
+// stderr naming the program once, without a panic or stack trace.
 func requireFailure(t testing.TB, r result, contains string) {
 	t.Helper()
 	require.Equal(t, exitError, r.code, "stdout: %q stderr: %q", r.stdout, r.stderr)
 	require.True(t, strings.HasPrefix(r.stderr, "mmapbloom: "), "stderr: %q", r.stderr)
+	require.Equal(t, 1, strings.Count(r.stderr, "mmapbloom: "), "stderr: %q", r.stderr)
 	require.Equal(t, 1, strings.Count(r.stderr, "\n"), "stderr: %q", r.stderr)
 	require.True(t, strings.HasSuffix(r.stderr, "\n"), "stderr: %q", r.stderr)
 	assert.NotContains(t, r.stderr, "panic")

@@ -23,8 +23,13 @@ type verifyCmd struct {
 type verifyReport struct {
 	File    string `json:"file"`
 	Intact  bool   `json:"intact"`
-	DataCRC uint32 `json:"data_crc"` // as Seal recorded it
+	DataCRC uint32 `json:"data_crc"`        // as Seal recorded it
+	Error   string `json:"error,omitempty"` // why it is not intact: corruptedReason
 }
+
+// corruptedReason says why a bit array is not intact, in the text output
+// ("FILE: corrupted (REASON)") and in the JSON one ("error").
+const corruptedReason = "the bit array does not match the checksum recorded by seal"
 
 // Run verifies FILE and prints whether it is intact: exit 0 intact, 1
 // corrupted, 2 for any other error (not sealed, unreadable, ...).
@@ -42,6 +47,9 @@ func (c *verifyCmd) Run(e *env) error {
 		return err
 	}
 	r := verifyReport{File: c.File, Intact: err == nil, DataCRC: f.Header().DataCRC}
+	if !r.Intact {
+		r.Error = corruptedReason
+	}
 	if c.JSON {
 		err = json.NewEncoder(e.stdout).Encode(r)
 	} else {
@@ -58,5 +66,5 @@ func verifyState(intact bool) string {
 	if intact {
 		return "intact"
 	}
-	return "corrupted (the bit array does not match the checksum recorded by seal)"
+	return "corrupted (" + corruptedReason + ")"
 }

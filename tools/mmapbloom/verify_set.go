@@ -22,7 +22,7 @@ type layerVerifyReport struct {
 	File    string `json:"file"` // file name in the set directory
 	Intact  bool   `json:"intact"`
 	DataCRC uint32 `json:"data_crc"`        // as Seal recorded it; 0 when unreadable
-	Error   string `json:"error,omitempty"` // why the layer is not intact
+	Error   string `json:"error,omitempty"` // why the layer is not intact, as the text output says it
 	state   string // the text output's word for it
 }
 
@@ -84,9 +84,13 @@ func (r setVerifyReport) write(e *env, asJSON bool, corrupted, failed int) error
 	return err
 }
 
-// layerError returns why the layer of ch is not intact, without the
-// prefixes naming the set and the layer (the report names them).
+// layerError returns why the layer of ch is not intact, as the text
+// output says it: corruptedReason, or the cause without the prefixes
+// naming the set and the layer (the report names them).
 func layerError(dir string, ch mmapbloom.LayerCheck) string {
+	if errors.Is(ch.Err, mmapbloom.ErrDataChecksum) {
+		return corruptedReason
+	}
 	msg := errors.Unwrap(ch.Err).Error() // VerifySet wraps each cause once, with the set and layer
 	msg = strings.TrimPrefix(msg, "mmapbloom: ")
 	return strings.TrimPrefix(msg, filepath.Join(dir, ch.File)+": ")

@@ -2,7 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -30,7 +34,56 @@ func TestVerify(t *testing.T) {
 	assert.Contains(t, r.stdout, path+": corrupted")
 	r = runCLI(t, nil, "verify", "--json", path)
 	assert.Equal(t, exitNoMatch, r.code)
-	assert.Equal(t, map[string]any{"file": path, "intact": false, "data_crc": crc}, decodeJSON(t, r.stdout))
+	assert.Equal(t, map[string]any{"file": path, "intact": false, "data_crc": crc, "error": corruptedReason}, decodeJSON(t, r.stdout))
+}
+
+// TestVerifyFormsGolden runs verify and verify --json on a sealed filter
+// and a sealed set, intact, with a changed bit, unsealed, truncated and
+// missing, and compares the transcript (stdout, stderr, exit status; the
+// directory written DIR, nonzero checksums CRC) with
+// testdata/verify-forms.golden (-update rewrites it): both forms give the
+// same reasons, with the same words, and the same exit status.
+func TestVerifyFormsGolden(t *testing.T) {
+	dir := t.TempDir()
+	file, set := filepath.Join(dir, "f.bloom"), filepath.Join(dir, "s.bfset")
+	var out strings.Builder
+	verify := func(step, path string, want int) {
+		out.WriteString("# " + step + "\n")
+		for _, args := range [][]string{{"verify", path}, {"verify", "--json", path}} {
+			r := runCLI(t, nil, args...)
+			fmt.Fprintf(&out, "$ mmapbloom %s\n%s%sexit %d\n", strings.Join(args, " "), r.stdout, r.stderr, r.code)
+			assert.Equal(t, want, r.code, "%s: %v", step, args)
+		}
+	}
+
+	require.NoError(t, os.Rename(filledFilter(t), file))
+	verify("filter not sealed", file, exitError)
+	requireOK(t, runCLI(t, nil, "seal", file))
+	verify("sealed filter", file, exitOK)
+	flipBit(t, file, format.HeaderSize+17)
+	verify("sealed filter, one bit changed", file, exitNoMatch)
+	require.NoError(t, os.Truncate(file, format.HeaderSize+8))
+	verify("sealed filter truncated", file, exitError)
+	require.NoError(t, os.Remove(file))
+	verify("filter missing", file, exitError)
+
+	live := filledSetDir(t)
+	requireOK(t, runCLI(t, nil, "export", live, set))
+	verify("set not sealed", set, exitError)
+	requireOK(t, runCLI(t, nil, "seal", set))
+	verify("sealed set", set, exitOK)
+	flipBit(t, layerPath(set, 1), format.HeaderSize+100)
+	verify("sealed set, one bit of L000001.bloom changed", set, exitNoMatch)
+	require.NoError(t, os.Truncate(layerPath(set, 0), format.HeaderSize+8))
+	verify("sealed set, L000000.bloom truncated", set, exitError)
+	require.NoError(t, os.Remove(layerPath(set, 2)))
+	verify("sealed set, L000002.bloom missing", set, exitError)
+	require.NoError(t, os.RemoveAll(set))
+	verify("set missing", set, exitError)
+
+	got := strings.ReplaceAll(out.String(), dir, "DIR")
+	got = regexp.MustCompile(`"data_crc":[1-9][0-9]*`).ReplaceAllString(got, `"data_crc":CRC`)
+	assertGolden(t, filepath.Join("testdata", "verify-forms.golden"), got)
 }
 
 func TestVerifyBadInput(t *testing.T) {

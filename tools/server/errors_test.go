@@ -49,6 +49,7 @@ func TestErrorStrings(t *testing.T) {
 		{[]any{"BF.INFO", "have", "SIZE", "x"}, "ERR wrong number of arguments for 'bf.info' command"},
 		{[]any{"BF.CARD"}, "ERR wrong number of arguments for 'bf.card' command"},
 		{[]any{"BF.SCANDUMP", "have", "x"}, "Second argument must be numeric"},
+		{[]any{"BF.SCANDUMP", "have", "-0"}, "Second argument must be numeric"}, // string2ll refuses "-0"
 		{[]any{"BF.SCANDUMP", "k", "0"}, "ERR not found"},
 		{[]any{"BF.LOADCHUNK", "k", "x", "d"}, "ERR Second argument must be numeric"},
 		{[]any{"BF.LOADCHUNK", "have", "1", strings.Repeat("x", 64)}, "ERR item exists"},

@@ -27,7 +27,7 @@ func FuzzFront(f *testing.F) {
 		"*4\r\n$10\r\nBF.RESERVE\r\n$4\r\n../x\r\n$4\r\n0.01\r\n$3\r\n100\r\n",
 		"*5\r\n$9\r\nBF.INSERT\r\n$1\r\nk\r\n$10\r\nNONSCALING\r\n$5\r\nITEMS\r\n$1\r\nz\r\n",
 		"*3\r\n$9\r\nBF.MEXISTS\r\n$1\r\nk\r\n$1\r\na\r\n",
-		"*-1\r\n", "$-5\r\n", "*1\r\n$9223372036854775806\r\n", "*1\r\n$1099511627776\r\n",
+		"*-1\r\n", "*0\r\nPING\r\n*-1\r\n*1\r\n$4\r\nPING\r\n*0\r\n", "*-0\r\n", "*01\r\n", "$-5\r\n", "*1\r\n$9223372036854775806\r\n", "*1\r\n$1099511627776\r\n",
 		"*3\r\n$6\r\nBF.ADD\r\n$3\r\n\x00/x\r\n$0\r\n\r\n",
 		"\"unbalanced", "bf.add k 'a b' \"c\\x41\"\r\n", "\r\n\r\n",
 		"*2\r\n$4\r\nSCAN\r\n$1\r\n0\r\n*1\r\n$6\r\nDBSIZE\r\n*2\r\n$4\r\nKEYS\r\n$1\r\n*\r\n",

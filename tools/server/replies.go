@@ -39,7 +39,7 @@ func (c *client) replyErr(err error) {
 // '-', digits, no '+', spaces or leading zeros.
 func parseInt(b []byte) (int64, bool) {
 	if len(b) == 0 || len(b) > 20 || b[0] == '+' || (len(b) > 1 && b[0] == '0') ||
-		(len(b) > 2 && b[0] == '-' && b[1] == '0') {
+		(len(b) > 1 && b[0] == '-' && b[1] == '0') {
 		return 0, false
 	}
 	v, err := strconv.ParseInt(string(b), 10, 64)
