@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -84,7 +83,7 @@ func TestErrorPrefixOnce(t *testing.T) {
 		{"remove set in use", RemoveSet(openSet), ErrInUse},
 		{"open set truncated layer", openSetErr(truncSet), format.ErrTruncated},
 		{"open set missing layer", openSetErr(missSet), fs.ErrNotExist},
-		{"open a file as a set", openSetErr(busy), syscall.ENOTDIR},
+		{"open a file as a set", openSetErr(busy), ErrBadSet},
 		{"seal set truncated layer", SealSet(truncSet), format.ErrTruncated},
 		{"verify set truncated layer", layerErr(truncSet), format.ErrTruncated},
 		{"verify set missing layer", layerErr(missSet), fs.ErrNotExist},

@@ -118,8 +118,12 @@ func (m *manifest) check() error {
 func readManifest(dir string) (*manifest, error) {
 	b, err := os.ReadFile(filepath.Join(dir, manifestName))
 	if err != nil {
-		if _, serr := os.Stat(dir); errors.Is(serr, fs.ErrNotExist) {
+		st, serr := os.Stat(dir)
+		switch {
+		case errors.Is(serr, fs.ErrNotExist):
 			return nil, fmt.Errorf("mmapbloom: %s: no such filter set: %w (%w)", dir, ErrBadSet, serr)
+		case serr == nil && !st.IsDir():
+			return nil, fmt.Errorf("mmapbloom: %s: a file, not a filter set directory: %w", dir, ErrBadSet)
 		}
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("mmapbloom: %s: no %s: %w", dir, manifestName, ErrBadSet)
