@@ -38,8 +38,8 @@ func BenchmarkSet(b *testing.B) {
 }
 
 // benchSetAndFilter builds BenchmarkSet's set and filter for
-// MMAPBLOOM_BENCH_N keys, with the present keys both hold and as many
-// absent ones.
+// MMAPBLOOM_BENCH_N keys, with present keys both hold (an even sample of
+// benchQueries at most) and as many absent ones.
 func benchSetAndFilter(b *testing.B) (s *Set, f *Filter, present, absent [][]byte) {
 	n := benchN(b)
 	n0 := n / 15
@@ -53,7 +53,34 @@ func benchSetAndFilter(b *testing.B) (s *Set, f *Filter, present, absent [][]byt
 	require.NoError(b, err)
 	b.Cleanup(func() { _ = f.Close() })
 	require.NoError(b, f.AddBatch(present))
-	return s, f, present, absent
+	return s, f, evenSample(present, benchQueries), absent
+}
+
+// benchQueries is the most present keys BenchmarkSet asks for: about
+// what 3000 batches of benchBatch keys go through.
+const benchQueries = 1 << 20
+
+// evenSample returns at most max keys taken at even steps through keys
+// (all of them if there are no more), copied together: the present keys
+// asked for come from every layer in proportion to its keys (the first
+// keys added fill the oldest layers), read in order from one buffer.
+func evenSample(keys [][]byte, max int) [][]byte {
+	step := (len(keys) + max - 1) / max
+	if step <= 1 {
+		return keys
+	}
+	var size int
+	for i := 0; i < len(keys); i += step {
+		size += len(keys[i])
+	}
+	buf := make([]byte, 0, size)
+	sample := make([][]byte, 0, len(keys)/step+1)
+	for i := 0; i < len(keys); i += step {
+		start := len(buf)
+		buf = append(buf, keys[i]...)
+		sample = append(sample, buf[start:len(buf):len(buf)])
+	}
+	return sample
 }
 
 // BenchmarkSetStages splits a TestBatch of absent keys on BenchmarkSet's
