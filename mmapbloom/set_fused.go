@@ -193,14 +193,18 @@ type screen struct {
 }
 
 // passes reports whether every probe of s is set in line, without a
-// branch on each.
+// branch on each (written out: a loop over the array would copy it).
 func (s *screen) passes(line *[blockWords]uint64) bool {
-	var clear uint64
-	for j, w := range s.word {
-		clear |= s.bit[j] &^ atomic.LoadUint64(&line[w&(blockWords-1)])
-	}
-	return clear == 0
+	const w = blockWords - 1
+	return s.bit[0]&^atomic.LoadUint64(&line[s.word[0]&w])|
+		s.bit[1]&^atomic.LoadUint64(&line[s.word[1]&w])|
+		s.bit[2]&^atomic.LoadUint64(&line[s.word[2]&w])|
+		s.bit[3]&^atomic.LoadUint64(&line[s.word[3]&w]) == 0
 }
+
+// The screen is written out for 4 probes: a compile error here means
+// passes needs the new number.
+var _ [0]struct{} = [screenProbes - 4]struct{}{}
 
 // set adds the keys of c to the newest layer, in order, except those a
 // layer holds: for a set that adds only keys no layer holds (!always),
