@@ -96,9 +96,9 @@ func changeLayers(dir, what string, fn func(m *manifest, layers []*Filter) (bool
 func openLayers(dir string, m *manifest) ([]*Filter, error) {
 	layers := make([]*Filter, 0, len(m.Layers))
 	for _, l := range m.Layers {
-		f, err := Open(filepath.Join(dir, l.File), nil)
+		f, err := openLayer(dir, m, l, nil)
 		if err != nil {
-			return nil, errors.Join(wrapf(err, "set %s: layer %s", dir, l.File), closeLayers(layers))
+			return nil, errors.Join(err, closeLayers(layers))
 		}
 		layers = append(layers, f)
 	}

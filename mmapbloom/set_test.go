@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/format"
 )
 
 // setKey returns the i-th test key of family fam.
@@ -364,4 +366,46 @@ func TestWindowedSetIdle(t *testing.T) {
 	assert.False(t, ok, "two windows later")
 	assert.Equal(t, 0, r.Layers())
 	assert.Equal(t, uint64(0), r.Capacity())
+}
+
+// TestSetRefusesForeignLayer replaces a layer of a set with a filter of
+// the same n and p that is not its own (another set's layer, a filter
+// made apart): opening the set must fail with ErrBadSet naming the layer,
+// not answer "absent" for the keys the layer held.
+func TestSetRefusesForeignLayer(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		foreign func(t *testing.T, dir string) string
+	}{
+		{"layer of another set", func(t *testing.T, dir string) string {
+			other, err := CreateSet(filepath.Join(dir, "other.bfset"), 100, 0.01, nil)
+			require.NoError(t, err)
+			require.NoError(t, other.Close())
+			return filepath.Join(dir, "other.bfset", "L000000.bloom")
+		}},
+		{"filter made apart", func(t *testing.T, dir string) string {
+			path := filepath.Join(dir, "apart.bloom")
+			f, err := Create(path, 100, 0.005, &CreateOptions{Layout: format.LayoutClassic})
+			require.NoError(t, err)
+			require.NoError(t, f.Close())
+			return path
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			set := filepath.Join(dir, "a.bfset")
+			s, err := CreateSet(set, 100, 0.01, nil)
+			require.NoError(t, err)
+			require.NoError(t, s.Add([]byte("k")))
+			require.NoError(t, s.Close())
+			layer := filepath.Join(set, "L000000.bloom")
+			b, err := os.ReadFile(tc.foreign(t, dir))
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(layer, b, 0o644))
+			_, err = OpenSet(set, nil)
+			require.ErrorIs(t, err, ErrBadSet)
+			assert.Contains(t, err.Error(), "layer L000000.bloom")
+			require.ErrorIs(t, SealSet(set), ErrBadSet)
+		})
+	}
 }

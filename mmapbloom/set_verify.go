@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-
-	"github.com/mmapbloom/mmapbloom/format"
 )
 
 // LayerCheck is what VerifySet found of one layer of a sealed set.
@@ -89,21 +87,4 @@ func verifyLayer(dir string, m *manifest, l layerEntry, twice bool) LayerCheck {
 		return fail(err)
 	}
 	return c
-}
-
-// checkLayer reports how the header h of layer l differs from what m
-// says of it.
-func (m *manifest) checkLayer(l layerEntry, h format.Header) error {
-	var bad string
-	switch {
-	case h.Version != format.V2:
-		bad = fmt.Sprintf("format %v, want v2", h.Version)
-	case h.N != l.N || h.P != l.P:
-		bad = fmt.Sprintf("n %d, p %g; %s says n %d, p %g", h.N, h.P, manifestName, l.N, l.P)
-	case h.Seed != m.Seed:
-		bad = fmt.Sprintf("seed %d; %s says %d", h.Seed, manifestName, m.Seed)
-	default:
-		return nil
-	}
-	return fmt.Errorf("%s: %w", bad, ErrBadSet)
 }

@@ -3,7 +3,6 @@ package mmapbloom
 import (
 	"errors"
 	"io/fs"
-	"path/filepath"
 )
 
 // reloadTries bounds the re-reads of a MANIFEST whose layer files
@@ -81,10 +80,10 @@ func (s *Set) build(gen uint64, old *setView) (*setView, error) {
 		if v.layers[i] = old.layer(l.File); v.layers[i] != nil {
 			continue
 		}
-		f, err := Open(filepath.Join(s.dir, l.File), &s.opts)
+		f, err := openLayer(s.dir, m, l, &s.opts)
 		if err != nil {
 			v.closeNew(old)
-			return nil, wrapf(err, "set %s: layer %s", s.dir, l.File)
+			return nil, err
 		}
 		v.layers[i] = f
 	}

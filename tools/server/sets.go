@@ -50,7 +50,7 @@ func (s set) SizeBytes() (uint64, error) {
 	}
 	var size uint64
 	for _, l := range info.Layers {
-		size += format.HeaderSize + l.M/8
+		size += format.HeaderSize + format.ByteSize(format.V2, l.M)
 	}
 	return size, nil
 }
