@@ -157,11 +157,11 @@ func CreateSet(dir string, n uint64, p float64, opts *SetOptions) (*Set, error) 
 	if opts != nil {
 		o = *opts
 	}
+	dir = filepath.Clean(dir)
 	m, err := newManifest(n, p, o)
 	if err != nil {
-		return nil, err
+		return nil, wrapf(err, "create set %s", dir)
 	}
-	dir = filepath.Clean(dir)
 	if err := buildDir("create set", dir, func(tmp string) error { return buildSet(tmp, m) }); err != nil {
 		return nil, err
 	}
@@ -225,7 +225,7 @@ func newManifest(n uint64, p float64, o SetOptions) (*manifest, error) {
 		if m.Tightening == 0 {
 			m.Tightening = 0.5
 		}
-		return m, m.checkOptions()
+		return m, m.checkNew()
 	}
 	now := time.Now
 	if o.Now != nil {
@@ -240,7 +240,26 @@ func newManifest(n uint64, p float64, o SetOptions) (*manifest, error) {
 			m.Tightening = 0.5
 		}
 	}
-	return m, m.checkOptions()
+	return m, m.checkNew()
+}
+
+// checkNew checks the options of a new manifest (checkOptions) and that
+// its first layer can be sized (a p so small that the layer would need
+// more than format.MaxK hash functions is refused here, before any file
+// is made).
+func (m *manifest) checkNew() error {
+	if err := m.checkOptions(); err != nil {
+		return err
+	}
+	n, p, err := m.nextLayer(0)
+	if err != nil {
+		return err
+	}
+	o, target := withDefaults(m.layerOptions(p), n, p)
+	if _, _, err := o.size(n, target); err != nil {
+		return fmt.Errorf("first layer: sizing for n = %d, p = %g: %w", n, p, err)
+	}
+	return nil
 }
 
 // Limits of SetOptions (ErrBadSet beyond them).

@@ -132,6 +132,15 @@ func shareSet(dir string) (unlock func(), err error) {
 	return func() { _ = f.Close() }, nil
 }
 
+// layerOptions returns the options a new layer at p is created with.
+func (m *manifest) layerOptions(p float64) *CreateOptions {
+	layout := m.Layout
+	if layout == format.LayoutBlocked512 && p < MinBlockedP {
+		layout = 0 // Create's choice: classic, since blocked is refused below MinBlockedP
+	}
+	return &CreateOptions{Layout: layout, Seed: m.Seed, FixedSeed: true}
+}
+
 // addLayer creates the next layer file of m (for window window of a
 // windowed set: its first layer, or the next when the window grows) and appends it to m.Layers. A file already at its name is
 // the orphan of a change that crashed before its rename; the caller holds
@@ -146,11 +155,7 @@ func addLayer(dir string, m *manifest, window int64) error {
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("mmapbloom: remove orphan layer: %w", err)
 	}
-	layout := m.Layout
-	if layout == format.LayoutBlocked512 && p < MinBlockedP {
-		layout = 0 // Create's choice: classic, since blocked is refused below MinBlockedP
-	}
-	f, err := Create(path, n, p, &CreateOptions{Layout: layout, Seed: m.Seed, FixedSeed: true})
+	f, err := Create(path, n, p, m.layerOptions(p))
 	if err != nil {
 		return wrapf(err, "set layer %s", name)
 	}

@@ -21,7 +21,7 @@ type SetInfo struct {
 // LayerInfo describes one layer of a set.
 type LayerInfo struct {
 	File        string    // file name in the set directory
-	M           uint64    // bits of the layer's array (its file holds M/8 bytes and a 64-byte header)
+	M           uint64    // bits of the layer's array (its file: a 64-byte header and format.ByteSize(format.V2, M) bytes, M/8 rounded up to 64)
 	N           uint64    // capacity the layer was sized for
 	P           float64   // false-positive probability at N
 	WindowStart time.Time // windowed: the layer's window; zero for scalable

@@ -23,38 +23,44 @@ type createCmd struct {
 // setFlags choose a filter set instead of a filter file: any of them, or
 // a FILE ending in .bfset, makes create build a set directory.
 type setFlags struct {
-	Expansion  *uint32       `help:"Scalable set: each new layer holds E times the keys of the previous one (default 2; bloomd uses 4). Windowed set: each window grows the same way when it receives more than n keys (default: windows do not grow)." placeholder:"E"`
-	Tightening *float64      `help:"Scalable set (and windowed set with --expansion): layer i is sized at p(1-r)r^i, r in (0, 1) (default 0.5; bloomd uses 0.9)." placeholder:"R"`
-	Window     time.Duration `help:"Windowed set: window length D (e.g. 24h); n is the keys expected per window." placeholder:"DURATION"`
-	Keep       *int          `help:"Windowed set: windows kept W, 1 to 1024 (default 2); a key is forgotten (W-1)D to WD after it was last added." placeholder:"W"`
-	Refresh    bool          `help:"Windowed set: a dedup hit re-adds the key to the current window (last seen)."`
+	Expansion  *uint32        `help:"Scalable set: each new layer holds E times the keys of the previous one (default 2; bloomd uses 4). Windowed set: each window grows the same way when it receives more than n keys (default: windows do not grow)." placeholder:"E"`
+	Tightening *float64       `help:"Scalable set (and windowed set with --expansion): layer i is sized at p(1-r)r^i, r in (0, 1) (default 0.5; bloomd uses 0.9)." placeholder:"R"`
+	Window     *time.Duration `help:"Windowed set: window length D, 1s or more (e.g. 24h); n is the keys expected per window." placeholder:"DURATION"`
+	Keep       *int           `help:"Windowed set: windows kept W, 1 to 1024 (default 2); a key is forgotten (W-1)D to WD after it was last added." placeholder:"W"`
+	Refresh    bool           `help:"Windowed set: a dedup hit re-adds the key to the current window (last seen)."`
 }
 
 // wanted reports whether the flags or the name ask for a set.
 func (s setFlags) wanted(file string) bool {
-	return s.Expansion != nil || s.Tightening != nil || s.Window != 0 || s.Keep != nil || s.Refresh || isSet(file)
+	return s.Expansion != nil || s.Tightening != nil || s.Window != nil || s.Keep != nil || s.Refresh || isSet(file)
 }
 
 // options returns the library's set options for the flags. A value the
 // library would take for "the default" (0) is refused when given
 // explicitly.
 func (s setFlags) options(layout format.Layout) (*mmapbloom.SetOptions, error) {
-	o := &mmapbloom.SetOptions{Window: s.Window, Refresh: s.Refresh, Layout: layout}
+	o := &mmapbloom.SetOptions{Refresh: s.Refresh, Layout: layout}
+	if s.Window != nil {
+		if *s.Window <= 0 {
+			return nil, fmt.Errorf("%w --window %v: a window lasts 1s or more", errFlag, *s.Window)
+		}
+		o.Window = *s.Window
+	}
 	if s.Keep != nil {
 		if *s.Keep < 1 {
-			return nil, fmt.Errorf("--keep %d: a windowed set keeps at least 1 window: %w", *s.Keep, mmapbloom.ErrBadSet)
+			return nil, fmt.Errorf("%w --keep %d: a windowed set keeps at least 1 window", errFlag, *s.Keep)
 		}
 		o.Keep = *s.Keep
 	}
 	if s.Expansion != nil {
 		if *s.Expansion == 0 {
-			return nil, fmt.Errorf("--expansion 0: each layer holds at least the keys of the one before (1 or more): %w", mmapbloom.ErrBadSet)
+			return nil, fmt.Errorf("%w --expansion 0: each layer holds at least the keys of the one before (1 or more)", errFlag)
 		}
 		o.Expansion = *s.Expansion
 	}
 	if s.Tightening != nil {
 		if !(*s.Tightening > 0 && *s.Tightening < 1) {
-			return nil, fmt.Errorf("--tightening %g: want r in (0, 1): %w", *s.Tightening, mmapbloom.ErrBadSet)
+			return nil, fmt.Errorf("%w --tightening %g: want r in (0, 1)", errFlag, *s.Tightening)
 		}
 		o.Tightening = *s.Tightening
 	}
@@ -73,6 +79,8 @@ type shapeFlags struct {
 }
 
 var (
+	// errFlag starts the message of a flag whose value cannot work.
+	errFlag     = errors.New("invalid flag")
 	errSetShape = errors.New("a filter set takes --layout only: --format, --scheme, --seed, --prime, --like and --force are for filter files (a set draws one random seed for its layers)")
 	layoutIDs   = map[string]format.Layout{"blocked512": format.LayoutBlocked512, "classic": format.LayoutClassic}
 	schemeIDs   = map[string]format.Scheme{

@@ -79,6 +79,8 @@ func TestSetCreateErrors(t *testing.T) {
 		{"expansion 0", []string{"z.bfset", "--expansion", "0"}, "--expansion 0"},
 		{"tightening with window, no expansion", []string{"z.bfset", "--tightening", "0.9", "--window", "1h"}, "tightening of a windowed set needs an expansion"},
 		{"window 1ns", []string{"z.bfset", "--window", "1ns"}, "at least 1s"},
+		{"window 0", []string{"z.bfset", "--window", "0s"}, "invalid flag --window 0s: a window lasts 1s or more"},
+		{"window negative", []string{"z.bfset", "--window=-1h"}, "invalid flag --window -1h0m0s: a window lasts 1s or more"},
 		{"negative keep", []string{"z.bfset", "--window", "1h", "--keep=-1"}, "--keep -1: a windowed set keeps at least 1 window"},
 		{"keep 0", []string{"z.bfset", "--window", "1h", "--keep", "0"}, "--keep 0: a windowed set keeps at least 1 window"},
 		{"keep 2000", []string{"z.bfset", "--window", "1h", "--keep", "2000"}, "keep 2000 windows: at most 1024"},
@@ -94,6 +96,17 @@ func TestSetCreateErrors(t *testing.T) {
 		})
 	}
 	requireFailure(t, runCLI(t, nil, "info", filepath.Join(dir, "missing.bfset")), "not a valid filter set")
+	// Bad n and p name the set; a p too small to size a layer is refused
+	// before a file is made, without naming a temporary directory.
+	for _, tc := range []struct{ n, p, want string }{
+		{"10", "0", "create set " + filepath.Join(dir, "np.bfset") + ": p = 0"},
+		{"0", "0.01", "create set " + filepath.Join(dir, "np.bfset") + ": n must be"},
+		{"10", "1e-300", "create set " + filepath.Join(dir, "np.bfset") + ": first layer: sizing for n = 10"},
+	} {
+		r := runCLI(t, nil, "create", filepath.Join(dir, "np.bfset"), "-n", tc.n, "-p", tc.p)
+		requireFailure(t, r, tc.want)
+		assert.NotContains(t, r.stderr, ".tmp")
+	}
 }
 
 // TestSetRotateCommand runs a windowed set of 1-second windows on the
