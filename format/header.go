@@ -176,7 +176,7 @@ func Decode(b []byte) (Header, error) {
 		}
 	case V2:
 		if stored, got := le.Uint32(b[offV2HeaderCRC:]), HeaderCRC(b); stored != got {
-			return Header{}, fmt.Errorf("%w: stored crc %#010x, computed %#010x", ErrChecksum, stored, got)
+			return Header{}, fmt.Errorf("%w: stored crc 0x%08x, computed 0x%08x", ErrChecksum, stored, got)
 		}
 		h = Header{
 			Version:  V2,

@@ -494,3 +494,14 @@ func TestStrings(t *testing.T) {
 	assert.Equal(t, "xxh3-remix", SchemeXXH3Remix.String())
 	assert.Equal(t, "Scheme(6)", Scheme(6).String())
 }
+
+// TestChecksumErrorShowsCRC32 checks that a header checksum mismatch
+// prints both CRC-32Cs as 8 hex digits.
+func TestChecksumErrorShowsCRC32(t *testing.T) {
+	b := make([]byte, HeaderSize)
+	require.NoError(t, validV2(LayoutBlocked512, SchemeXXH3Blocked).Encode(b))
+	b[offV2K] ^= 1
+	_, err := Decode(b)
+	require.ErrorIs(t, err, ErrChecksum)
+	assert.Regexp(t, `stored crc 0x[0-9a-f]{8}, computed 0x[0-9a-f]{8}$`, err.Error())
+}
