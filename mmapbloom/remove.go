@@ -1,7 +1,9 @@
 package mmapbloom
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -30,7 +32,8 @@ func Remove(path string) error {
 
 // RemoveSet deletes the filter set in dir, but only when no handle in any
 // process has it open: it takes the set's LOCK (no change under way) and
-// the exclusive lock of every layer the MANIFEST lists, without waiting,
+// the exclusive lock of every layer the MANIFEST lists, without waiting
+// (a layer file already lost is skipped: a broken set can be removed),
 // and fails with ErrInUse when any is held, as Remove does for a file.
 // While it holds them a concurrent OpenSet fails; the directory is then
 // renamed to a hidden name beside it (so it disappears at once), removed,
@@ -52,6 +55,9 @@ func RemoveSet(dir string) error {
 	}
 	for _, l := range m.Layers {
 		f, err := os.Open(filepath.Join(dir, l.File))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // lost already: no process can have it open
+		}
 		if err != nil {
 			return fmt.Errorf("mmapbloom: remove set: %w", err)
 		}

@@ -46,4 +46,12 @@ func TestRemoveSet(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, left, "no hidden directory left behind")
 	require.ErrorIs(t, RemoveSet(dir), fs.ErrNotExist)
+
+	// A set that lost a layer file can still be removed.
+	s, err = CreateSet(dir, 100, 0.01, nil)
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	require.NoError(t, os.Remove(filepath.Join(dir, "L000000.bloom")))
+	require.NoError(t, RemoveSet(dir))
+	require.NoDirExists(t, dir)
 }

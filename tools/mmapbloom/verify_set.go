@@ -73,7 +73,10 @@ func (r setVerifyReport) write(e *env, asJSON bool, corrupted, failed int) error
 	for _, l := range r.Layers {
 		fmt.Fprintf(e.stdout, "%s: %s\n", filepath.Join(r.File, l.File), l.state)
 	}
-	summary := fmt.Sprintf("intact (%d layers)", len(r.Layers))
+	summary := "intact (1 layer)"
+	if len(r.Layers) != 1 {
+		summary = fmt.Sprintf("intact (%d layers)", len(r.Layers))
+	}
 	switch {
 	case failed > 0:
 		summary = fmt.Sprintf("not verified (%d of %d layers missing, unreadable or not as the MANIFEST says; %d corrupted)", failed, len(r.Layers), corrupted)

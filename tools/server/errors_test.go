@@ -55,7 +55,7 @@ func TestErrorStrings(t *testing.T) {
 		{[]any{"BF.LOADCHUNK", "have", "1", strings.Repeat("x", 64)}, "ERR item exists"},
 		{[]any{"NOSUCH", "a", "b"}, "ERR unknown command 'NOSUCH', with args beginning with: 'a' 'b' "},
 		{[]any{"nosuch"}, "ERR unknown command 'nosuch', with args beginning with: "},
-		{[]any{"HELLO", "3"}, "NOPROTO sorry, this protocol version is not supported."},
+		{[]any{"HELLO", "3"}, "NOPROTO unsupported protocol version"},
 		{[]any{"HELLO", "x"}, "ERR Protocol version is not an integer or out of range"},
 		{[]any{"AUTH", "pw"}, "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"},
 		{[]any{"SELECT", "1"}, "ERR DB index is out of range"},

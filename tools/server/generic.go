@@ -70,7 +70,7 @@ func hello(c *client, args [][]byte) {
 			return
 		}
 		if v != 2 {
-			c.w.WriteError("NOPROTO sorry, this protocol version is not supported.")
+			c.w.WriteError("NOPROTO unsupported protocol version")
 			return
 		}
 	}
