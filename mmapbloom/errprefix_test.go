@@ -98,6 +98,9 @@ func TestErrorPrefixOnce(t *testing.T) {
 			assert.ErrorIs(t, tc.err, tc.want, tc.name)
 		}
 	}
+	err = Remove(busy)
+	require.ErrorIs(t, err, ErrInUse)
+	assert.Equal(t, 1, strings.Count(err.Error(), busy), "the path once: %q", err)
 }
 
 // TestWrapf: wrapf drops the wrapped error's prefix, not its chain.

@@ -22,7 +22,7 @@ func Remove(path string) error {
 	}
 	defer f.Close()
 	if err := lockExclusive(f); err != nil {
-		return wrapf(err, "remove %s", path)
+		return wrapf(err, "remove")
 	}
 	if err := os.Remove(path); err != nil {
 		return fmt.Errorf("mmapbloom: remove: %w", err)

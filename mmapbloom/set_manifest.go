@@ -121,7 +121,7 @@ func readManifest(dir string) (*manifest, error) {
 		st, serr := os.Stat(dir)
 		switch {
 		case errors.Is(serr, fs.ErrNotExist):
-			return nil, fmt.Errorf("mmapbloom: %s: no such filter set: %w (%w)", dir, ErrBadSet, serr)
+			return nil, fmt.Errorf("mmapbloom: %s: %w: %w", dir, ErrBadSet, serr)
 		case serr == nil && !st.IsDir():
 			return nil, fmt.Errorf("mmapbloom: %s: a file, not a filter set directory: %w", dir, ErrBadSet)
 		}

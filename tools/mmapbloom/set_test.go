@@ -203,7 +203,7 @@ func TestSetGivenToFileCommand(t *testing.T) {
 		{"rotate a file", []string{"rotate", file}, "rotate takes a filter set directory (NAME.bfset), not a filter file: " + file},
 		{"gc a file", []string{"gc", file}, "gc takes a filter set directory (NAME.bfset), not a filter file: " + file},
 		{"rotate a scalable set", []string{"rotate", set}, "a scalable set has no windows to rotate"},
-		{"add to a missing set", []string{"add", set + ".missing.bfset"}, set + ".missing.bfset: no such filter set"},
+		{"add to a missing set", []string{"add", set + ".missing.bfset"}, set + ".missing.bfset: not a valid filter set: stat "},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
