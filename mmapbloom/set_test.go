@@ -409,3 +409,35 @@ func TestSetRefusesForeignLayer(t *testing.T) {
 		})
 	}
 }
+
+// A set that adds many layers (expansion 1 at RedisBloom's r = 0.5) goes
+// on growing past the layer whose rate p (1-r) r^i would need more than
+// format.MaxK hash functions (layer 57 at p = 0.01): later layers are
+// sized at minLayerP instead of failing every add.
+func TestScalableSetGrowsPastRateFloor(t *testing.T) {
+	s, err := CreateSet(filepath.Join(t.TempDir(), "flat.bfset"), 10, 0.01, &SetOptions{Expansion: 1})
+	require.NoError(t, err)
+	defer s.Close()
+	added := 0
+	for ; s.Layers() < 70 && added < 2000; added++ {
+		require.NoError(t, s.Add(setKey("a", added)), "add %d, %d layers", added, s.Layers())
+	}
+	require.Equal(t, 70, s.Layers())
+	info, err := s.Info()
+	require.NoError(t, err)
+	sum := 0.0
+	for i, l := range info.Layers {
+		want := max(0.005*math.Pow(0.5, float64(i)), 1e-19) // minLayerP
+		assert.InDelta(t, want, l.P, want*1e-12, "layer %d", i)
+		sum += l.P
+	}
+	assert.Less(t, sum, 0.01, "the layers' rates sum below p")
+	for i := range added {
+		ok, err := s.Test(setKey("a", i))
+		require.NoError(t, err)
+		require.True(t, ok, "key a-%d", i)
+	}
+	_, p, err := scalableLayer(1, 1e-25, 1, 0.5, 3)
+	require.NoError(t, err)
+	assert.InDelta(t, 0.5e-25, p, 1e-40, "a first layer below the floor: later layers keep its rate")
+}
