@@ -64,6 +64,23 @@ func TestSetDedupCreates(t *testing.T) {
 	assert.Equal(t, "scalable", infoOf(t, dir)["kind"])
 }
 
+// dedup creating a missing set refuses the shape flags create refuses
+// for a set (it made v2 layers of a random seed for --format v1 --seed 7,
+// saying nothing), and creates nothing.
+func TestSetDedupCreateRefusesFileShape(t *testing.T) {
+	for _, flags := range [][]string{{"--format", "v1"}, {"--scheme", "murmur2-seeds"}, {"--seed", "7"}, {"--prime"}} {
+		dir := filepath.Join(t.TempDir(), "d.bfset")
+		args := append([]string{"dedup", dir, "-n", "10", "-p", "0.01"}, flags...)
+		r := runCLI(t, []byte("x\n"), args...)
+		requireFailure(t, r, "a filter set takes --layout only")
+		assert.Empty(t, r.stdout)
+		assert.NoDirExists(t, dir)
+	}
+	dir := filepath.Join(t.TempDir(), "l.bfset")
+	requireOK(t, runCLI(t, []byte("x\n"), "dedup", dir, "-n", "10", "-p", "0.01", "--layout", "classic"))
+	assert.Equal(t, "classic", infoOf(t, dir)["layers"].([]any)[0].(map[string]any)["layout"])
+}
+
 func TestSetCreateErrors(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct {
