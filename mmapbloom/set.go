@@ -378,10 +378,14 @@ func OpenSet(dir string, opts *OpenOptions) (*Set, error) {
 		return nil, err
 	}
 	s.ctl = ctl
-	if !o.ReadOnly {
-		ctl.raise(m.Generation)
-	}
-	if _, err := s.reload(); err != nil {
+	err = ctl.guard(func() error {
+		if !o.ReadOnly {
+			ctl.raise(m.Generation)
+		}
+		_, err := s.reload()
+		return err
+	})
+	if err != nil {
 		_ = ctl.close()
 		return nil, err
 	}

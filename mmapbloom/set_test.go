@@ -441,3 +441,26 @@ func TestScalableSetGrowsPastRateFloor(t *testing.T) {
 	require.NoError(t, err)
 	assert.InDelta(t, 0.5e-25, p, 1e-40, "a first layer below the floor: later layers keep its rate")
 }
+
+// CONTROL truncated under a live handle (by hand, a bad copy) made the
+// next call's generation load die of SIGBUS, taking the process (a
+// server with every filter it serves) with it: it is ErrFileChanged, and
+// the set's other handles and files are untouched.
+func TestSetControlTruncated(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "c.bfset")
+	s, err := CreateSet(dir, 100, 0.01, nil)
+	require.NoError(t, err)
+	defer s.Close()
+	require.NoError(t, s.Add([]byte("a")))
+	require.NoError(t, os.Truncate(filepath.Join(dir, controlName), 0))
+	_, err = s.Test([]byte("a"))
+	require.ErrorIs(t, err, ErrFileChanged)
+	require.ErrorIs(t, s.Add([]byte("b")), ErrFileChanged)
+	present := make([]bool, 2)
+	require.ErrorIs(t, s.TestAndAddBatch([][]byte{[]byte("a"), []byte("c")}, present), ErrFileChanged)
+	_, err = s.Count()
+	require.ErrorIs(t, err, ErrFileChanged)
+	require.NoError(t, s.Close())
+	_, err = OpenSet(dir, nil)
+	require.ErrorIs(t, err, ErrBadSet, "a CONTROL of 0 bytes is refused at open")
+}

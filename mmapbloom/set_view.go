@@ -11,20 +11,23 @@ const reloadTries = 8
 
 // do runs op on the current view under the shared lock. A layer closed
 // under op by this handle's own reload (another goroutine moved the view
-// on) makes op run again on the new view.
+// on) makes op run again on the new view. CONTROL truncated under the
+// mapping gives ErrFileChanged (control.guard).
 func (s *Set) do(op func(v *setView) error) error {
 	s.rw.RLock()
 	defer s.rw.RUnlock()
-	for try := 0; ; try++ {
-		v, err := s.current()
-		if err != nil {
-			return err
+	return s.ctl.guard(func() error {
+		for try := 0; ; try++ {
+			v, err := s.current()
+			if err != nil {
+				return err
+			}
+			err = op(v)
+			if !errors.Is(err, ErrClosed) || try == reloadTries || s.view.Load() == v {
+				return err
+			}
 		}
-		err = op(v)
-		if !errors.Is(err, ErrClosed) || try == reloadTries || s.view.Load() == v {
-			return err
-		}
-	}
+	})
 }
 
 // current returns the view of the current generation, reloading the
