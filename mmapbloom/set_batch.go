@@ -196,11 +196,17 @@ func (s *Set) batch(keys [][]byte, present []bool, op chunkOp) error {
 
 // insertChunk is insert for the first keys of a chunk (add true:
 // AddBatch): for a set that grows, as many as the growth check allows
-// before its next reading (see checkInterval).
+// before its next reading (see checkInterval), after adding a layer when
+// the newest is full.
 func (s *Set) insertChunk(v *setView, keys [][]byte, present []bool, add bool) (int, error) {
 	v, err := s.writable(v)
 	if err != nil {
 		return 0, err
+	}
+	if v.full() {
+		if v, err = s.grow(v); err != nil {
+			return 0, err
+		}
 	}
 	if v.m.grows() {
 		room := min(v.room(), len(keys))

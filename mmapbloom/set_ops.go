@@ -60,6 +60,17 @@ func (s *Set) insert(key []byte, add bool) (present bool, err error) {
 				return err
 			}
 		}
+		if v.full() {
+			if !always {
+				if present, err = active.Test(key); present || err != nil {
+					return err
+				}
+			}
+			if v, err = s.grow(v); err != nil {
+				return err
+			}
+			older, active = v.split(s.now)
+		}
 		if present, err = active.TestAndAdd(key); err != nil || present {
 			return err
 		}

@@ -464,3 +464,68 @@ func TestSetControlTruncated(t *testing.T) {
 	_, err = OpenSet(dir, nil)
 	require.ErrorIs(t, err, ErrBadSet, "a CONTROL of 0 bytes is refused at open")
 }
+
+// A layer is added by the first new key after the newest layer filled,
+// as RedisBloom's SBChain_Add does, not by the add that filled it: a set
+// filled to exactly its capacity has one layer (it had two, Capacity 3n,
+// and an empty layer file), a key already present does not grow it, and
+// the next new key does. Single keys and batches alike.
+func TestSetGrowsOnTheNextNewKey(t *testing.T) {
+	for _, batch := range []bool{false, true} {
+		t.Run(fmt.Sprintf("batch=%v", batch), func(t *testing.T) {
+			s, err := CreateSet(filepath.Join(t.TempDir(), "g.bfset"), 100, 0.01, nil)
+			require.NoError(t, err)
+			defer s.Close()
+			var first []byte
+			for i := 0; i < 1000; i++ {
+				c, err := s.Count()
+				require.NoError(t, err)
+				if c == 100 {
+					break
+				}
+				key := setKey("a", i)
+				if batch {
+					require.NoError(t, s.TestAndAddBatch([][]byte{key}, make([]bool, 1)))
+				} else {
+					_, err = s.TestAndAdd(key)
+					require.NoError(t, err)
+				}
+				if first == nil {
+					first = key
+				}
+			}
+			c, err := s.Count()
+			require.NoError(t, err)
+			require.Equal(t, uint64(100), c)
+			assert.Equal(t, 1, s.Layers(), "full, not grown")
+			assert.Equal(t, uint64(100), s.Capacity())
+			seen, err := s.TestAndAdd(first)
+			require.NoError(t, err)
+			assert.True(t, seen)
+			assert.Equal(t, 1, s.Layers(), "a key present does not grow the set")
+			var fresh []byte
+			for i := 0; fresh == nil; i++ {
+				if ok, err := s.Test(setKey("b", i)); !ok && err == nil {
+					fresh = setKey("b", i)
+				}
+			}
+			if batch {
+				present := make([]bool, 1)
+				require.NoError(t, s.TestAndAddBatch([][]byte{fresh}, present))
+				seen = present[0]
+			} else {
+				seen, err = s.TestAndAdd(fresh)
+				require.NoError(t, err)
+			}
+			assert.False(t, seen)
+			assert.Equal(t, 2, s.Layers(), "the next new key grows it")
+			assert.Equal(t, uint64(300), s.Capacity())
+			c, err = s.Count()
+			require.NoError(t, err)
+			assert.Equal(t, uint64(101), c)
+			ok, err := s.Test(fresh)
+			require.NoError(t, err)
+			assert.True(t, ok)
+		})
+	}
+}

@@ -314,3 +314,30 @@ func layerFileBytes(t *testing.T, dir string) int64 {
 	}
 	return size
 }
+
+// BF.INFO of a scaling key filled to exactly its capacity says what
+// RedisBloom says: one filter of the capacity; the next new item adds
+// the second (it said 2 filters, Capacity 300, after the 100th item).
+func TestScalingSetGrowsOnNextNewItem(t *testing.T) {
+	_, addr := startServer(t, Config{})
+	rdb, c := dial(t, addr, ""), ctx(t)
+	require.Equal(t, "OK", rdb.BFReserve(c, "g", 0.01, 100).Val())
+	for i := 0; rdb.BFCard(c, "g").Val() < 100 && i < 1000; i++ {
+		require.NoError(t, rdb.BFAdd(c, "g", fmt.Sprintf("a-%d", i)).Err())
+	}
+	require.Equal(t, int64(100), rdb.BFCard(c, "g").Val())
+	assert.Equal(t, []any{int64(1)}, rdb.Do(c, "BF.INFO", "g", "FILTERS").Val())
+	assert.Equal(t, []any{int64(100)}, rdb.Do(c, "BF.INFO", "g", "CAPACITY").Val())
+	assert.False(t, rdb.BFAdd(c, "g", "a-0").Val(), "present: no growth")
+	assert.Equal(t, []any{int64(1)}, rdb.Do(c, "BF.INFO", "g", "FILTERS").Val())
+	fresh := ""
+	for i := 0; fresh == ""; i++ {
+		if k := fmt.Sprintf("b-%d", i); !rdb.BFExists(c, "g", k).Val() {
+			fresh = k
+		}
+	}
+	assert.True(t, rdb.BFAdd(c, "g", fresh).Val())
+	assert.Equal(t, []any{int64(2)}, rdb.Do(c, "BF.INFO", "g", "FILTERS").Val())
+	assert.Equal(t, []any{int64(300)}, rdb.Do(c, "BF.INFO", "g", "CAPACITY").Val())
+	assert.Equal(t, int64(101), rdb.BFCard(c, "g").Val())
+}
