@@ -60,6 +60,7 @@ func reportSet(dir string, stats bool) (setReport, error) {
 	r := setReport{
 		Kind: in.Kind, Generation: in.Generation, N: in.N, P: in.P, Expansion: in.Expansion,
 		Tightening: in.Tightening, Keep: in.Keep, Refresh: in.Refresh, Sealed: in.Sealed,
+		Layers: []layerReport{}, // [] in JSON when every window expired, not null
 	}
 	if in.Window > 0 {
 		r.Window = in.Window.String()

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
 // keyLines returns n lines "prefix-i".
@@ -228,4 +230,24 @@ func TestSetGivenToFileCommand(t *testing.T) {
 		})
 	}
 	assert.Equal(t, float64(1), infoOf(t, set)["generation"], "the set is unchanged")
+}
+
+// info --json of a windowed set whose windows all expired (no one wrote
+// for Keep windows) lists no layer as [], not null, which a client
+// iterating over "layers" fails on.
+func TestSetInfoNoLiveLayer(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "idle.bfset")
+	hourAgo := func() time.Time { return time.Now().Add(-time.Hour) }
+	s, err := mmapbloom.CreateSet(dir, 10, 0.01, &mmapbloom.SetOptions{Window: time.Second, Keep: 2, Now: hourAgo})
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	r := runCLI(t, nil, "info", "--json", dir)
+	requireOK(t, r)
+	assert.Contains(t, r.stdout, `"layers": []`)
+	info := decodeJSON(t, r.stdout)
+	assert.Equal(t, []any{}, info["layers"])
+	assert.Equal(t, float64(0), info["capacity"])
+	r = runCLI(t, nil, "info", dir)
+	requireOK(t, r)
+	assert.Contains(t, r.stdout, "layers:     0\n")
 }
