@@ -82,7 +82,9 @@ func reportLayer(dir string, l mmapbloom.LayerInfo, stats bool) (layerReport, er
 	ir, err := report(filepath.Join(dir, l.File), stats)
 	lr := layerReport{File: l.File, infoReport: ir}
 	if !l.WindowEnd.IsZero() {
-		lr.WindowStart, lr.WindowEnd = l.WindowStart.UTC().Format(time.RFC3339), l.WindowEnd.UTC().Format(time.RFC3339)
+		// RFC3339Nano: windows start at the set's creation time, not on a
+		// whole second, and RFC3339 cut them to the second before.
+		lr.WindowStart, lr.WindowEnd = l.WindowStart.UTC().Format(time.RFC3339Nano), l.WindowEnd.UTC().Format(time.RFC3339Nano)
 	}
 	return lr, err
 }

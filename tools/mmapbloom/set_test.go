@@ -251,3 +251,22 @@ func TestSetInfoNoLiveLayer(t *testing.T) {
 	requireOK(t, r)
 	assert.Contains(t, r.stdout, "layers:     0\n")
 }
+
+// info gives a window's bounds to the nanosecond: windows start at the
+// set's creation time, and bounds cut to the second named a second the
+// window does not start on (05:53:42 to 05:53:43 for a window of
+// 05:53:42.7 to 05:53:43.7).
+func TestSetInfoWindowBounds(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "w.bfset")
+	t0 := time.Now().Truncate(time.Second).Add(700 * time.Millisecond)
+	s, err := mmapbloom.CreateSet(dir, 10, 0.01, &mmapbloom.SetOptions{Window: time.Hour, Keep: 2, Now: func() time.Time { return t0 }})
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	layer := infoOf(t, dir)["layers"].([]any)[0].(map[string]any)
+	start, err := time.Parse(time.RFC3339Nano, layer["window_start"].(string))
+	require.NoError(t, err)
+	end, err := time.Parse(time.RFC3339Nano, layer["window_end"].(string))
+	require.NoError(t, err)
+	assert.True(t, t0.Equal(start), "start %v, want %v", start, t0)
+	assert.True(t, t0.Add(time.Hour).Equal(end), "end %v", end)
+}
