@@ -113,6 +113,9 @@ type setView struct {
 	// adds counts this handle's new adds to the newest layer since its
 	// last count check (set_grow.go).
 	adds atomic.Uint64
+	// isFull records that the newest layer's count reached its capacity
+	// when the view was built or at a count check (set_grow.go).
+	isFull atomic.Bool
 }
 
 // active returns the layer that takes the adds.

@@ -22,14 +22,16 @@ package mmapbloom
 // layer, which takes a few fsyncs) and uses the layer it finds added. A
 // single-key call grows only for a key no layer holds; a batch call grows
 // before a chunk of keys, and adds at most checkInterval keys between two
-// checks.
+// checks. A handle learns that the layer is full when it builds its view
+// (opening the set, or after a change) and at its count checks, which
+// every add makes once the published count reached the capacity.
 //
 // Overshoot bound: each handle holds fewer than min(countBatch, room/64)
 // adds it has not published (room: what the layer lacked at its last
 // reading), so with H handles adding, the newest layer holds at most
 // n + H countBatch keys when its count is seen full, plus at most one key
-// or one batch step per handle whose call passed its check before the new
-// layer was published. Measured with 8 processes racing through a layer
+// or one batch step per handle that had not seen it full, or whose call
+// passed its check before the new layer was published. Measured with 8 processes racing through a layer
 // of 4000 keys (TestSetGrowthManyProcesses, its log).
 
 // checkInterval returns after how many new adds a handle publishes and
@@ -56,16 +58,19 @@ func (s *Set) noteAdds(v *setView, added uint64) error {
 		return nil
 	}
 	v.adds.Store(0)
-	_, err := v.active().Count()
+	c, err := v.active().Count()
+	if err == nil && c >= v.capacity() {
+		v.isFull.Store(true)
+	}
 	return err
 }
 
 // full reports whether v's newest layer must give way to a new one before
-// it takes another new key: the set grows, and the layer's count as every
-// handle published it reached its capacity.
-func (v *setView) full() bool {
-	return v.m.grows() && v.active().sharedCount() >= v.capacity()
-}
+// it takes another new key: the set grows, and the layer's count reached
+// its capacity when the view was built or at this handle's last count
+// check (one atomic load: a layer another handle filled is seen at this
+// handle's next check, after one more add at most).
+func (v *setView) full() bool { return v.isFull.Load() }
 
 // grow adds the next layer to the set whose newest layer v found full,
 // unless another handle did (or the window of a windowed set is over: the

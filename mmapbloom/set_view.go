@@ -3,6 +3,7 @@ package mmapbloom
 import (
 	"errors"
 	"io/fs"
+	"runtime/debug"
 )
 
 // reloadTries bounds the re-reads of a MANIFEST whose layer files
@@ -13,21 +14,20 @@ const reloadTries = 8
 // under op by this handle's own reload (another goroutine moved the view
 // on) makes op run again on the new view. CONTROL truncated under the
 // mapping gives ErrFileChanged (control.guard).
-func (s *Set) do(op func(v *setView) error) error {
+func (s *Set) do(op func(v *setView) error) (err error) {
 	s.rw.RLock()
 	defer s.rw.RUnlock()
-	return s.ctl.guard(func() error {
-		for try := 0; ; try++ {
-			v, err := s.current()
-			if err != nil {
-				return err
-			}
-			err = op(v)
-			if !errors.Is(err, ErrClosed) || try == reloadTries || s.view.Load() == v {
-				return err
-			}
+	defer s.ctl.recoverFault(debug.SetPanicOnFault(true), &err)
+	for try := 0; ; try++ {
+		v, err := s.current()
+		if err != nil {
+			return err
 		}
-	})
+		err = op(v)
+		if !errors.Is(err, ErrClosed) || try == reloadTries || s.view.Load() == v {
+			return err
+		}
+	}
 }
 
 // current returns the view of the current generation, reloading the
@@ -93,6 +93,7 @@ func (s *Set) build(gen uint64, old *setView) (*setView, error) {
 	if m.windowed() {
 		v.activeEnd = m.windowEnd(m.Layers[len(m.Layers)-1].Window)
 	}
+	v.isFull.Store(m.grows() && v.active().sharedCount() >= v.capacity())
 	return v, nil
 }
 
