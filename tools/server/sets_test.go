@@ -186,6 +186,11 @@ func TestWindowedSet(t *testing.T) {
 		{[]any{"w", "0.01", "100", "WINDOW", "0", "KEEP", "3"}, "ERR bad window"},
 		{[]any{"w", "0.01", "100", "WINDOW", "60", "KEEP", "x"}, "ERR bad keep"},
 		{[]any{"w", "0.01", "100", "WINDOW", "60", "KEEP", "5000"}, "ERR keep out of range"},
+		// 100 years times 3 windows is beyond a time.Duration (it said
+		// "ERR create set w.bfset: window ... times keep 3: beyond ...: not
+		// a valid filter set").
+		{[]any{"w", "0.01", "100", "WINDOW", "3153600000", "KEEP", "3"}, "ERR window out of range"},
+		{[]any{"w", "0.01", "100", "WINDOW", "9100000", "KEEP", "1024"}, "ERR window out of range"},
 		{[]any{"w", "0.01", "100", "WINDOW", "60", "FOO", "3"}, "ERR syntax error"},
 		{[]any{"w", "0.01", "100", "WINDOW", "60", "KEEP", "3", "EXPANSION", "x"}, "ERR bad expansion"},
 		{[]any{"w", "0.01", "100", "WINDOW", "60", "KEEP", "3", "EXPANSION", "0"}, "ERR expansion must be in the range [1, 32768]"},
