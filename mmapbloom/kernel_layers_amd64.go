@@ -48,7 +48,7 @@ func (k kernel) locateLayers(layers []fusedLayer, first [][chunkKeys]uint64, hs 
 
 // The assembly walks first in rows of 12 words (96 bytes): a compile
 // error here means it needs the new row size (unsafe.go checks the
-// 24-byte fusedLayer).
+// 96-byte fusedLayer).
 var _ [0]struct{} = [chunkKeys - 12]struct{}{}
 
 // locateLayersAsm is locateLayers for n <= chunkKeys keys over nl

@@ -60,12 +60,12 @@ func benchSetAndFilter(b *testing.B) (s *Set, f *Filter, present, absent [][]byt
 // what 3000 batches of benchBatch keys go through.
 const benchQueries = 1 << 20
 
-// evenSample returns at most max keys taken at even steps through keys
+// evenSample returns up to most keys taken at even steps through keys
 // (all of them if there are no more), copied together: the present keys
 // asked for come from every layer in proportion to its keys (the first
 // keys added fill the oldest layers), read in order from one buffer.
-func evenSample(keys [][]byte, max int) [][]byte {
-	step := (len(keys) + max - 1) / max
+func evenSample(keys [][]byte, most int) [][]byte {
+	step := (len(keys) + most - 1) / most
 	if step <= 1 {
 		return keys
 	}
