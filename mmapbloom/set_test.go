@@ -529,3 +529,26 @@ func TestSetGrowsOnTheNextNewKey(t *testing.T) {
 		})
 	}
 }
+
+// A MANIFEST whose next layer number names a layer it lists (edited by
+// hand, or written by something else) is refused: the next growth
+// removed that file as a crash's orphan and made an empty layer in its
+// place, losing every key of the live layer.
+func TestSetRefusesStaleNext(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "n.bfset")
+	s, err := CreateSet(dir, 10, 0.01, nil)
+	require.NoError(t, err)
+	for i := range 30 {
+		require.NoError(t, s.Add(setKey("a", i)))
+	}
+	require.NoError(t, s.Close())
+	editManifest(t, dir, func(m *manifest) { m.Next = 1 })
+	_, err = OpenSet(dir, nil)
+	require.ErrorIs(t, err, ErrBadSet)
+	assert.ErrorContains(t, err, "L000001.bloom at or after next 1")
+	for _, name := range []string{"L000000.bloom", "L000001.bloom"} {
+		f, err := Open(filepath.Join(dir, name), &OpenOptions{ReadOnly: true})
+		require.NoError(t, err, "the layers are untouched")
+		require.NoError(t, f.Close())
+	}
+}
