@@ -197,13 +197,18 @@ func (s *Set) batch(keys [][]byte, present []bool, op chunkOp) error {
 // insertChunk is insert for the first keys of a chunk (add true:
 // AddBatch): for a set that grows, as many as the growth check allows
 // before its next reading (see checkInterval), after adding a layer when
-// the newest is full.
+// the newest is full and some key of the chunk is new.
 func (s *Set) insertChunk(v *setView, keys [][]byte, present []bool, add bool) (int, error) {
 	v, err := s.writable(v)
 	if err != nil {
 		return 0, err
 	}
 	if v.full() {
+		if !v.addsAlways(add) {
+			if all, err := s.chunkPresent(v, keys, present); err != nil || all {
+				return len(keys), err
+			}
+		}
 		if v, err = s.grow(v); err != nil {
 			return 0, err
 		}
@@ -213,6 +218,24 @@ func (s *Set) insertChunk(v *setView, keys [][]byte, present []bool, add bool) (
 		keys, present = keys[:room], present[:room]
 	}
 	return len(keys), s.insertKeys(v, keys, present, add)
+}
+
+// chunkPresent sets present for keys as TestBatch does on v's live
+// layers and reports whether every key is present: then a chunk adds
+// nothing, and a full set need not grow for it.
+func (s *Set) chunkPresent(v *setView, keys [][]byte, present []bool) (bool, error) {
+	clear(present)
+	p := getPending(v.m.Seed)
+	defer p.put()
+	if err := p.testLayers(v.live(s.now), keys, present); err != nil {
+		return false, err
+	}
+	for _, ok := range present {
+		if !ok {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // insertKeys adds keys to v's newest layer and sets present, on the

@@ -20,11 +20,12 @@ package mmapbloom
 // the lock that no other handle did, and adds its keys to the new layer;
 // a handle that finds LOCK taken waits for it (the holder is adding the
 // layer, which takes a few fsyncs) and uses the layer it finds added. A
-// single-key call grows only for a key no layer holds; a batch call grows
-// before a chunk of keys, and adds at most checkInterval keys between two
-// checks. A handle learns that the layer is full when it builds its view
-// (opening the set, or after a change) and at its count checks, which
-// every add makes once the published count reached the capacity.
+// call grows only for a key no layer holds (a batch call, before a chunk
+// of keys of which one is new), and a batch adds at most checkInterval
+// keys between two checks. A handle learns that the layer is full when
+// it builds its view (opening the set, or after a change) and at its
+// count checks, which every add makes once the published count reached
+// the capacity.
 //
 // Overshoot bound: each handle holds fewer than min(countBatch, room/64)
 // adds it has not published (room: what the layer lacked at its last

@@ -499,8 +499,17 @@ func TestSetGrowsOnTheNextNewKey(t *testing.T) {
 			require.Equal(t, uint64(100), c)
 			assert.Equal(t, 1, s.Layers(), "full, not grown")
 			assert.Equal(t, uint64(100), s.Capacity())
-			seen, err := s.TestAndAdd(first)
-			require.NoError(t, err)
+			var seen bool
+			if batch {
+				present := make([]bool, 2)
+				require.NoError(t, s.TestAndAddBatch([][]byte{first, first}, present))
+				require.NoError(t, s.AddBatch([][]byte{first}))
+				seen = present[0] && present[1]
+			} else {
+				seen, err = s.TestAndAdd(first)
+				require.NoError(t, err)
+				require.NoError(t, s.Add(first))
+			}
 			assert.True(t, seen)
 			assert.Equal(t, 1, s.Layers(), "a key present does not grow the set")
 			var fresh []byte

@@ -334,6 +334,7 @@ func TestScalingSetGrowsOnNextNewItem(t *testing.T) {
 	assert.Equal(t, []any{int64(1)}, rdb.Do(c, "BF.INFO", "g", "FILTERS").Val())
 	assert.Equal(t, []any{int64(100)}, rdb.Do(c, "BF.INFO", "g", "CAPACITY").Val())
 	assert.False(t, rdb.BFAdd(c, "g", "a-0").Val(), "present: no growth")
+	assert.Equal(t, []bool{false, false}, rdb.BFMAdd(c, "g", "a-0", "a-1").Val())
 	assert.Equal(t, []any{int64(1)}, rdb.Do(c, "BF.INFO", "g", "FILTERS").Val())
 	fresh := ""
 	for i := 0; fresh == ""; i++ {
