@@ -142,15 +142,20 @@ func (s *Set) TestBatch(keys [][]byte, present []bool) error {
 		return fmt.Errorf("mmapbloom: TestBatch: %d results for %d keys: %w", len(present), len(keys), ErrBadOptions)
 	}
 	return s.batch(keys, present, func(v *setView, keys [][]byte, present []bool) (int, error) {
-		live := v.live(s.now)
-		if fusable(live, v.m.Seed) {
-			return len(keys), testFused(live, v.m.Seed, keys, present)
-		}
-		clear(present)
-		p := getPending(v.m.Seed)
-		defer p.put()
-		return len(keys), p.testLayers(live, keys, present)
+		return len(keys), s.testChunk(v, keys, present)
 	})
+}
+
+// testChunk sets present[i] to whether keys[i] may be in v's live layers.
+func (s *Set) testChunk(v *setView, keys [][]byte, present []bool) error {
+	live := v.live(s.now)
+	if fusable(live, v.m.Seed) {
+		return testFused(live, v.m.Seed, keys, present)
+	}
+	clear(present)
+	p := getPending(v.m.Seed)
+	defer p.put()
+	return p.testLayers(live, keys, present)
 }
 
 // TestAndAddBatch sets present[i] to TestAndAdd(keys[i]) for every key
@@ -224,10 +229,7 @@ func (s *Set) insertChunk(v *setView, keys [][]byte, present []bool, add bool) (
 // layers and reports whether every key is present: then a chunk adds
 // nothing, and a full set need not grow for it.
 func (s *Set) chunkPresent(v *setView, keys [][]byte, present []bool) (bool, error) {
-	clear(present)
-	p := getPending(v.m.Seed)
-	defer p.put()
-	if err := p.testLayers(v.live(s.now), keys, present); err != nil {
+	if err := s.testChunk(v, keys, present); err != nil {
 		return false, err
 	}
 	for _, ok := range present {
