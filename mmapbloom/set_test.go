@@ -561,3 +561,68 @@ func TestSetRefusesStaleNext(t *testing.T) {
 		require.NoError(t, f.Close())
 	}
 }
+
+// Adding the same keys again within one window of a windowed set that
+// grows does not add them again: a key an older layer of the current
+// window holds is in the window already. It was added to the newest
+// layer, counted twice and grew the window (300 keys added twice: count
+// 600 in 3 layers, for 300 in 2). Single keys, batches, and TestAndAdd
+// with Refresh alike; a key of an older window is still re-added.
+func TestWindowedSetAddTwiceInWindow(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		refresh bool
+		add     func(s *Set, keys [][]byte) error
+	}{
+		{"Add", false, func(s *Set, keys [][]byte) error {
+			for _, k := range keys {
+				if err := s.Add(k); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{"AddBatch", false, func(s *Set, keys [][]byte) error { return s.AddBatch(keys) }},
+		{"TestAndAdd refresh", true, func(s *Set, keys [][]byte) error {
+			for _, k := range keys {
+				if _, err := s.TestAndAdd(k); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{"TestAndAddBatch refresh", true, func(s *Set, keys [][]byte) error {
+			return s.TestAndAddBatch(keys, make([]bool, len(keys)))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := newFakeClock()
+			s, err := CreateSet(filepath.Join(t.TempDir(), "w.bfset"), 100, 0.01,
+				&SetOptions{Window: time.Hour, Keep: 2, Expansion: 2, Refresh: tc.refresh, Now: clock.now})
+			require.NoError(t, err)
+			defer s.Close()
+			keys := make([][]byte, 250)
+			for i := range keys {
+				keys[i] = setKey("k", i)
+			}
+			require.NoError(t, tc.add(s, keys))
+			require.Equal(t, 2, s.Layers(), "100 + 200 keys")
+			once, err := s.Count()
+			require.NoError(t, err)
+			require.NoError(t, tc.add(s, keys))
+			again, err := s.Count()
+			require.NoError(t, err)
+			assert.Equal(t, once, again, "the same keys again in the window")
+			assert.Equal(t, 2, s.Layers())
+
+			clock.advance(time.Hour) // the next window: the keys go to it
+			require.NoError(t, tc.add(s, keys[:50]))
+			info, err := s.Info()
+			require.NoError(t, err)
+			require.Len(t, info.Layers, 3)
+			c, err := s.Count()
+			require.NoError(t, err)
+			assert.InDelta(t, once+50, c, 2, "re-added to the new window")
+		})
+	}
+}
