@@ -114,7 +114,10 @@ func (f *Filter) faultError(addr uintptr) error {
 }
 
 // maps reports whether addr lies in f's mapping.
-func (f *Filter) maps(addr uintptr) bool {
-	start := reflect.ValueOf(f.data).Pointer()
-	return addr >= start && addr-start < uintptr(len(f.data))
+func (f *Filter) maps(addr uintptr) bool { return inMapping(f.data, addr) }
+
+// inMapping reports whether addr lies in the mapping data.
+func inMapping(data []byte, addr uintptr) bool {
+	start := reflect.ValueOf(data).Pointer()
+	return addr >= start && addr-start < uintptr(len(data))
 }

@@ -113,6 +113,9 @@ type setView struct {
 	// adds counts this handle's new adds to the newest layer since its
 	// last count check (set_grow.go).
 	adds atomic.Uint64
+	// isFull records that the newest layer's count reached its capacity
+	// when the view was built or at a count check (set_grow.go).
+	isFull atomic.Bool
 }
 
 // active returns the layer that takes the adds.
@@ -274,6 +277,13 @@ const (
 	MaxKeep = 1024
 )
 
+// MaxWindow returns the longest Window of a set that keeps keep windows
+// (0: the default, 2): Window times Keep must fit a time.Duration (about
+// 292 years), so 146 years for 2 windows, 104 days for 1024.
+func MaxWindow(keep int) time.Duration {
+	return time.Duration(math.MaxInt64) / time.Duration(max(keep, 2))
+}
+
 // check refuses options that mix the two kinds of set or are out of
 // range: a negative or sub-second window, a window times Keep beyond
 // time.Duration, a Keep above MaxKeep, an Expansion above MaxExpansion, a
@@ -287,7 +297,7 @@ func (o SetOptions) check() error {
 		bad = fmt.Sprintf("window %v: at least %v", o.Window, MinWindow)
 	case o.Keep > MaxKeep:
 		bad = fmt.Sprintf("keep %d windows: at most %d", o.Keep, MaxKeep)
-	case o.Window > 0 && o.Window > time.Duration(math.MaxInt64)/time.Duration(max(o.Keep, 2)):
+	case o.Window > MaxWindow(o.Keep):
 		bad = fmt.Sprintf("window %v times keep %d: beyond %v", o.Window, max(o.Keep, 2), time.Duration(math.MaxInt64))
 	case o.Expansion > MaxExpansion:
 		bad = fmt.Sprintf("expansion %d: at most %d", o.Expansion, MaxExpansion)
@@ -378,10 +388,14 @@ func OpenSet(dir string, opts *OpenOptions) (*Set, error) {
 		return nil, err
 	}
 	s.ctl = ctl
-	if !o.ReadOnly {
-		ctl.raise(m.Generation)
-	}
-	if _, err := s.reload(); err != nil {
+	err = ctl.guard(func() error {
+		if !o.ReadOnly {
+			ctl.raise(m.Generation)
+		}
+		_, err := s.reload()
+		return err
+	})
+	if err != nil {
 		_ = ctl.close()
 		return nil, err
 	}

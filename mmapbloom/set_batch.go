@@ -142,15 +142,20 @@ func (s *Set) TestBatch(keys [][]byte, present []bool) error {
 		return fmt.Errorf("mmapbloom: TestBatch: %d results for %d keys: %w", len(present), len(keys), ErrBadOptions)
 	}
 	return s.batch(keys, present, func(v *setView, keys [][]byte, present []bool) (int, error) {
-		live := v.live(s.now)
-		if fusable(live, v.m.Seed) {
-			return len(keys), testFused(live, v.m.Seed, keys, present)
-		}
-		clear(present)
-		p := getPending(v.m.Seed)
-		defer p.put()
-		return len(keys), p.testLayers(live, keys, present)
+		return len(keys), s.testChunk(v, keys, present)
 	})
+}
+
+// testChunk sets present[i] to whether keys[i] may be in v's live layers.
+func (s *Set) testChunk(v *setView, keys [][]byte, present []bool) error {
+	live := v.live(s.now)
+	if fusable(live, v.m.Seed) {
+		return testFused(live, v.m.Seed, keys, present)
+	}
+	clear(present)
+	p := getPending(v.m.Seed)
+	defer p.put()
+	return p.testLayers(live, keys, present)
 }
 
 // TestAndAddBatch sets present[i] to TestAndAdd(keys[i]) for every key
@@ -196,17 +201,53 @@ func (s *Set) batch(keys [][]byte, present []bool, op chunkOp) error {
 
 // insertChunk is insert for the first keys of a chunk (add true:
 // AddBatch): for a set that grows, as many as the growth check allows
-// before its next reading (see checkInterval).
+// before its next reading (see checkInterval), after adding a layer when
+// the newest is full and some key of the chunk is new.
 func (s *Set) insertChunk(v *setView, keys [][]byte, present []bool, add bool) (int, error) {
 	v, err := s.writable(v)
 	if err != nil {
 		return 0, err
+	}
+	if v.full() {
+		if all, err := s.chunkPresent(v, keys, present, add); err != nil || all {
+			return len(keys), err
+		}
+		if v, err = s.grow(v); err != nil {
+			return 0, err
+		}
 	}
 	if v.m.grows() {
 		room := min(v.room(), len(keys))
 		keys, present = keys[:room], present[:room]
 	}
 	return len(keys), s.insertKeys(v, keys, present, add)
+}
+
+// chunkPresent sets present for keys where an insert looks for them
+// before it adds them, and reports whether every key is there: then the
+// chunk adds nothing, and a full set need not grow for it. That is the
+// live layers (TestBatch), or for a call that adds keys always
+// (addsAlways) the current window's layers.
+func (s *Set) chunkPresent(v *setView, keys [][]byte, present []bool, add bool) (bool, error) {
+	var err error
+	if v.addsAlways(add) {
+		older, _ := v.split(s.now)
+		clear(present)
+		p := getPending(v.m.Seed)
+		defer p.put()
+		err = p.testLayers(v.currentWindow(older), keys, present)
+	} else {
+		err = s.testChunk(v, keys, present)
+	}
+	if err != nil {
+		return false, err
+	}
+	for _, ok := range present {
+		if !ok {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // insertKeys adds keys to v's newest layer and sets present, on the
@@ -216,7 +257,9 @@ func (s *Set) insertKeys(v *setView, keys [][]byte, present []bool, add bool) er
 	always := v.addsAlways(add)
 	var added int
 	var err error
-	if layers := v.layers[len(v.layers)-1-len(older):]; fusable(layers, v.m.Seed) { // older, then active
+	if win := v.currentWindow(older); always && len(win) > 1 {
+		added, err = insertToWindow(older, win, v.m.Seed, keys, present, add)
+	} else if layers := v.layers[len(v.layers)-1-len(older):]; fusable(layers, v.m.Seed) { // older, then active
 		added, err = insertFused(layers, v.m.Seed, keys, present, always, add)
 	} else {
 		added, err = insertLayers(older, active, v.m.Seed, keys, present, always, add)
@@ -225,6 +268,35 @@ func (s *Set) insertKeys(v *setView, keys [][]byte, present []bool, add bool) er
 		return err
 	}
 	return s.noteAdds(v, uint64(added))
+}
+
+// insertToWindow is insertKeys for a call that adds keys always
+// (addsAlways) to a window grown into several layers, win (oldest first,
+// the newest last, which takes the adds): a key one of win's older layers
+// holds is in the window already and is not added again (present), the
+// others go to insertLayers.
+func insertToWindow(older, win []*Filter, seed uint64, keys [][]byte, present []bool, add bool) (int, error) {
+	var inWin, subPresent [setChunk]bool
+	var sub [setChunk][]byte
+	var idx [setChunk]int
+	p := getPending(seed)
+	defer p.put()
+	if err := p.testLayers(win[:len(win)-1], keys, inWin[:len(keys)]); err != nil {
+		return 0, err
+	}
+	n := 0
+	for i, key := range keys {
+		if !inWin[i] {
+			sub[n], idx[n] = key, i
+			n++
+		}
+	}
+	added, err := insertLayers(older, win[len(win)-1], seed, sub[:n], subPresent[:n], true, add)
+	copy(present, inWin[:len(keys)])
+	for j := range n {
+		present[idx[j]] = subPresent[j]
+	}
+	return added, err
 }
 
 // insertLayers is insertKeys one layer at a time: the older layers are

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sync/atomic"
 
 	"github.com/edsrzf/mmap-go"
@@ -101,6 +102,30 @@ func (c *control) raise(g uint64) {
 			return
 		}
 	}
+}
+
+// guard runs op, which loads or raises the generation, so that a fault
+// on the page (CONTROL truncated under the mapping, which would otherwise
+// kill the process with SIGBUS) returns ErrFileChanged. Faults elsewhere
+// and other panics go on.
+func (c *control) guard(op func() error) (err error) {
+	defer c.recoverFault(debug.SetPanicOnFault(true), &err)
+	return op()
+}
+
+// recoverFault restores the goroutine's panic-on-fault setting and turns
+// a fault on c's page into ErrFileChanged.
+func (c *control) recoverFault(restore bool, err *error) {
+	debug.SetPanicOnFault(restore)
+	r := recover()
+	if r == nil {
+		return
+	}
+	fault, ok := r.(interface{ Addr() uintptr })
+	if !ok || !inMapping(c.data, fault.Addr()) {
+		panic(r)
+	}
+	*err = fmt.Errorf("mmapbloom: %s: fault at %#x (file truncated or shrunk?): %w", c.file.Name(), fault.Addr(), ErrFileChanged)
 }
 
 // close unmaps and closes CONTROL.

@@ -80,8 +80,9 @@ func (s *Set) Count() (uint64, error) {
 
 // OverCapacity reports whether the newest live layer holds more keys than
 // it was sized for (Filter.OverCapacity), from its header alone. A
-// set that grows adds a layer before that, so it reports it only between
-// the add that filled the layer and the next; a windowed set without an
+// set that grows adds a layer for the next new key once the newest is
+// full, so it reports it only when handles adding at once overshot the
+// capacity (set_grow.go), until that next key; a windowed set without an
 // expansion does not grow, so a window that receives more keys than n
 // reports it until the window ends. Errors: ErrClosed, ErrFileChanged.
 func (s *Set) OverCapacity() (bool, error) {

@@ -110,6 +110,13 @@ func (m *manifest) check() error {
 		if l.File != filepath.Base(l.File) || l.File == "." || l.File == ".." {
 			return fmt.Errorf("manifest layer file %q: %w", l.File, ErrBadSet)
 		}
+		// The next layer is created at layerName(Next), removing any file
+		// there as a crash's orphan: a listed layer at or after Next would
+		// be unlinked with its keys.
+		var i uint64
+		if _, err := fmt.Sscanf(l.File, "L%d.bloom", &i); err == nil && i >= m.Next {
+			return fmt.Errorf("manifest layer file %s at or after next %d: %w", l.File, m.Next, ErrBadSet)
+		}
 	}
 	return nil
 }

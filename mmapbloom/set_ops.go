@@ -5,7 +5,10 @@ package mmapbloom
 // a key to the newest layer only when none holds it (RedisBloom's
 // SBChain_Add), so a key is counted in one layer. A windowed set's Add
 // always adds to the current window (the key was seen now), and so does
-// its TestAndAdd with Refresh. A key absent from the set costs one probe
+// its TestAndAdd with Refresh, unless the current window holds it already
+// (a window that grew tests its own layers as a scalable set does, so
+// adding the same keys again in one window neither counts nor grows it).
+// A key absent from the set costs one probe
 // (one cache line for a blocked layer) per live layer.
 
 // Add inserts key (see the note above for which layer takes it). Errors:
@@ -55,10 +58,22 @@ func (s *Set) insert(key []byte, add bool) (present bool, err error) {
 		}
 		older, active := v.split(s.now)
 		always := v.addsAlways(add)
-		if !always {
-			if present, err = anyHas(older, key); present || err != nil {
+		check := older
+		if always { // only the current window's layers: it may have grown
+			win := v.currentWindow(older)
+			check = win[:len(win)-1]
+		}
+		if present, err = anyHas(check, key); present || err != nil {
+			return err
+		}
+		if v.full() {
+			if present, err = active.Test(key); present || err != nil {
 				return err
 			}
+			if v, err = s.grow(v); err != nil {
+				return err
+			}
+			older, active = v.split(s.now)
 		}
 		if present, err = active.TestAndAdd(key); err != nil || present {
 			return err
@@ -75,10 +90,25 @@ func (s *Set) insert(key []byte, add bool) (present bool, err error) {
 }
 
 // addsAlways reports whether a key goes to the newest layer even when an
-// older one holds it: a windowed set's Add, and its TestAndAdd with
-// Refresh.
+// older window holds it: a windowed set's Add, and its TestAndAdd with
+// Refresh. A key the current window holds already (in an older layer of
+// a window that grew) is not added again.
 func (v *setView) addsAlways(add bool) bool {
 	return v.m.windowed() && (add || v.m.Refresh)
+}
+
+// currentWindow returns the live layers of the newest layer's window,
+// oldest first, the newest last: one layer, unless a windowed set's
+// window grew (an expansion). older is what split returned.
+func (v *setView) currentWindow(older []*Filter) []*Filter {
+	k := 0
+	if v.m.windowed() {
+		ls := v.m.Layers
+		for k < len(older) && ls[len(ls)-2-k].Window == ls[len(ls)-1].Window {
+			k++
+		}
+	}
+	return v.layers[len(v.layers)-1-k:]
 }
 
 // anyHas tests key in layers, newest first, and stops at the first hit.

@@ -30,8 +30,18 @@ import (
 // holds n s^j keys at (p/W) (1-r) r^j, below p / W in all, so the bound
 // holds however many keys a window receives.
 
+// minLayerP is the floor of a later layer's false-positive probability.
+// p (1-r) r^i falls below it after some 60 layers at r = 0.5 (a set of
+// expansion 1 reaches them at 60 n keys), where a layer would need more
+// than format.MaxK hash functions: it could not be made and the set
+// stopped taking keys. Layers past the floor are sized at it (or at the
+// first layer's rate, when that is lower), so each adds at most 1e-19 to
+// the set's rate: p is exceeded only after some 10^12 of them at p = 1e-6.
+const minLayerP = 1e-19
+
 // scalableLayer returns the capacity and false-positive probability of
-// layer i of a scalable set, or ErrTooLarge when n * s^i overflows.
+// layer i of a scalable set, or ErrTooLarge when n * s^i overflows. The
+// probability never goes below min(minLayerP, the first layer's).
 func scalableLayer(n uint64, p float64, s uint32, r float64, i int) (uint64, float64, error) {
 	ni := n
 	for range i {
@@ -41,7 +51,8 @@ func scalableLayer(n uint64, p float64, s uint32, r float64, i int) (uint64, flo
 		}
 		ni = lo
 	}
-	return ni, p * (1 - r) * math.Pow(r, float64(i)), nil
+	first := p * (1 - r)
+	return ni, max(first*math.Pow(r, float64(i)), min(first, minLayerP)), nil
 }
 
 // nextLayer returns the capacity and false-positive probability of the

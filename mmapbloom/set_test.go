@@ -409,3 +409,220 @@ func TestSetRefusesForeignLayer(t *testing.T) {
 		})
 	}
 }
+
+// A set that adds many layers (expansion 1 at RedisBloom's r = 0.5) goes
+// on growing past the layer whose rate p (1-r) r^i would need more than
+// format.MaxK hash functions (layer 57 at p = 0.01): later layers are
+// sized at minLayerP instead of failing every add.
+func TestScalableSetGrowsPastRateFloor(t *testing.T) {
+	s, err := CreateSet(filepath.Join(t.TempDir(), "flat.bfset"), 10, 0.01, &SetOptions{Expansion: 1})
+	require.NoError(t, err)
+	defer s.Close()
+	added := 0
+	for ; s.Layers() < 70 && added < 2000; added++ {
+		require.NoError(t, s.Add(setKey("a", added)), "add %d, %d layers", added, s.Layers())
+	}
+	require.Equal(t, 70, s.Layers())
+	info, err := s.Info()
+	require.NoError(t, err)
+	sum := 0.0
+	for i, l := range info.Layers {
+		want := max(0.005*math.Pow(0.5, float64(i)), 1e-19) // minLayerP
+		assert.InDelta(t, want, l.P, want*1e-12, "layer %d", i)
+		sum += l.P
+	}
+	assert.Less(t, sum, 0.01, "the layers' rates sum below p")
+	for i := range added {
+		ok, err := s.Test(setKey("a", i))
+		require.NoError(t, err)
+		require.True(t, ok, "key a-%d", i)
+	}
+	_, p, err := scalableLayer(1, 1e-25, 1, 0.5, 3)
+	require.NoError(t, err)
+	assert.InDelta(t, 0.5e-25, p, 1e-40, "a first layer below the floor: later layers keep its rate")
+}
+
+// CONTROL truncated under a live handle (by hand, a bad copy) made the
+// next call's generation load die of SIGBUS, taking the process (a
+// server with every filter it serves) with it: it is ErrFileChanged, and
+// the set's other handles and files are untouched.
+func TestSetControlTruncated(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "c.bfset")
+	s, err := CreateSet(dir, 100, 0.01, nil)
+	require.NoError(t, err)
+	defer s.Close()
+	require.NoError(t, s.Add([]byte("a")))
+	require.NoError(t, os.Truncate(filepath.Join(dir, controlName), 0))
+	_, err = s.Test([]byte("a"))
+	require.ErrorIs(t, err, ErrFileChanged)
+	require.ErrorIs(t, s.Add([]byte("b")), ErrFileChanged)
+	present := make([]bool, 2)
+	require.ErrorIs(t, s.TestAndAddBatch([][]byte{[]byte("a"), []byte("c")}, present), ErrFileChanged)
+	_, err = s.Count()
+	require.ErrorIs(t, err, ErrFileChanged)
+	require.NoError(t, s.Close())
+	_, err = OpenSet(dir, nil)
+	require.ErrorIs(t, err, ErrBadSet, "a CONTROL of 0 bytes is refused at open")
+}
+
+// A layer is added by the first new key after the newest layer filled,
+// as RedisBloom's SBChain_Add does, not by the add that filled it: a set
+// filled to exactly its capacity has one layer (it had two, Capacity 3n,
+// and an empty layer file), a key already present does not grow it, and
+// the next new key does. Single keys and batches alike.
+func TestSetGrowsOnTheNextNewKey(t *testing.T) {
+	for _, batch := range []bool{false, true} {
+		t.Run(fmt.Sprintf("batch=%v", batch), func(t *testing.T) {
+			s, err := CreateSet(filepath.Join(t.TempDir(), "g.bfset"), 100, 0.01, nil)
+			require.NoError(t, err)
+			defer s.Close()
+			var first []byte
+			for i := 0; i < 1000; i++ {
+				c, err := s.Count()
+				require.NoError(t, err)
+				if c == 100 {
+					break
+				}
+				key := setKey("a", i)
+				if batch {
+					require.NoError(t, s.TestAndAddBatch([][]byte{key}, make([]bool, 1)))
+				} else {
+					_, err = s.TestAndAdd(key)
+					require.NoError(t, err)
+				}
+				if first == nil {
+					first = key
+				}
+			}
+			c, err := s.Count()
+			require.NoError(t, err)
+			require.Equal(t, uint64(100), c)
+			assert.Equal(t, 1, s.Layers(), "full, not grown")
+			assert.Equal(t, uint64(100), s.Capacity())
+			var seen bool
+			if batch {
+				present := make([]bool, 2)
+				require.NoError(t, s.TestAndAddBatch([][]byte{first, first}, present))
+				require.NoError(t, s.AddBatch([][]byte{first}))
+				seen = present[0] && present[1]
+			} else {
+				seen, err = s.TestAndAdd(first)
+				require.NoError(t, err)
+				require.NoError(t, s.Add(first))
+			}
+			assert.True(t, seen)
+			assert.Equal(t, 1, s.Layers(), "a key present does not grow the set")
+			var fresh []byte
+			for i := 0; fresh == nil; i++ {
+				if ok, err := s.Test(setKey("b", i)); !ok && err == nil {
+					fresh = setKey("b", i)
+				}
+			}
+			if batch {
+				present := make([]bool, 1)
+				require.NoError(t, s.TestAndAddBatch([][]byte{fresh}, present))
+				seen = present[0]
+			} else {
+				seen, err = s.TestAndAdd(fresh)
+				require.NoError(t, err)
+			}
+			assert.False(t, seen)
+			assert.Equal(t, 2, s.Layers(), "the next new key grows it")
+			assert.Equal(t, uint64(300), s.Capacity())
+			c, err = s.Count()
+			require.NoError(t, err)
+			assert.Equal(t, uint64(101), c)
+			ok, err := s.Test(fresh)
+			require.NoError(t, err)
+			assert.True(t, ok)
+		})
+	}
+}
+
+// A MANIFEST whose next layer number names a layer it lists (edited by
+// hand, or written by something else) is refused: the next growth
+// removed that file as a crash's orphan and made an empty layer in its
+// place, losing every key of the live layer.
+func TestSetRefusesStaleNext(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "n.bfset")
+	s, err := CreateSet(dir, 10, 0.01, nil)
+	require.NoError(t, err)
+	for i := range 30 {
+		require.NoError(t, s.Add(setKey("a", i)))
+	}
+	require.NoError(t, s.Close())
+	editManifest(t, dir, func(m *manifest) { m.Next = 1 })
+	_, err = OpenSet(dir, nil)
+	require.ErrorIs(t, err, ErrBadSet)
+	assert.ErrorContains(t, err, "L000001.bloom at or after next 1")
+	for _, name := range []string{"L000000.bloom", "L000001.bloom"} {
+		f, err := Open(filepath.Join(dir, name), &OpenOptions{ReadOnly: true})
+		require.NoError(t, err, "the layers are untouched")
+		require.NoError(t, f.Close())
+	}
+}
+
+// Adding the same keys again within one window of a windowed set that
+// grows does not add them again: a key an older layer of the current
+// window holds is in the window already. It was added to the newest
+// layer, counted twice and grew the window (300 keys added twice: count
+// 600 in 3 layers, for 300 in 2). Single keys, batches, and TestAndAdd
+// with Refresh alike; a key of an older window is still re-added.
+func TestWindowedSetAddTwiceInWindow(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		refresh bool
+		add     func(s *Set, keys [][]byte) error
+	}{
+		{"Add", false, func(s *Set, keys [][]byte) error {
+			for _, k := range keys {
+				if err := s.Add(k); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{"AddBatch", false, func(s *Set, keys [][]byte) error { return s.AddBatch(keys) }},
+		{"TestAndAdd refresh", true, func(s *Set, keys [][]byte) error {
+			for _, k := range keys {
+				if _, err := s.TestAndAdd(k); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{"TestAndAddBatch refresh", true, func(s *Set, keys [][]byte) error {
+			return s.TestAndAddBatch(keys, make([]bool, len(keys)))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := newFakeClock()
+			s, err := CreateSet(filepath.Join(t.TempDir(), "w.bfset"), 100, 0.01,
+				&SetOptions{Window: time.Hour, Keep: 2, Expansion: 2, Refresh: tc.refresh, Now: clock.now})
+			require.NoError(t, err)
+			defer s.Close()
+			keys := make([][]byte, 250)
+			for i := range keys {
+				keys[i] = setKey("k", i)
+			}
+			require.NoError(t, tc.add(s, keys))
+			require.Equal(t, 2, s.Layers(), "100 + 200 keys")
+			once, err := s.Count()
+			require.NoError(t, err)
+			require.NoError(t, tc.add(s, keys))
+			again, err := s.Count()
+			require.NoError(t, err)
+			assert.Equal(t, once, again, "the same keys again in the window")
+			assert.Equal(t, 2, s.Layers())
+
+			clock.advance(time.Hour) // the next window: the keys go to it
+			require.NoError(t, tc.add(s, keys[:50]))
+			info, err := s.Info()
+			require.NoError(t, err)
+			require.Len(t, info.Layers, 3)
+			c, err := s.Count()
+			require.NoError(t, err)
+			assert.InDelta(t, once+50, c, 2, "re-added to the new window")
+		})
+	}
+}

@@ -3,6 +3,7 @@ package mmapbloom
 import (
 	"errors"
 	"io/fs"
+	"runtime/debug"
 )
 
 // reloadTries bounds the re-reads of a MANIFEST whose layer files
@@ -11,10 +12,12 @@ const reloadTries = 8
 
 // do runs op on the current view under the shared lock. A layer closed
 // under op by this handle's own reload (another goroutine moved the view
-// on) makes op run again on the new view.
-func (s *Set) do(op func(v *setView) error) error {
+// on) makes op run again on the new view. CONTROL truncated under the
+// mapping gives ErrFileChanged (control.guard).
+func (s *Set) do(op func(v *setView) error) (err error) {
 	s.rw.RLock()
 	defer s.rw.RUnlock()
+	defer s.ctl.recoverFault(debug.SetPanicOnFault(true), &err)
 	for try := 0; ; try++ {
 		v, err := s.current()
 		if err != nil {
@@ -90,6 +93,7 @@ func (s *Set) build(gen uint64, old *setView) (*setView, error) {
 	if m.windowed() {
 		v.activeEnd = m.windowEnd(m.Layers[len(m.Layers)-1].Window)
 	}
+	v.isFull.Store(m.grows() && v.active().sharedCount() >= v.capacity())
 	return v, nil
 }
 

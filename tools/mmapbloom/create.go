@@ -130,10 +130,19 @@ func (c *createCmd) Run(_ *env) error {
 	return f.Close()
 }
 
+// forSet refuses the shape flags a new filter set cannot take: of them
+// only --layout applies to its layers.
+func (s shapeFlags) forSet() error {
+	if s.Format != "v2" || s.Scheme != "auto" || s.Seed != nil || s.Prime {
+		return errSetShape
+	}
+	return nil
+}
+
 // createSet creates a filter set; of the shape flags only --layout
 // applies to its layers.
 func (c *createCmd) createSet(o *mmapbloom.CreateOptions) error {
-	if c.Format != "v2" || c.Scheme != "auto" || c.Seed != nil || c.Prime || c.Force || c.Like != "" {
+	if c.shapeFlags.forSet() != nil || c.Force || c.Like != "" {
 		return errSetShape
 	}
 	if c.N == nil || c.P == nil {

@@ -57,7 +57,8 @@ func (c *dedupCmd) Run(e *env) error {
 
 // openOrCreate opens FILE read-write, or creates it from the flags when
 // it does not exist: a scalable set with the default expansion when FILE
-// ends in .bfset.
+// ends in .bfset (refused with shape flags other than --layout, as create
+// refuses them).
 func (c *dedupCmd) openOrCreate() (store, error) {
 	if _, err := os.Stat(c.File); !errors.Is(err, fs.ErrNotExist) {
 		return openStore(c.File, false)
@@ -66,6 +67,9 @@ func (c *dedupCmd) openOrCreate() (store, error) {
 		return nil, fmt.Errorf("%s does not exist: %w", c.File, errNeedSize)
 	}
 	if isSet(c.File) {
+		if err := c.forSet(); err != nil {
+			return nil, err
+		}
 		return mmapbloom.CreateSet(c.File, *c.N, *c.P, &mmapbloom.SetOptions{Layout: c.options().Layout})
 	}
 	return mmapbloom.Create(c.File, *c.N, *c.P, c.options())

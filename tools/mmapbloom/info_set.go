@@ -60,6 +60,7 @@ func reportSet(dir string, stats bool) (setReport, error) {
 	r := setReport{
 		Kind: in.Kind, Generation: in.Generation, N: in.N, P: in.P, Expansion: in.Expansion,
 		Tightening: in.Tightening, Keep: in.Keep, Refresh: in.Refresh, Sealed: in.Sealed,
+		Layers: []layerReport{}, // [] in JSON when every window expired, not null
 	}
 	if in.Window > 0 {
 		r.Window = in.Window.String()
@@ -81,7 +82,9 @@ func reportLayer(dir string, l mmapbloom.LayerInfo, stats bool) (layerReport, er
 	ir, err := report(filepath.Join(dir, l.File), stats)
 	lr := layerReport{File: l.File, infoReport: ir}
 	if !l.WindowEnd.IsZero() {
-		lr.WindowStart, lr.WindowEnd = l.WindowStart.UTC().Format(time.RFC3339), l.WindowEnd.UTC().Format(time.RFC3339)
+		// RFC3339Nano: windows start at the set's creation time, not on a
+		// whole second, and RFC3339 cut them to the second before.
+		lr.WindowStart, lr.WindowEnd = l.WindowStart.UTC().Format(time.RFC3339Nano), l.WindowEnd.UTC().Format(time.RFC3339Nano)
 	}
 	return lr, err
 }

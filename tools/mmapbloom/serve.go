@@ -51,6 +51,9 @@ func (c *serveCmd) Validate() error {
 	if c.DefaultCapacity == 0 {
 		return errors.New("--default-capacity 0: want at least 1")
 	}
+	if c.DefaultErrorRate == 0 {
+		return errors.New("--default-error-rate 0: want a rate in (0, 1)")
+	}
 	if !c.FoldHashtags && c.FoldBuckets != server.DefaultFoldBuckets {
 		return fmt.Errorf("--fold-buckets %d without --fold-hashtags: nothing would be folded", c.FoldBuckets)
 	}

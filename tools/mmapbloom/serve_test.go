@@ -100,6 +100,9 @@ func TestServeBadFlags(t *testing.T) {
 	}{
 		{[]string{"--default-error-rate", "2"}, "default error rate 2: want (0, 1)"},
 		{[]string{"--default-error-rate", "-0.1"}, "default error rate -0.1: want (0, 1)"},
+		// 0 was taken for the default, 0.01, without a word.
+		{[]string{"--default-error-rate", "0"}, "--default-error-rate 0: want a rate in (0, 1)"},
+		{[]string{"--default-error-rate", "-0"}, "--default-error-rate 0: want a rate in (0, 1)"},
 		{[]string{"--default-expansion", "40000"}, "default expansion 40000: at most 32768"},
 		{[]string{"--default-capacity", "0"}, "--default-capacity 0: want at least 1"},
 		{[]string{"--maxclients", "0"}, "--maxclients 0: want at least 1"},

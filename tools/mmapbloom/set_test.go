@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
 // keyLines returns n lines "prefix-i".
@@ -62,6 +64,23 @@ func TestSetDedupCreates(t *testing.T) {
 	requireOK(t, r)
 	assert.Equal(t, "x\ny\n", r.stdout)
 	assert.Equal(t, "scalable", infoOf(t, dir)["kind"])
+}
+
+// dedup creating a missing set refuses the shape flags create refuses
+// for a set (it made v2 layers of a random seed for --format v1 --seed 7,
+// saying nothing), and creates nothing.
+func TestSetDedupCreateRefusesFileShape(t *testing.T) {
+	for _, flags := range [][]string{{"--format", "v1"}, {"--scheme", "murmur2-seeds"}, {"--seed", "7"}, {"--prime"}} {
+		dir := filepath.Join(t.TempDir(), "d.bfset")
+		args := append([]string{"dedup", dir, "-n", "10", "-p", "0.01"}, flags...)
+		r := runCLI(t, []byte("x\n"), args...)
+		requireFailure(t, r, "a filter set takes --layout only")
+		assert.Empty(t, r.stdout)
+		assert.NoDirExists(t, dir)
+	}
+	dir := filepath.Join(t.TempDir(), "l.bfset")
+	requireOK(t, runCLI(t, []byte("x\n"), "dedup", dir, "-n", "10", "-p", "0.01", "--layout", "classic"))
+	assert.Equal(t, "classic", infoOf(t, dir)["layers"].([]any)[0].(map[string]any)["layout"])
 }
 
 func TestSetCreateErrors(t *testing.T) {
@@ -211,4 +230,43 @@ func TestSetGivenToFileCommand(t *testing.T) {
 		})
 	}
 	assert.Equal(t, float64(1), infoOf(t, set)["generation"], "the set is unchanged")
+}
+
+// info --json of a windowed set whose windows all expired (no one wrote
+// for Keep windows) lists no layer as [], not null, which a client
+// iterating over "layers" fails on.
+func TestSetInfoNoLiveLayer(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "idle.bfset")
+	hourAgo := func() time.Time { return time.Now().Add(-time.Hour) }
+	s, err := mmapbloom.CreateSet(dir, 10, 0.01, &mmapbloom.SetOptions{Window: time.Second, Keep: 2, Now: hourAgo})
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	r := runCLI(t, nil, "info", "--json", dir)
+	requireOK(t, r)
+	assert.Contains(t, r.stdout, `"layers": []`)
+	info := decodeJSON(t, r.stdout)
+	assert.Equal(t, []any{}, info["layers"])
+	assert.Equal(t, float64(0), info["capacity"])
+	r = runCLI(t, nil, "info", dir)
+	requireOK(t, r)
+	assert.Contains(t, r.stdout, "layers:     0\n")
+}
+
+// info gives a window's bounds to the nanosecond: windows start at the
+// set's creation time, and bounds cut to the second named a second the
+// window does not start on (05:53:42 to 05:53:43 for a window of
+// 05:53:42.7 to 05:53:43.7).
+func TestSetInfoWindowBounds(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "w.bfset")
+	t0 := time.Now().Truncate(time.Second).Add(700 * time.Millisecond)
+	s, err := mmapbloom.CreateSet(dir, 10, 0.01, &mmapbloom.SetOptions{Window: time.Hour, Keep: 2, Now: func() time.Time { return t0 }})
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	layer := infoOf(t, dir)["layers"].([]any)[0].(map[string]any)
+	start, err := time.Parse(time.RFC3339Nano, layer["window_start"].(string))
+	require.NoError(t, err)
+	end, err := time.Parse(time.RFC3339Nano, layer["window_end"].(string))
+	require.NoError(t, err)
+	assert.True(t, t0.Equal(start), "start %v, want %v", start, t0)
+	assert.True(t, t0.Add(time.Hour).Equal(end), "end %v", end)
 }

@@ -186,6 +186,11 @@ func TestWindowedSet(t *testing.T) {
 		{[]any{"w", "0.01", "100", "WINDOW", "0", "KEEP", "3"}, "ERR bad window"},
 		{[]any{"w", "0.01", "100", "WINDOW", "60", "KEEP", "x"}, "ERR bad keep"},
 		{[]any{"w", "0.01", "100", "WINDOW", "60", "KEEP", "5000"}, "ERR keep out of range"},
+		// 100 years times 3 windows is beyond a time.Duration (it said
+		// "ERR create set w.bfset: window ... times keep 3: beyond ...: not
+		// a valid filter set").
+		{[]any{"w", "0.01", "100", "WINDOW", "3153600000", "KEEP", "3"}, "ERR window out of range"},
+		{[]any{"w", "0.01", "100", "WINDOW", "9100000", "KEEP", "1024"}, "ERR window out of range"},
 		{[]any{"w", "0.01", "100", "WINDOW", "60", "FOO", "3"}, "ERR syntax error"},
 		{[]any{"w", "0.01", "100", "WINDOW", "60", "KEEP", "3", "EXPANSION", "x"}, "ERR bad expansion"},
 		{[]any{"w", "0.01", "100", "WINDOW", "60", "KEEP", "3", "EXPANSION", "0"}, "ERR expansion must be in the range [1, 32768]"},
@@ -313,4 +318,32 @@ func layerFileBytes(t *testing.T, dir string) int64 {
 		size += st.Size()
 	}
 	return size
+}
+
+// BF.INFO of a scaling key filled to exactly its capacity says what
+// RedisBloom says: one filter of the capacity; the next new item adds
+// the second (it said 2 filters, Capacity 300, after the 100th item).
+func TestScalingSetGrowsOnNextNewItem(t *testing.T) {
+	_, addr := startServer(t, Config{})
+	rdb, c := dial(t, addr, ""), ctx(t)
+	require.Equal(t, "OK", rdb.BFReserve(c, "g", 0.01, 100).Val())
+	for i := 0; rdb.BFCard(c, "g").Val() < 100 && i < 1000; i++ {
+		require.NoError(t, rdb.BFAdd(c, "g", fmt.Sprintf("a-%d", i)).Err())
+	}
+	require.Equal(t, int64(100), rdb.BFCard(c, "g").Val())
+	assert.Equal(t, []any{int64(1)}, rdb.Do(c, "BF.INFO", "g", "FILTERS").Val())
+	assert.Equal(t, []any{int64(100)}, rdb.Do(c, "BF.INFO", "g", "CAPACITY").Val())
+	assert.False(t, rdb.BFAdd(c, "g", "a-0").Val(), "present: no growth")
+	assert.Equal(t, []bool{false, false}, rdb.BFMAdd(c, "g", "a-0", "a-1").Val())
+	assert.Equal(t, []any{int64(1)}, rdb.Do(c, "BF.INFO", "g", "FILTERS").Val())
+	fresh := ""
+	for i := 0; fresh == ""; i++ {
+		if k := fmt.Sprintf("b-%d", i); !rdb.BFExists(c, "g", k).Val() {
+			fresh = k
+		}
+	}
+	assert.True(t, rdb.BFAdd(c, "g", fresh).Val())
+	assert.Equal(t, []any{int64(2)}, rdb.Do(c, "BF.INFO", "g", "FILTERS").Val())
+	assert.Equal(t, []any{int64(300)}, rdb.Do(c, "BF.INFO", "g", "CAPACITY").Val())
+	assert.Equal(t, int64(101), rdb.BFCard(c, "g").Val())
 }

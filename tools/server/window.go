@@ -96,6 +96,9 @@ func windowSpec(args [][]byte) (createSpec, string) {
 	if spec.window == 0 || spec.keep == 0 {
 		return spec, "ERR WINDOW and KEEP are required"
 	}
+	if spec.window > mmapbloom.MaxWindow(spec.keep) {
+		return spec, "ERR window out of range"
+	}
 	return spec, ""
 }
 
