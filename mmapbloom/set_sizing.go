@@ -35,8 +35,9 @@ import (
 // expansion 1 reaches them at 60 n keys), where a layer would need more
 // than format.MaxK hash functions: it could not be made and the set
 // stopped taking keys. Layers past the floor are sized at it (or at the
-// first layer's rate, when that is lower), so each adds at most 1e-19 to
-// the set's rate: p is exceeded only after some 10^12 of them at p = 1e-6.
+// first layer's rate, when that is lower), so the union bound becomes p
+// plus at most 1e-19 per layer past the floor (1e-16 after a thousand of
+// them).
 const minLayerP = 1e-19
 
 // scalableLayer returns the capacity and false-positive probability of
