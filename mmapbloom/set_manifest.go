@@ -106,19 +106,43 @@ func (m *manifest) check() error {
 	case m.grows() && (m.Expansion < 1 || !(m.Tightening > 0 && m.Tightening < 1)):
 		return fmt.Errorf("manifest expansion %d, tightening %g: %w", m.Expansion, m.Tightening, ErrBadSet)
 	}
-	for _, l := range m.Layers {
-		if l.File != filepath.Base(l.File) || l.File == "." || l.File == ".." {
-			return fmt.Errorf("manifest layer file %q: %w", l.File, ErrBadSet)
+	return m.checkLayers()
+}
+
+// checkLayers validates m's layer list: plain file names, each listed
+// once and numbered below Next (the next layer is created at
+// layerName(Next), removing any file there as a crash's orphan: a listed
+// layer at or after Next would be unlinked with its keys), and for a
+// windowed set windows in order (rotation appends them so; a window out
+// of order would keep an expired window's keys answering present).
+func (m *manifest) checkLayers() error {
+	listed := make(map[string]bool, len(m.Layers))
+	for i, l := range m.Layers {
+		var bad string
+		var num uint64
+		switch {
+		case l.File != filepath.Base(l.File) || l.File == "." || l.File == "..":
+			bad = fmt.Sprintf("layer file %q", l.File)
+		case listed[l.File]:
+			bad = fmt.Sprintf("layer file %s listed twice", l.File)
+		case layerNumber(l.File, &num) && num >= m.Next:
+			bad = fmt.Sprintf("layer file %s at or after next %d", l.File, m.Next)
+		case m.windowed() && i > 0 && l.Window < m.Layers[i-1].Window:
+			bad = fmt.Sprintf("layer file %s of window %d after window %d", l.File, l.Window, m.Layers[i-1].Window)
 		}
-		// The next layer is created at layerName(Next), removing any file
-		// there as a crash's orphan: a listed layer at or after Next would
-		// be unlinked with its keys.
-		var i uint64
-		if _, err := fmt.Sscanf(l.File, "L%d.bloom", &i); err == nil && i >= m.Next {
-			return fmt.Errorf("manifest layer file %s at or after next %d: %w", l.File, m.Next, ErrBadSet)
+		if bad != "" {
+			return fmt.Errorf("manifest %s: %w", bad, ErrBadSet)
 		}
+		listed[l.File] = true
 	}
 	return nil
+}
+
+// layerNumber sets *num to the number of a layer file named as
+// layerName names them, and reports whether name is one.
+func layerNumber(name string, num *uint64) bool {
+	_, err := fmt.Sscanf(name, "L%d.bloom", num)
+	return err == nil
 }
 
 // readManifest reads and validates dir's MANIFEST.

@@ -539,26 +539,51 @@ func TestSetGrowsOnTheNextNewKey(t *testing.T) {
 	}
 }
 
-// A MANIFEST whose next layer number names a layer it lists (edited by
-// hand, or written by something else) is refused: the next growth
-// removed that file as a crash's orphan and made an empty layer in its
-// place, losing every key of the live layer.
-func TestSetRefusesStaleNext(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "n.bfset")
-	s, err := CreateSet(dir, 10, 0.01, nil)
-	require.NoError(t, err)
-	for i := range 30 {
-		require.NoError(t, s.Add(setKey("a", i)))
-	}
-	require.NoError(t, s.Close())
-	editManifest(t, dir, func(m *manifest) { m.Next = 1 })
-	_, err = OpenSet(dir, nil)
-	require.ErrorIs(t, err, ErrBadSet)
-	assert.ErrorContains(t, err, "L000001.bloom at or after next 1")
-	for _, name := range []string{"L000000.bloom", "L000001.bloom"} {
-		f, err := Open(filepath.Join(dir, name), &OpenOptions{ReadOnly: true})
-		require.NoError(t, err, "the layers are untouched")
-		require.NoError(t, f.Close())
+// A MANIFEST whose layer list breaks the set's invariants (edited by
+// hand, or written by something else) is refused, and its layer files are
+// left as they were. A next layer number naming a listed layer: the next
+// growth removed that file as a crash's orphan and made an empty layer in
+// its place, losing every key of the live layer. A file listed twice
+// counted its keys twice. Windows out of order kept an expired window's
+// keys answering present.
+func TestSetRefusesBadLayerList(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		window bool
+		edit   func(m *manifest)
+		want   string
+	}{
+		{"next names a listed layer", false, func(m *manifest) { m.Next = 1 }, "L000001.bloom at or after next 1"},
+		{"layer listed twice", false, func(m *manifest) { m.Layers[1] = m.Layers[0] }, "L000000.bloom listed twice"},
+		{"windows out of order", true, func(m *manifest) { m.Layers[0].Window, m.Layers[1].Window = 1, 0 },
+			"L000001.bloom of window 0 after window 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "n.bfset")
+			clock := newFakeClock()
+			o := &SetOptions{Now: clock.now}
+			if tc.window {
+				o.Window, o.Keep = time.Hour, 3
+			}
+			s, err := CreateSet(dir, 10, 0.01, o)
+			require.NoError(t, err)
+			for i := range 30 {
+				if i == 15 && tc.window {
+					clock.advance(time.Hour)
+				}
+				require.NoError(t, s.Add(setKey("a", i)))
+			}
+			require.NoError(t, s.Close())
+			editManifest(t, dir, tc.edit)
+			_, err = OpenSet(dir, &OpenOptions{Now: clock.now})
+			require.ErrorIs(t, err, ErrBadSet)
+			assert.ErrorContains(t, err, tc.want)
+			for _, name := range []string{"L000000.bloom", "L000001.bloom"} {
+				f, err := Open(filepath.Join(dir, name), &OpenOptions{ReadOnly: true})
+				require.NoError(t, err, "the layers are untouched")
+				require.NoError(t, f.Close())
+			}
+		})
 	}
 }
 
