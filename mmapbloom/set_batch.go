@@ -148,14 +148,19 @@ func (s *Set) TestBatch(keys [][]byte, present []bool) error {
 
 // testChunk sets present[i] to whether keys[i] may be in v's live layers.
 func (s *Set) testChunk(v *setView, keys [][]byte, present []bool) error {
-	live := v.live(s.now)
-	if fusable(live, v.m.Seed) {
-		return testFused(live, v.m.Seed, keys, present)
+	return testIn(v.live(s.now), v.m.Seed, keys, present)
+}
+
+// testIn sets present[i] to whether a layer of layers may hold keys[i]:
+// on the fused pipeline when every layer is fusable, else layer by layer.
+func testIn(layers []*Filter, seed uint64, keys [][]byte, present []bool) error {
+	if fusable(layers, seed) {
+		return testFused(layers, seed, keys, present)
 	}
 	clear(present)
-	p := getPending(v.m.Seed)
+	p := getPending(seed)
 	defer p.put()
-	return p.testLayers(live, keys, present)
+	return p.testLayers(layers, keys, present)
 }
 
 // TestAndAddBatch sets present[i] to TestAndAdd(keys[i]) for every key
@@ -224,22 +229,13 @@ func (s *Set) insertChunk(v *setView, keys [][]byte, present []bool, add bool) (
 }
 
 // chunkPresent sets present for keys where an insert looks for them
-// before it adds them, and reports whether every key is there: then the
-// chunk adds nothing, and a full set need not grow for it. That is the
-// live layers (TestBatch), or for a call that adds keys always
-// (addsAlways) the current window's layers.
+// before it adds them (v.held, and the newest layer), and reports whether
+// every key is there: then the chunk adds nothing, and a full set need not
+// grow for it.
 func (s *Set) chunkPresent(v *setView, keys [][]byte, present []bool, add bool) (bool, error) {
-	var err error
-	if v.addsAlways(add) {
-		older, _ := v.split(s.now)
-		clear(present)
-		p := getPending(v.m.Seed)
-		defer p.put()
-		err = p.testLayers(v.currentWindow(older), keys, present)
-	} else {
-		err = s.testChunk(v, keys, present)
-	}
-	if err != nil {
+	older, _ := v.split(s.now)
+	held := v.held(older, v.addsAlways(add))
+	if err := testIn(v.layers[len(v.layers)-1-len(held):], v.m.Seed, keys, present); err != nil {
 		return false, err
 	}
 	for _, ok := range present {
@@ -251,18 +247,18 @@ func (s *Set) chunkPresent(v *setView, keys [][]byte, present []bool, add bool) 
 }
 
 // insertKeys adds keys to v's newest layer and sets present, on the
-// fused pipeline when every layer is fusable.
+// fused pipeline when every layer is fusable and a call that adds keys
+// always need not look in the current window's older layers (v.held).
 func (s *Set) insertKeys(v *setView, keys [][]byte, present []bool, add bool) error {
 	older, active := v.split(s.now)
 	always := v.addsAlways(add)
+	held := v.held(older, always)
 	var added int
 	var err error
-	if win := v.currentWindow(older); always && len(win) > 1 {
-		added, err = insertToWindow(older, win, v.m.Seed, keys, present, add)
-	} else if layers := v.layers[len(v.layers)-1-len(older):]; fusable(layers, v.m.Seed) { // older, then active
+	if layers := v.layers[len(v.layers)-1-len(older):]; fusable(layers, v.m.Seed) && !(always && len(held) > 0) { // older, then active
 		added, err = insertFused(layers, v.m.Seed, keys, present, always, add)
 	} else {
-		added, err = insertLayers(older, active, v.m.Seed, keys, present, always, add)
+		added, err = insertLayers(held, older, active, v.m.Seed, keys, present, always, add)
 	}
 	if err != nil {
 		return err
@@ -270,47 +266,18 @@ func (s *Set) insertKeys(v *setView, keys [][]byte, present []bool, add bool) er
 	return s.noteAdds(v, uint64(added))
 }
 
-// insertToWindow is insertKeys for a call that adds keys always
-// (addsAlways) to a window grown into several layers, win (oldest first,
-// the newest last, which takes the adds): a key one of win's older layers
-// holds is in the window already and is not added again (present), the
-// others go to insertLayers.
-func insertToWindow(older, win []*Filter, seed uint64, keys [][]byte, present []bool, add bool) (int, error) {
-	var inWin, subPresent [setChunk]bool
-	var sub [setChunk][]byte
-	var idx [setChunk]int
-	p := getPending(seed)
-	defer p.put()
-	if err := p.testLayers(win[:len(win)-1], keys, inWin[:len(keys)]); err != nil {
-		return 0, err
-	}
-	n := 0
-	for i, key := range keys {
-		if !inWin[i] {
-			sub[n], idx[n] = key, i
-			n++
-		}
-	}
-	added, err := insertLayers(older, win[len(win)-1], seed, sub[:n], subPresent[:n], true, add)
-	copy(present, inWin[:len(keys)])
-	for j := range n {
-		present[idx[j]] = subPresent[j]
-	}
-	return added, err
-}
-
-// insertLayers is insertKeys one layer at a time: the older layers are
-// asked newest first for the keys no newer one holds, then the newest
-// takes the keys none holds (every key when always, as addsAlways). It
+// insertLayers is insertKeys one layer at a time: the held layers
+// (v.held: older, or for a call that adds keys always the current
+// window's older layers) are asked newest first for the keys no newer one
+// holds, then the newest takes the keys none holds. A TestAndAdd that
+// adds keys always then asks the older layers for the keys it added. It
 // returns how many keys set a clear bit of the newest layer.
-func insertLayers(older []*Filter, active *Filter, seed uint64, keys [][]byte, present []bool, always, add bool) (added int, err error) {
+func insertLayers(held, older []*Filter, active *Filter, seed uint64, keys [][]byte, present []bool, always, add bool) (added int, err error) {
 	clear(present)
 	p := getPending(seed)
 	defer p.put()
-	if !always {
-		if err := p.testLayers(older, keys, present); err != nil {
-			return 0, err
-		}
+	if err := p.testLayers(held, keys, present); err != nil {
+		return 0, err
 	}
 	if p.gather(keys, present); p.n > 0 {
 		if err := p.testAndAddBatch(active, keys); err != nil {

@@ -110,7 +110,7 @@ func fusedMatchesLayers(t *testing.T, p float64, lanes, windowed, add bool) {
 
 	always := fv.addsAlways(add)
 	older, active := lv.split(s.now)
-	wantAdded, err := insertLayers(older, active, lv.m.Seed, keys, want, always, add)
+	wantAdded, err := insertLayers(lv.held(older, always), older, active, lv.m.Seed, keys, want, always, add)
 	require.NoError(t, err)
 	gotAdded, err := insertFused(fv.layers[len(fv.layers)-1-len(older):], fv.m.Seed, keys, got, always, add)
 	require.NoError(t, err)

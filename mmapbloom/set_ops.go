@@ -58,12 +58,7 @@ func (s *Set) insert(key []byte, add bool) (present bool, err error) {
 		}
 		older, active := v.split(s.now)
 		always := v.addsAlways(add)
-		check := older
-		if always { // only the current window's layers: it may have grown
-			win := v.currentWindow(older)
-			check = win[:len(win)-1]
-		}
-		if present, err = anyHas(check, key); present || err != nil {
+		if present, err = anyHas(v.held(older, always), key); present || err != nil {
 			return err
 		}
 		if v.full() {
@@ -97,18 +92,21 @@ func (v *setView) addsAlways(add bool) bool {
 	return v.m.windowed() && (add || v.m.Refresh)
 }
 
-// currentWindow returns the live layers of the newest layer's window,
-// oldest first, the newest last: one layer, unless a windowed set's
-// window grew (an expansion). older is what split returned.
-func (v *setView) currentWindow(older []*Filter) []*Filter {
-	k := 0
-	if v.m.windowed() {
-		ls := v.m.Layers
-		for k < len(older) && ls[len(ls)-2-k].Window == ls[len(ls)-1].Window {
-			k++
-		}
+// held returns the layers older than the newest in which an insert looks
+// a key up before adding it, a key one of them holds being present and
+// not added again: every older live layer (older, as split returned it),
+// or for a call that adds keys always (addsAlways) only the current
+// window's older layers, which a window that grew (an expansion) has. A
+// suffix of older.
+func (v *setView) held(older []*Filter, always bool) []*Filter {
+	if !always {
+		return older
 	}
-	return v.layers[len(v.layers)-1-k:]
+	k, ls := 0, v.m.Layers
+	for k < len(older) && ls[len(ls)-2-k].Window == ls[len(ls)-1].Window {
+		k++
+	}
+	return older[len(older)-k:]
 }
 
 // anyHas tests key in layers, newest first, and stops at the first hit.
