@@ -79,20 +79,34 @@ func (s *Server) enter(c *client, cmd *command, args [][]byte) string {
 	}
 	s.gate.RLock()
 	cs := s.cluster.Load()
-	slot := -1
-	for i, last := cmd.first, cmd.lastKey(len(args)); i <= last; i += cmd.step {
-		sl := cluster.KeySlot(args[i])
-		if slot >= 0 && sl != slot {
-			s.gate.RUnlock()
-			return "CROSSSLOT Keys in request don't hash to the same slot"
-		}
-		slot = sl
+	slot, ok := keysSlot(cmd, args)
+	if !ok {
+		s.gate.RUnlock()
+		return msgCrossSlot
 	}
 	if msg := cs.route(slot, cmd, c.readonly); msg != "" {
 		s.gate.RUnlock()
 		return msg
 	}
 	return ""
+}
+
+// msgCrossSlot is Redis Cluster's reply to a command, or a transaction,
+// whose keys lie in more than one slot.
+const msgCrossSlot = "CROSSSLOT Keys in request don't hash to the same slot"
+
+// keysSlot returns the slot of the keys of a call of cmd (-1: it has no
+// key), and ok = false when they lie in more than one slot.
+func keysSlot(cmd *command, args [][]byte) (slot int, ok bool) {
+	slot = -1
+	for i, last := cmd.first, cmd.lastKey(len(args)); cmd.first > 0 && i <= last; i += cmd.step {
+		sl := cluster.KeySlot(args[i])
+		if slot >= 0 && sl != slot {
+			return slot, false
+		}
+		slot = sl
+	}
+	return slot, true
 }
 
 // leave ends what enter began for cmd.
@@ -113,7 +127,7 @@ func (cs *clusterState) check(slot int) string {
 	case owner == nil:
 		return "CLUSTERDOWN Hash slot not served"
 	case owner != cs.me:
-		return "MOVED " + strconv.Itoa(slot) + " " + owner.Addr
+		return "MOVED " + strconv.Itoa(slot) + " " + owner.Endpoint()
 	}
 	for _, r := range cs.paused {
 		if r.Start <= slot && slot <= r.End {
