@@ -39,8 +39,9 @@ func loadCluster(path, id string, old *clusterState) (*clusterState, error) {
 	return cs, nil
 }
 
-// Reload re-reads the cluster config file and applies it; on an error
-// the node keeps its current config. It returns ErrNotCluster when the
+// Reload re-reads the cluster config file and applies it, closing the
+// open filters of the slots this node gains or loses before it serves
+// them again (dropMoved); on an error the node keeps its current config. It returns ErrNotCluster when the
 // server was started without one.
 func (s *Server) Reload() error {
 	s.reloadMu.Lock()
@@ -53,7 +54,10 @@ func (s *Server) Reload() error {
 	if err != nil {
 		return err
 	}
+	s.gate.Lock() // no keyed command runs while the moved slots' files close
 	s.cluster.Store(cs)
+	s.dropMoved(old, cs)
+	s.gate.Unlock()
 	s.cfg.Log.Printf("cluster config reloaded: %d nodes, %d slots assigned, %d owned here",
 		len(cs.m.Nodes), cs.m.Assigned(), slotCount(cs.m.Runs(cs.me)))
 	return nil
