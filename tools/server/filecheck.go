@@ -98,24 +98,6 @@ func (s *store) drop(pred func(stem string) bool) {
 	}
 }
 
-// tickPeriods starts a new check period every interval until Close;
-// interval <= 0 checks never.
-func (s *store) tickPeriods(interval time.Duration) {
-	if interval <= 0 {
-		return
-	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.stop:
-			return
-		case <-t.C:
-			s.period.Add(1)
-		}
-	}
-}
-
 // dropMoved closes the open filters of the keys (and folded buckets)
 // with a slot that old or cs serves and the other does not.
 func (s *Server) dropMoved(old, cs *clusterState) {

@@ -47,6 +47,33 @@ func (l *migrationLoad) waitAcked(n int) {
 	}
 }
 
+// run starts writers (perWriter adds each) and two readers on l, each
+// through its own ClusterClient of tc that follows no redirection;
+// finish waits for the writers, then stops the readers.
+func (l *migrationLoad) run(t *testing.T, c context.Context, tc *testCluster, writers, perWriter int) (finish func()) {
+	client := func() *redis.ClusterClient {
+		cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: tc.addrs, MaxRedirects: -1,
+			ReadTimeout: 30 * time.Second})
+		t.Cleanup(func() { _ = cc.Close() })
+		return cc
+	}
+	var wg, rg sync.WaitGroup
+	stop := make(chan struct{})
+	for w := range writers {
+		wg.Add(1)
+		go func() { defer wg.Done(); l.writer(c, client(), w, perWriter) }()
+	}
+	for range 2 {
+		rg.Add(1)
+		go func() { defer rg.Done(); l.reader(c, client(), stop) }()
+	}
+	return func() {
+		wg.Wait()
+		close(stop)
+		rg.Wait()
+	}
+}
+
 // TestClusterMoveBackUnderLoad moves slots 0-1000 from node1 to node2
 // and back within --filter-idle (1 minute here; the file check is off,
 // so the reload alone must close the moved slots' files) while four
@@ -61,22 +88,8 @@ func TestClusterMoveBackUnderLoad(t *testing.T) {
 	tc := startCluster(t, threeRanges, func(cfg *Config) { cfg.FilterIdle, cfg.FileCheck = time.Minute, -1 })
 	c := ctx(t)
 	load := &migrationLoad{keys: append(keysIn(20, 0, 1000), keysIn(10, 1001, 5460)...)}
-	client := func() *redis.ClusterClient {
-		cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: tc.addrs, MaxRedirects: -1, ReadTimeout: 30 * time.Second})
-		t.Cleanup(func() { _ = cc.Close() })
-		return cc
-	}
 	const writers, perWriter = 4, 1500
-	var wg, rg sync.WaitGroup
-	stop := make(chan struct{})
-	for w := range writers {
-		wg.Add(1)
-		go func() { defer wg.Done(); load.writer(c, client(), w, perWriter) }()
-	}
-	for range 2 {
-		rg.Add(1)
-		go func() { defer rg.Done(); load.reader(c, client(), stop) }()
-	}
+	finish := load.run(t, c, tc, writers, perWriter)
 	load.waitAcked(writers * perWriter / 5)
 	tc.move(t, c, 0, 1, "0-1000", []string{"1001-5460", "0-1000,5461-10922", "10923-16383"})
 	load.mu.Lock()
@@ -84,9 +97,7 @@ func TestClusterMoveBackUnderLoad(t *testing.T) {
 	load.mu.Unlock()
 	load.waitAcked(atB + writers*perWriter/5) // adds acknowledged by node2
 	tc.move(t, c, 1, 0, "0-1000", threeRanges)
-	wg.Wait()
-	close(stop)
-	rg.Wait()
+	finish()
 
 	assert.Zero(t, load.others.Load(), "errors other than MOVED and TRYAGAIN (first: %v)", load.firstOther.Load())
 	assert.Zero(t, load.negative.Load(), "acknowledged items that tested absent")

@@ -67,7 +67,7 @@ func newStore(dir string, sets Sets, idle, check time.Duration) *store {
 	s := &store{dir: dir, sets: sets, open: map[string]*entry{}, loads: map[string]*load{},
 		stop: make(chan struct{}), stopped: make(chan struct{})}
 	go s.closeIdle(idle)
-	go s.tickPeriods(check)
+	go s.every(check, func() { s.period.Add(1) }) // the file check (filecheck.go)
 	return s
 }
 
@@ -291,19 +291,9 @@ func (s *store) openCount() int {
 // after its last use), until Close.
 func (s *store) closeIdle(idle time.Duration) {
 	defer close(s.stopped)
-	if idle <= 0 {
-		<-s.stop
-		return
-	}
-	t := time.NewTicker(idle)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.stop:
-			return
-		case <-t.C:
-		}
+	s.every(idle, func() {
 		s.mu.Lock()
+		defer s.mu.Unlock()
 		for k, e := range s.open {
 			if e.refs == 0 && !e.used {
 				delete(s.open, k)
@@ -311,7 +301,24 @@ func (s *store) closeIdle(idle time.Duration) {
 			}
 			e.used = false
 		}
-		s.mu.Unlock()
+	})
+}
+
+// every runs fn every interval until Close; interval <= 0: never.
+func (s *store) every(interval time.Duration, fn func()) {
+	if interval <= 0 {
+		<-s.stop
+		return
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			fn()
+		}
 	}
 }
 
