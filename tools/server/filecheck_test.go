@@ -54,6 +54,7 @@ func TestReplacedFileReopened(t *testing.T) {
 
 		require.NoError(t, os.Remove(filepath.Join(dir, "bl.bloom")))
 		assert.True(t, eventually(t, rdb, "bl", "new", false), "a removed file is absent")
+		assert.EqualValues(t, 0, rdb.Exists(c, "bl").Val())
 	})
 
 	t.Run("set", func(t *testing.T) {

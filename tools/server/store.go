@@ -213,7 +213,7 @@ func (s *store) exists(key []byte) (bool, error) {
 }
 
 func (s *store) existsLocked(stem string) (bool, error) {
-	if s.open[stem] != nil {
+	if e := s.open[stem]; e != nil && !s.replacedLocked(e) {
 		return true, nil
 	}
 	file, set := s.stemPaths(stem)
