@@ -41,8 +41,8 @@ func loadCluster(path, id string, old *clusterState) (*clusterState, error) {
 
 // Reload re-reads the cluster config file and applies it, closing the
 // open filters of the slots this node gains or loses before it serves
-// them again (dropMoved); on an error the node keeps its current config. It returns ErrNotCluster when the
-// server was started without one.
+// them again (dropMoved); on an error the node keeps its current config.
+// It returns ErrNotCluster when the server was started without one.
 func (s *Server) Reload() error {
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
