@@ -78,13 +78,13 @@ func (c *serveCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	// SIGHUP reloads the cluster config; caught from before the listening
-	// line, which tells a supervisor the node is up.
+	// SIGHUP reloads the cluster config in cluster mode and is logged and
+	// otherwise ignored standalone, as redis-server ignores it (a closed
+	// terminal must not kill the server); caught from before the
+	// listening line, which tells a supervisor the node is up.
 	hup := make(chan os.Signal, 1)
-	if c.ClusterConfig != "" {
-		signal.Notify(hup, syscall.SIGHUP)
-		defer signal.Stop(hup)
-	}
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	ln, err := server.Listen(c.Addr, pass, c.Unprotected)
 	if err != nil {
 		return err
@@ -108,7 +108,9 @@ func (c *serveCmd) Run(e *env) error {
 			logger.Printf("signal received: finishing commands, syncing and closing filters")
 			return srv.Shutdown()
 		case <-hup:
-			if err := srv.Reload(); err != nil {
+			if c.ClusterConfig == "" {
+				logger.Printf("SIGHUP received: ignored (standalone server; in cluster mode it reloads the config)")
+			} else if err := srv.Reload(); err != nil {
 				logger.Printf("SIGHUP: config not reloaded: %v", err)
 			}
 		}

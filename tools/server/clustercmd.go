@@ -185,7 +185,7 @@ func nodesText(cs *clusterState) string {
 		if n == cs.me {
 			flags = "myself," + role
 		}
-		fmt.Fprintf(&sb, "%s %s@%d %s %s 0 0 %d connected", n.ID, n.Addr, n.Port+10000, flags, master, ep)
+		fmt.Fprintf(&sb, "%s %s@%d %s %s 0 0 %d connected", n.ID, n.Endpoint(), n.Port+10000, flags, master, ep)
 		for _, r := range cs.m.Runs(n) {
 			if r.Start == r.End {
 				fmt.Fprintf(&sb, " %d", r.Start)

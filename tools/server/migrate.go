@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
 )
 
@@ -46,6 +48,9 @@ func mbfMigrate(c *client, args [][]byte) {
 	}
 	ranges, err := cluster.ParseRanges(string(args[1]))
 	if err == nil {
+		err = s.notOwnDir(string(args[2]))
+	}
+	if err == nil {
 		err = s.pause(ranges)
 	}
 	if err != nil {
@@ -58,6 +63,22 @@ func mbfMigrate(c *client, args [][]byte) {
 		return
 	}
 	c.w.WriteInt(n)
+}
+
+// notOwnDir refuses a destination that is this node's own data
+// directory (the same device and inode, whatever the path: a symbolic
+// link, a bind mount): a copy there would rename over the live files
+// and remove the live set directories it copies. A destination that
+// cannot be looked at is left to the copy to report.
+func (s *Server) notOwnDir(dest string) error {
+	own, err := os.Stat(s.cfg.Dir)
+	if err != nil {
+		return err
+	}
+	if st, err := os.Stat(dest); err == nil && os.SameFile(own, st) {
+		return fmt.Errorf("%s is this node's own data directory: give the target node's directory (nothing paused)", dest)
+	}
+	return nil
 }
 
 // setPaused publishes the cluster state with paused ranges rs.
@@ -157,8 +178,10 @@ func (s *Server) exportStem(stem, dir string) error {
 
 // exportSet copies a set into dir with Set.Export (at one generation,
 // under the set's shared LOCK, synced), under a temporary name that is
-// then renamed over any older copy of the set there, so the copy appears
-// whole.
+// then renamed into place, so the copy appears whole. An older copy
+// there is first removed with mmapbloom.RemoveSet, which refuses
+// (mmapbloom.ErrInUse) while any process has it open; a directory there
+// that is not a set is left alone (the rename then fails).
 func exportSet(st set, dir string) error {
 	name := filepath.Base(st.Dir())
 	tmp := filepath.Join(dir, "."+name+".migrate"+strconv.Itoa(os.Getpid()))
@@ -169,12 +192,16 @@ func exportSet(st set, dir string) error {
 		return err
 	}
 	dst := filepath.Join(dir, name)
-	if err := os.RemoveAll(dst); err != nil {
+	if err := mmapbloom.RemoveSet(dst); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		_ = os.RemoveAll(tmp)
 		return err
 	}
 	return os.Rename(tmp, dst)
 }
 
+// copyFile copies the filter file src to dst through a temporary file,
+// synced, then renamed over dst by mmapbloom.Replace, which refuses
+// (mmapbloom.ErrInUse) while any process has dst open.
 func copyFile(src, dst string) (err error) {
 	in, err := os.Open(src)
 	if err != nil {
@@ -196,5 +223,5 @@ func copyFile(src, dst string) (err error) {
 	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, dst)
+	return mmapbloom.Replace(tmp, dst)
 }

@@ -130,32 +130,9 @@ func migrateUnderLoad(t *testing.T, fold bool) {
 	tc := startCluster(t, threeRanges, opts...)
 	c := ctx(t)
 	load := &migrationLoad{keys: keys}
-	client := func() *redis.ClusterClient {
-		cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: tc.addrs, MaxRedirects: -1,
-			ReadTimeout: 30 * time.Second})
-		t.Cleanup(func() { _ = cc.Close() })
-		return cc
-	}
 	const writers, perWriter = 4, 2500
-	var wg, rg sync.WaitGroup
-	stop := make(chan struct{})
-	for w := range writers {
-		wg.Add(1)
-		go func() { defer wg.Done(); load.writer(c, client(), w, perWriter) }()
-	}
-	for range 2 {
-		rg.Add(1)
-		go func() { defer rg.Done(); load.reader(c, client(), stop) }()
-	}
-	for i := 0; i < 10_000; i++ { // until a fifth of the adds are in, at most 10 s
-		load.mu.Lock()
-		n := len(load.acked)
-		load.mu.Unlock()
-		if n >= writers*perWriter/5 {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+	finish := load.run(t, c, tc, writers, perWriter)
+	load.waitAcked(writers * perWriter / 5)
 
 	admin := func(i int) *redis.Client { return dial(t, tc.addrs[i], "") }
 	copied, err := admin(0).Do(c, "mbf.migrate", "0-1000", tc.dirs[1]).Int()
@@ -173,9 +150,7 @@ func migrateUnderLoad(t *testing.T, fold bool) {
 	require.NoError(t, err)
 	assert.Contains(t, info, "mmapbloom_paused_slots:0\r\n")
 
-	wg.Wait()
-	close(stop)
-	rg.Wait()
+	finish()
 	assert.Zero(t, load.others.Load(), "errors other than MOVED and TRYAGAIN (first: %v)", load.firstOther.Load())
 	assert.Zero(t, load.negative.Load(), "acknowledged items that tested absent")
 	assert.Len(t, load.acked, writers*perWriter)

@@ -19,6 +19,11 @@ type tx struct {
 	on    bool       // MULTI was called
 	dirty bool       // a command was refused while queueing: EXEC aborts
 	queue [][][]byte // the queued commands, copied out of the read buffer
+	// slot is the slot of the queued commands' keys (-1 none yet, or
+	// standalone); cross: they lie in more than one slot, so that EXEC
+	// answers CROSSSLOT and runs nothing, as Redis Cluster does.
+	slot  int
+	cross bool
 }
 
 func init() {
@@ -57,6 +62,7 @@ func (s *Server) enqueue(c *client, cmd *command, args [][]byte) {
 		c.w.WriteError(msg)
 		return
 	}
+	c.tx.noteSlot(c.s, cmd, args)
 	queued := make([][]byte, len(args))
 	for i, a := range args {
 		queued[i] = bytes.Clone(a)
@@ -65,12 +71,28 @@ func (s *Server) enqueue(c *client, cmd *command, args [][]byte) {
 	c.w.WriteString("QUEUED")
 }
 
+// noteSlot records the slot of a queued command's keys in cluster mode
+// (enqueue checked that they share one).
+func (t *tx) noteSlot(s *Server, cmd *command, args [][]byte) {
+	if s.cluster.Load() == nil {
+		return
+	}
+	slot, _ := keysSlot(cmd, args)
+	switch {
+	case slot < 0:
+	case t.slot < 0:
+		t.slot = slot
+	case t.slot != slot:
+		t.cross = true
+	}
+}
+
 func multi(c *client, _ [][]byte) {
 	if c.tx.on {
 		c.w.WriteError("ERR MULTI calls can not be nested")
 		return
 	}
-	c.tx.on = true
+	c.tx = tx{on: true, slot: -1}
 	c.w.WriteString("OK")
 }
 
@@ -80,6 +102,8 @@ func execTx(c *client, _ [][]byte) {
 	switch {
 	case !t.on:
 		c.w.WriteError("ERR EXEC without MULTI")
+	case t.cross:
+		c.w.WriteError(msgCrossSlot)
 	case t.dirty:
 		c.w.WriteError("EXECABORT Transaction discarded because of previous errors.")
 	default:

@@ -297,9 +297,11 @@ func (s *Server) bucketsOf(stems []string, cs *clusterState) []string {
 	return out
 }
 
-// listKeys lists the primary's keys with SCAN. The server's cursor is a
-// position in its sorted key list, so it only grows until it ends at 0;
-// a cursor that does not grow is errBadData (a loop).
+// listKeys lists the primary's keys with SCAN, which returns every key
+// present from the listing's start to its end (scan.go). The server's
+// cursor is a position in the order of the keys' hashes, so it only
+// grows until it ends at 0; a cursor that does not grow is errBadData (a
+// loop).
 func listKeys(ctx context.Context, rdb *redis.Client) ([]string, error) {
 	var keys []string
 	seen := map[string]bool{}

@@ -25,7 +25,7 @@ func (cs *clusterState) route(slot int, cmd *command, readonly bool) string {
 	case owner == cs.me.Primary && readonly && cmd.readOnly():
 		return ""
 	}
-	return "MOVED " + strconv.Itoa(slot) + " " + owner.Addr
+	return "MOVED " + strconv.Itoa(slot) + " " + owner.Endpoint()
 }
 
 // readOnly reports whether cmd only reads (its COMMAND flags hold

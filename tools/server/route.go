@@ -39,9 +39,10 @@ func loadCluster(path, id string, old *clusterState) (*clusterState, error) {
 	return cs, nil
 }
 
-// Reload re-reads the cluster config file and applies it; on an error
-// the node keeps its current config. It returns ErrNotCluster when the
-// server was started without one.
+// Reload re-reads the cluster config file and applies it, closing the
+// open filters of the slots this node gains or loses before it serves
+// them again (dropMoved); on an error the node keeps its current config.
+// It returns ErrNotCluster when the server was started without one.
 func (s *Server) Reload() error {
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
@@ -53,7 +54,10 @@ func (s *Server) Reload() error {
 	if err != nil {
 		return err
 	}
+	s.gate.Lock() // no keyed command runs while the moved slots' files close
 	s.cluster.Store(cs)
+	s.dropMoved(old, cs)
+	s.gate.Unlock()
 	s.cfg.Log.Printf("cluster config reloaded: %d nodes, %d slots assigned, %d owned here",
 		len(cs.m.Nodes), cs.m.Assigned(), slotCount(cs.m.Runs(cs.me)))
 	return nil
@@ -79,20 +83,34 @@ func (s *Server) enter(c *client, cmd *command, args [][]byte) string {
 	}
 	s.gate.RLock()
 	cs := s.cluster.Load()
-	slot := -1
-	for i, last := cmd.first, cmd.lastKey(len(args)); i <= last; i += cmd.step {
-		sl := cluster.KeySlot(args[i])
-		if slot >= 0 && sl != slot {
-			s.gate.RUnlock()
-			return "CROSSSLOT Keys in request don't hash to the same slot"
-		}
-		slot = sl
+	slot, ok := keysSlot(cmd, args)
+	if !ok {
+		s.gate.RUnlock()
+		return msgCrossSlot
 	}
 	if msg := cs.route(slot, cmd, c.readonly); msg != "" {
 		s.gate.RUnlock()
 		return msg
 	}
 	return ""
+}
+
+// msgCrossSlot is Redis Cluster's reply to a command, or a transaction,
+// whose keys lie in more than one slot.
+const msgCrossSlot = "CROSSSLOT Keys in request don't hash to the same slot"
+
+// keysSlot returns the slot of the keys of a call of cmd (-1: it has no
+// key), and ok = false when they lie in more than one slot.
+func keysSlot(cmd *command, args [][]byte) (slot int, ok bool) {
+	slot = -1
+	for i, last := cmd.first, cmd.lastKey(len(args)); cmd.first > 0 && i <= last; i += cmd.step {
+		sl := cluster.KeySlot(args[i])
+		if slot >= 0 && sl != slot {
+			return slot, false
+		}
+		slot = sl
+	}
+	return slot, true
 }
 
 // leave ends what enter began for cmd.
@@ -113,7 +131,7 @@ func (cs *clusterState) check(slot int) string {
 	case owner == nil:
 		return "CLUSTERDOWN Hash slot not served"
 	case owner != cs.me:
-		return "MOVED " + strconv.Itoa(slot) + " " + owner.Addr
+		return "MOVED " + strconv.Itoa(slot) + " " + owner.Endpoint()
 	}
 	for _, r := range cs.paused {
 		if r.Start <= slot && slot <= r.End {

@@ -40,6 +40,13 @@ type Config struct {
 	// minute; negative means never.
 	FilterIdle time.Duration
 
+	// FileCheck is how often a key in use is compared with its file
+	// (one stat per key per period): a key whose file or set directory
+	// an outside tool replaced (a new inode) or removed is reopened at
+	// its first use at most this long after (filecheck.go). Default
+	// DefaultFileCheck (1 s); negative means never.
+	FileCheck time.Duration
+
 	// DefaultCapacity, DefaultErrorRate and DefaultExpansion make the
 	// filter BF.ADD and BF.MADD create for a missing key: a scaling set
 	// whose first layer holds DefaultCapacity keys, growing by
@@ -141,7 +148,7 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("server: %w", err)
 		}
 	}
-	s := &Server{cfg: cfg, store: newStore(cfg.Dir, cfg.Sets, cfg.FilterIdle),
+	s := &Server{cfg: cfg, store: newStore(cfg.Dir, cfg.Sets, cfg.FilterIdle, cfg.FileCheck),
 		start: time.Now(), clients: map[*client]struct{}{}, puller: newPuller()}
 	if cs != nil {
 		s.cluster.Store(cs)
@@ -167,6 +174,9 @@ func fillDefaults(cfg *Config) error {
 	}
 	if cfg.FilterIdle == 0 {
 		cfg.FilterIdle = DefaultFilterIdle
+	}
+	if cfg.FileCheck == 0 {
+		cfg.FileCheck = DefaultFileCheck
 	}
 	if cfg.DefaultCapacity == 0 {
 		cfg.DefaultCapacity = DefaultCapacity

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mmapbloom/mmapbloom/format"
@@ -32,6 +33,9 @@ type store struct {
 	closed  bool
 	stop    chan struct{}
 	stopped chan struct{}
+	// period is the file check period (filecheck.go): an open entry is
+	// checked against its file at its first use in each.
+	period atomic.Uint64
 }
 
 // entry is an open filter and the commands using it.
@@ -41,6 +45,10 @@ type entry struct {
 	refs   int    // commands running on b; b is not closed while > 0
 	used   bool   // used since the idle closer last looked
 	broken bool   // b failed (its file changed): closed at the last release
+	// id is the identity of the file (or set CONTROL page) b was opened
+	// from; checked, the check period it was last compared in.
+	id      os.FileInfo
+	checked uint64
 }
 
 // createSpec is how to create a missing key: n keys at probability p,
@@ -55,10 +63,11 @@ type createSpec struct {
 	refresh   bool
 }
 
-func newStore(dir string, sets Sets, idle time.Duration) *store {
+func newStore(dir string, sets Sets, idle, check time.Duration) *store {
 	s := &store{dir: dir, sets: sets, open: map[string]*entry{}, loads: map[string]*load{},
 		stop: make(chan struct{}), stopped: make(chan struct{})}
 	go s.closeIdle(idle)
+	go s.every(check, func() { s.period.Add(1) }) // the file check (filecheck.go)
 	return s
 }
 
@@ -87,22 +96,24 @@ func (s *store) acquire(stem string, create *createSpec) (*entry, error) {
 	if s.closed {
 		return nil, mmapbloom.ErrClosed
 	}
-	if e := s.open[stem]; e != nil {
+	if e := s.open[stem]; e != nil && !s.replacedLocked(e) {
 		e.refs++
 		e.used = true
 		return e, nil
 	}
+	id := s.identify(stem) // before the open: a replacement meanwhile is seen at the next check
 	b, err := s.openStem(stem)
 	if errors.Is(err, ErrNotFound) && create != nil {
 		b, err = s.createStem(stem, *create)
 		if errors.Is(err, mmapbloom.ErrExists) { // another process won
 			b, err = s.openStem(stem)
 		}
+		id = s.identify(stem)
 	}
 	if err != nil {
 		return nil, err
 	}
-	e := &entry{b: b, stem: stem, refs: 1, used: true}
+	e := &entry{b: b, stem: stem, refs: 1, used: true, id: id, checked: s.period.Load()}
 	s.open[stem] = e
 	return e, nil
 }
@@ -113,9 +124,11 @@ func (s *store) release(e *entry, broken bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e.refs--
-	e.broken = e.broken || broken
-	if e.broken && e.refs == 0 && s.open[e.stem] == e {
+	if broken && s.open[e.stem] == e {
 		delete(s.open, e.stem)
+	}
+	e.broken = e.broken || broken
+	if e.broken && e.refs == 0 { // out of s.open: no new command can take it
 		_ = e.b.Close()
 	}
 }
@@ -145,7 +158,7 @@ func (s *store) reserve(key []byte, spec createSpec) error {
 	if err != nil {
 		return err
 	}
-	s.open[stem] = &entry{b: b, stem: stem, used: true}
+	s.open[stem] = &entry{b: b, stem: stem, used: true, id: s.identify(stem), checked: s.period.Load()}
 	return nil
 }
 
@@ -200,7 +213,7 @@ func (s *store) exists(key []byte) (bool, error) {
 }
 
 func (s *store) existsLocked(stem string) (bool, error) {
-	if s.open[stem] != nil {
+	if e := s.open[stem]; e != nil && !s.replacedLocked(e) {
 		return true, nil
 	}
 	file, set := s.stemPaths(stem)
@@ -278,19 +291,9 @@ func (s *store) openCount() int {
 // after its last use), until Close.
 func (s *store) closeIdle(idle time.Duration) {
 	defer close(s.stopped)
-	if idle <= 0 {
-		<-s.stop
-		return
-	}
-	t := time.NewTicker(idle)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.stop:
-			return
-		case <-t.C:
-		}
+	s.every(idle, func() {
 		s.mu.Lock()
+		defer s.mu.Unlock()
 		for k, e := range s.open {
 			if e.refs == 0 && !e.used {
 				delete(s.open, k)
@@ -298,7 +301,24 @@ func (s *store) closeIdle(idle time.Duration) {
 			}
 			e.used = false
 		}
-		s.mu.Unlock()
+	})
+}
+
+// every runs fn every interval until Close; interval <= 0: never.
+func (s *store) every(interval time.Duration, fn func()) {
+	if interval <= 0 {
+		<-s.stop
+		return
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			fn()
+		}
 	}
 }
 

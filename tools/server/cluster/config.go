@@ -27,6 +27,12 @@ type Node struct {
 	line    int   // line number in the file, for errors
 }
 
+// Endpoint is the node's address as Redis writes it in MOVED and
+// CLUSTER NODES: HOST:PORT with no brackets around an IPv6 host
+// (`::1:7001`; clients split at the last colon), where Addr keeps the
+// file's form (`[::1]:7001`) for dialing.
+func (n *Node) Endpoint() string { return n.Host + ":" + strconv.Itoa(n.Port) }
+
 // replicaOf is the second field of a replica's line.
 const replicaOf = "replica-of"
 

@@ -1,0 +1,34 @@
+package mmapbloom
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Replace renames the file src over the filter file dst (a complete
+// copy shipped in beside it), but only when no handle in any process has
+// dst open: it takes dst's exclusive lock without waiting, as Remove
+// does, and holds it across the rename, so that no handle keeps mapping
+// (and adding to) the file it unlinks. A missing dst is simply created
+// by the rename. The directory is synced afterwards. Errors: ErrInUse,
+// the os error wrapped.
+func Replace(src, dst string) error {
+	f, err := os.Open(dst)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return fmt.Errorf("mmapbloom: replace: %w", err)
+	default:
+		defer f.Close()
+		if err := lockExclusive(f); err != nil {
+			return wrapf(err, "replace")
+		}
+	}
+	if err := os.Rename(src, dst); err != nil {
+		return fmt.Errorf("mmapbloom: replace: %w", err)
+	}
+	return syncDir(filepath.Dir(dst))
+}

@@ -1,0 +1,25 @@
+package server
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// BenchmarkAcquireRelease measures a command's use of an open key's
+// entry, store.acquire and release (the store lock, and the file check's
+// period load and compare), without the filter probe; ns/op is per
+// command.
+func BenchmarkAcquireRelease(b *testing.B) {
+	st := newStore(b.TempDir(), LibrarySets{}, -1, DefaultFileCheck)
+	b.Cleanup(func() { _ = st.Close() })
+	require.NoError(b, st.reserve([]byte("k"), createSpec{n: 1000, p: 0.01}))
+	b.ResetTimer()
+	for range b.N {
+		e, err := st.acquire("k", nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		st.release(e, false)
+	}
+}
