@@ -97,6 +97,11 @@ class FileChanged(MmapBloomError):
     """The file was shrunk or its header rewritten while mapped (ErrFileChanged)."""
 
 
+class MissingDependency(MmapBloomError, ImportError):
+    """A module this call needs is not installed; the message says what to
+    install for the interpreter running."""
+
+
 class NoAtomics(MmapBloomError):
     """libatomic.so.1 was not found, so shared writes cannot be made safely;
     open with single_writer=True to write alone."""
