@@ -66,3 +66,15 @@ class BloomDupeFilterTest(TempDirTest):
         with self.assertRaises(NotConfigured):
             parse_window("a week")
         self.assertTrue(os.path.exists(self.path("seen.bloom")))
+
+    def test_set_form(self):
+        path = self.path("seen.bfset")
+        settings = self.settings(MMAPBLOOM_PATH=path, MMAPBLOOM_WINDOW="24h", MMAPBLOOM_KEEP=30)
+        df = BloomDupeFilter.from_crawler(get_crawler(Spider, settings))
+        other = BloomDupeFilter.from_crawler(get_crawler(Spider, settings))
+        self.assertFalse(df.request_seen(Request("http://a.test/x")))
+        self.assertTrue(other.request_seen(Request("http://a.test/x#y")))
+        m = other.store.filter.manifest
+        self.assertEqual((m["kind"], m["window_ns"], m["keep"], m["n"], m["p"]), ("windowed", 86400 * 10**9, 30, 1000, 1e-9))
+        df.close("finished")
+        other.close("finished")

@@ -21,19 +21,19 @@ if _sys.byteorder != "little":  # the files are little-endian and read as native
     raise ImportError("mmapbloom needs a little-endian host (the Go library does not build on big-endian ones either)")
 
 from ._version import __version__  # noqa: E402 (after the byte-order check)
-from .create import create  # noqa: E402
-from .errors import (BadK, BadMagic, BadScheme, ChecksumError, Closed, FileChanged, FilterExists, FormatError,
+from .errors import (BadK, BadSet, BadMagic, BadScheme, ChecksumError, Closed, FileChanged, FilterExists, FormatError,
                      InUse, InvalidArgument, Mismatch, MissingDependency, MmapBloomError, NoAtomics, ReadOnly, Sealed,
                      ShortHeader, SizeMismatch, TooLarge, Truncated, UnknownFlags, UnknownLayout, UnknownScheme,
                      UnknownVersion)
 from .filter import Filter
 from .hashing import murmur64a
 from .header import Header, crc32c, decode
-from .opening import open, open_or_create  # noqa: A004 (pybloomfiltermmap3's name)
+from .fset import FilterSet  # noqa: E402
+from .opening import create, open, open_or_create  # noqa: A004 (pybloomfiltermmap3's name)
 
 
 __all__ = [
-    "open", "create", "open_or_create", "Filter", "Header", "decode", "crc32c", "murmur64a",
+    "open", "create", "open_or_create", "Filter", "FilterSet", "BadSet", "Header", "decode", "crc32c", "murmur64a",
     "MmapBloomError", "FormatError", "ShortHeader", "BadMagic", "UnknownVersion", "ChecksumError",
     "UnknownLayout", "UnknownScheme", "BadScheme", "UnknownFlags", "BadK", "SizeMismatch", "TooLarge",
     "Truncated", "InvalidArgument", "FilterExists", "InUse", "ReadOnly", "Sealed", "Closed", "Mismatch",

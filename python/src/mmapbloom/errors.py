@@ -97,6 +97,11 @@ class FileChanged(MmapBloomError):
     """The file was shrunk or its header rewritten while mapped (ErrFileChanged)."""
 
 
+class BadSet(MmapBloomError, ValueError):
+    """Not a filter set, or a set whose MANIFEST, CONTROL or layers are
+    invalid or disagree (ErrBadSet)."""
+
+
 class MissingDependency(MmapBloomError, ImportError):
     """A module this call needs is not installed; the message says what to
     install for the interpreter running."""

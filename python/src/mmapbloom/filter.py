@@ -49,6 +49,8 @@ class Filter:
         self._mm: Any = None
         self._words: Any = None
         self._cbuf: Any = None
+        self._test_hash: Any = None
+        self._add_hash: Any = None
         self._closed = self._broken = False
         self._pending = 0
         self._exclusive = single_writer
@@ -177,6 +179,7 @@ class Filter:
                 off, mask = probe(h)
                 off += HEADER_SIZE
                 return int.from_bytes(mm[off:off + 64], "little") & mask == mask
+            self._test_hash = test_hash  # a key's xxh3 hash -> may be present (filter sets share it)
             return (lambda key: test_hash(xxh(key, seed)),
                     lambda keys: list(map(test_hash, map(xxh, keys, itertools.repeat(seed)))))
         locate = self._locate
@@ -299,6 +302,7 @@ class Filter:
                         present = False
                     at += 8
                 return present
+            self._add_hash = add_hash  # a key's xxh3 hash -> present before (filter sets share it)
             return (lambda key: add_hash(xxh(key, seed)),
                     lambda keys: list(map(add_hash, map(xxh, keys, itertools.repeat(seed)))))
 
