@@ -78,3 +78,12 @@ class BloomDupeFilterTest(TempDirTest):
         self.assertEqual((m["kind"], m["window_ns"], m["keep"], m["n"], m["p"]), ("windowed", 86400 * 10**9, 30, 1000, 1e-9))
         df.close("finished")
         other.close("finished")
+
+    def test_from_spider(self):
+        """scrapy-redis's scheduler builds DUPEFILTER_CLASS through from_spider."""
+        crawler = get_crawler(Spider, self.settings())
+        spider = crawler._create_spider("s")
+        crawler.spider = spider
+        df = BloomDupeFilter.from_spider(spider)
+        self.assertFalse(df.request_seen(Request("http://a.test/")))
+        df.close("finished")

@@ -136,6 +136,12 @@ class BloomDupeFilter(BaseDupeFilter):
             crawler.signals.connect(df._requeue, signal=signals.spider_opened)
         return df
 
+    @classmethod
+    def from_spider(cls, spider: Any) -> "BloomDupeFilter":
+        """The hook through which scrapy-redis's scheduler builds its
+        dupefilter (DUPEFILTER_CLASS): from_crawler on the spider's crawler."""
+        return cls.from_crawler(spider.crawler)
+
     def _fetched(self, response: Any, request: Any, spider: Any) -> None:
         self.done(request)
 
