@@ -24,6 +24,7 @@ from .sizing import MIN_BLOCKED_P, check_np
 
 RELOAD_TRIES = 8  # Go: reloadTries
 COUNT_BATCH = 256
+CHUNK = 256  # keys of a batch call between two generation checks (Go: setChunk)
 MIN_WINDOW_NS = 1_000_000_000  # Go: MinWindow, 1 s
 MAX_EXPANSION, MAX_KEEP = 32768, 1024
 Clock = Callable[[], int]  # Unix time in nanoseconds
@@ -311,9 +312,45 @@ class FilterSet:
         return self._insert(key if type(key) is bytes else hashing.key_bytes(key), always)
 
     def add_batch(self, keys: Iterable[Key], always: bool = False) -> List[bool]:
-        """[self.add(key, always) for key in keys]."""
-        kb, insert = hashing.key_bytes, self._insert
-        return [insert(k if type(k) is bytes else kb(k), always) for k in keys]
+        """[self.add(key, always) for key in keys], in chunks of CHUNK keys
+        that each check the generation and the layers once (Go: the set's
+        batch calls), each key hashed once for every blocked layer."""
+        kb = hashing.key_bytes
+        raw = [k if type(k) is bytes else kb(k) for k in keys]
+        out: List[bool] = []
+        while len(out) < len(raw):
+            if not self._add_chunk(raw, out, always):
+                out.append(self._insert(raw[len(out)], always))  # a layer to add, or layers not blocked
+        return out
+
+    def _add_chunk(self, keys: List[bytes], out: List[bool], add: bool) -> bool:
+        """Add keys from len(out) on, up to CHUNK of them, appending each
+        answer to out, on one view of blocked layers; stop (False) at a key
+        that needs a new layer, or at once when a layer is not blocked."""
+        v = self._writable(self._current())
+        if not v.hashable:
+            return False
+        older, active = v.split(self.now())
+        always = sm.windowed(v.m) and (add or v.m["refresh"])
+        for f in older:
+            f._check()
+        active._check(True)
+        held = [f._test_hash for f in reversed(v.held(older, always))]
+        older_tests = [f._test_hash for f in reversed(older)]
+        xxh, seed, add_hash, in_active = hashing.xxhash.xxh3_64_intdigest, v.m["seed"], active._add_hash, active._test_hash
+        for key in keys[len(out):len(out) + CHUNK]:
+            h = xxh(key, seed)
+            if any(t(h) for t in held):
+                out.append(True)
+            elif v.full and not in_active(h):
+                return False
+            elif v.full or add_hash(h):
+                out.append(True)
+            else:
+                active._counted(1)
+                self._note_adds(v, active)
+                out.append(any(t(h) for t in older_tests) if always else False)
+        return True
 
     def update(self, keys: Iterable[Key]) -> None:
         """Add every key of an iterable."""
