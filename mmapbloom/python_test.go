@@ -225,7 +225,7 @@ func python(t *testing.T) string {
 func pyCommand(ctx context.Context, py string, args ...string) *exec.Cmd {
 	root := testkit.RepoRoot()
 	cmd := exec.CommandContext(ctx, py, append([]string{filepath.Join(root, "python", "tests", "interop.py")}, args...)...)
-	cmd.Env = append(os.Environ(), "PYTHONPATH="+filepath.Join(root, "python"))
+	cmd.Env = append(os.Environ(), "PYTHONPATH="+filepath.Join(root, "python", "src"))
 	return cmd
 }
 

@@ -7,6 +7,10 @@ usage: interop.py create PATH N P LAYOUT SCHEME VERSION SEED PRIME
        interop.py hold PATH             open rw, print "ready", wait for stdin to close
        interop.py exclusive PATH OTHER  try clear and union while Go holds PATH
        interop.py union PATH OTHER      OR OTHER into PATH
+       interop.py set-create DIR N P WINDOW_S KEEP NOW_NS   a set (WINDOW_S 0: scalable) at clock NOW_NS
+       interop.py set-add DIR NOW_NS KEYFILE   print "opened", read a line, add the keys of KEYFILE (one a line) in batches of 64
+       interop.py set-test DIR NOW_NS KEYFILE  print one 0/1 per key of KEYFILE, on one line
+       interop.py set-layers DIR NOW_NS        print the MANIFEST's layers as JSON
 """
 
 import json
@@ -68,5 +72,41 @@ def exclusive(path, other):
                 print(name, "InUse")
 
 
+def _keys(path):
+    with open(path) as f:
+        return f.read().split()
+
+
+def _set(path, now_ns):
+    return mmapbloom.open(path, "rw", now=lambda: int(now_ns))
+
+
+def set_create(path, n, p, window_s, keep, now_ns):
+    w = float(window_s) or None
+    mmapbloom.create(path, int(n), float(p), window=w, keep=int(keep) if w else None,
+                     now=lambda: int(now_ns)).close()
+
+
+def set_add(path, now_ns, keyfile):
+    keys = _keys(keyfile)
+    with _set(path, now_ns) as s:
+        print("opened", flush=True)
+        sys.stdin.readline()  # Go writes a line when its writer is about to start
+        for i in range(0, len(keys), 64):
+            s.add_batch(keys[i:i + 64])
+
+
+def set_test(path, now_ns, keyfile):
+    with _set(path, now_ns) as s:
+        print("".join("1" if x else "0" for x in s.test_batch(_keys(keyfile))))
+
+
+def set_layers(path, now_ns):
+    with _set(path, now_ns) as s:
+        print(json.dumps([{"File": l["file"], "N": l["n"], "P": l["p"], "Window": l["window"]} for l in s.layers]))
+
+
 if __name__ == "__main__":
-    {"create": create, "test": test, "add": add, "writer": writer, "hold": hold, "exclusive": exclusive, "union": union}[sys.argv[1]](*sys.argv[2:])
+    {"create": create, "test": test, "add": add, "writer": writer, "hold": hold, "exclusive": exclusive, "union": union,
+     "set-create": set_create, "set-add": set_add, "set-test": set_test,
+     "set-layers": set_layers}[sys.argv[1]](*sys.argv[2:])

@@ -221,6 +221,6 @@ class WithoutXXHashTest(TempDirTest):
                     raise AssertionError("created an xxh3 filter without xxhash")
             print("ok")
         """
-        env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"))
+        env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python", "src"))
         out = subprocess.run([sys.executable, "-c", code, self.dir], env=env, capture_output=True, text=True)
         self.assertEqual(out.stdout, "ok\n", out.stderr)

@@ -213,11 +213,10 @@ class HostileFileTest(TempDirTest):
                 self.assertEqual(len(f), h.count)
 
     def test_not_a_regular_file(self):
-        os.mkdir(self.path("dir"))
-        with self.assertRaises(OSError):
-            mmapbloom.open(self.path("dir"), "rw")
-        with self.assertRaises(mmapbloom.MmapBloomError):
-            mmapbloom.open(self.path("dir"))
+        os.mkdir(self.path("dir"))  # a directory opens as a filter set: this one is none
+        for mode in ("r", "rw"):
+            with self.assertRaisesRegex(mmapbloom.BadSet, "no MANIFEST: not a filter set"):
+                mmapbloom.open(self.path("dir"), mode)
         os.mkfifo(self.path("fifo"))
         fd = os.open(self.path("fifo"), os.O_RDWR | os.O_NONBLOCK)  # a writer, so open does not block
         try:

@@ -20,7 +20,7 @@ class ProcessesTest(TempDirTest):
             with self.subTest(**shape):
                 path = self.path()
                 mmapbloom.create(path, WRITERS * KEYS, 0.01, **shape).close()
-                env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"))
+                env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python", "src"))
                 script = os.path.join(REPO, "python", "tests", "interop.py")
                 procs = [subprocess.Popen([sys.executable, script, "writer", path, str(w), str(KEYS)],
                                           stdout=subprocess.PIPE, env=env) for w in range(WRITERS)]

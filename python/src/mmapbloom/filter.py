@@ -14,6 +14,9 @@ import mmap
 import os
 import stat
 import struct
+from typing import Any, Iterable, List, Union
+
+Key = Union[str, bytes, bytearray, memoryview]
 
 from . import errors, hashing, locks
 from . import atomics as _atomics
@@ -23,6 +26,8 @@ from .sizing import go_round
 COUNT_BATCH = 256  # Go: countBatch, adds a handle counts before publishing them
 _MASK64 = (1 << 64) - 1
 _CHUNK = 1 << 20  # bytes per step of clear, union and approx_len
+# int.bit_count is Python 3.10 and later.
+_popcount: Any = getattr(int, "bit_count", None) or (lambda x: bin(x).count("1"))
 
 
 class Filter:
@@ -38,9 +43,14 @@ class Filter:
     scheme (ids of format/FORMAT.md) come from the header read at open.
     """
 
-    def __init__(self, fd, path, writable, single_writer=False, exact_count=False):
+    def __init__(self, fd: int, path: str, writable: bool, single_writer: bool = False,
+                 exact_count: bool = False):
         self._fd, self.path = fd, path
-        self._mm = self._words = self._cbuf = None
+        self._mm: Any = None
+        self._words: Any = None
+        self._cbuf: Any = None
+        self._test_hash: Any = None
+        self._add_hash: Any = None
         self._closed = self._broken = False
         self._pending = 0
         self._exclusive = single_writer
@@ -137,21 +147,21 @@ class Filter:
 
     # ---- reading ------------------------------------------------------
 
-    def locations(self, key):
+    def locations(self, key: Key) -> List[int]:
         """The k bit positions of key in [0, m), in the hash scheme's order
         (Go: Filter.Locations). Reads nothing from the file."""
         return self._locate(hashing.key_bytes(key))
 
-    def __contains__(self, key):
+    def __contains__(self, key: object) -> bool:
         self._check()
         return self._test(key if type(key) is bytes else hashing.key_bytes(key))
 
-    def test(self, key):
+    def test(self, key: Key) -> bool:
         """True when key may be present (false positive with probability
         about p at n keys), False when it is definitely absent."""
         return key in self
 
-    def test_batch(self, keys):
+    def test_batch(self, keys: Iterable[Key]) -> List[bool]:
         """[key in self for key in keys], with one check of the file for the batch."""
         self._check()
         kb = hashing.key_bytes
@@ -169,6 +179,7 @@ class Filter:
                 off, mask = probe(h)
                 off += HEADER_SIZE
                 return int.from_bytes(mm[off:off + 64], "little") & mask == mask
+            self._test_hash = test_hash  # a key's xxh3 hash -> may be present (filter sets share it)
             return (lambda key: test_hash(xxh(key, seed)),
                     lambda keys: list(map(test_hash, map(xxh, keys, itertools.repeat(seed)))))
         locate = self._locate
@@ -180,7 +191,7 @@ class Filter:
             return True
         return test, lambda keys: list(map(test, keys))
 
-    def __len__(self):
+    def __len__(self) -> int:
         """The header count: adds that set at least one clear bit (in a v1.1
         file: add calls), over every process, this handle's own pending adds
         published first; after union, the estimate of the union (Go: Count)."""
@@ -188,7 +199,7 @@ class Filter:
         self._publish()
         return self._count()
 
-    def count(self):
+    def count(self) -> int:
         """Same as len(self)."""
         return len(self)
 
@@ -197,7 +208,7 @@ class Filter:
             return struct.unpack_from("<I", self._mm, OFF_COUNT)[0]
         return self._words[1]
 
-    def approx_len(self):
+    def approx_len(self) -> Union[int, float]:
         """Estimated number of distinct keys from the set bits X:
         -(m/k) ln(1 - X/m), summed block by block for the blocked layout
         (Go: Stats.EstimatedCardinality), rounded; math.inf when every bit
@@ -209,27 +220,27 @@ class Filter:
     def _estimate(self):
         k, mm = float(self.k), self._mm
         if not self.blocked:
-            x = sum(int.from_bytes(mm[o:min(o + _CHUNK, self._size)], "little").bit_count()
+            x = sum(_popcount(int.from_bytes(mm[o:min(o + _CHUNK, self._size)], "little"))
                     for o in range(HEADER_SIZE, self._size, _CHUNK))
             m = float(self.m)
             return math.inf if x >= self.m else -m / k * math.log1p(-x / m)
         hist = [0] * 513
         for o in range(HEADER_SIZE, self._size, 64):
-            hist[int.from_bytes(mm[o:o + 64], "little").bit_count()] += 1
+            hist[_popcount(int.from_bytes(mm[o:o + 64], "little"))] += 1
         if hist[512]:
             return math.inf
         return sum(c * (-512.0 / k * math.log1p(-float(s) / 512.0)) for s, c in enumerate(hist) if c)
 
-    def fill_ratio(self):
+    def fill_ratio(self) -> float:
         """Set bits / m (O(m))."""
         self._check()
-        x = sum(int.from_bytes(self._mm[o:min(o + _CHUNK, self._size)], "little").bit_count()
+        x = sum(_popcount(int.from_bytes(self._mm[o:min(o + _CHUNK, self._size)], "little"))
                 for o in range(HEADER_SIZE, self._size, _CHUNK))
         return x / self.m
 
     # ---- writing ------------------------------------------------------
 
-    def add(self, key):
+    def add(self, key: Key) -> bool:
         """Add key; return True when it was present before (every bit was
         already set), False when this call set at least one clear bit, and
         only then count it (Go: TestAndAdd; the count of a v1.1 file counts
@@ -240,11 +251,11 @@ class Filter:
             self._counted(1)
         return present
 
-    def update(self, keys):
+    def update(self, keys: Iterable[Key]) -> None:
         """Add every key of an iterable."""
         self.add_batch(keys)
 
-    def add_batch(self, keys):
+    def add_batch(self, keys: Iterable[Key]) -> List[bool]:
         """[self.add(key) for key in keys], with one check of the file and
         one count update for the batch."""
         self._check(True)
@@ -291,6 +302,7 @@ class Filter:
                         present = False
                     at += 8
                 return present
+            self._add_hash = add_hash  # a key's xxh3 hash -> present before (filter sets share it)
             return (lambda key: add_hash(xxh(key, seed)),
                     lambda keys: list(map(add_hash, map(xxh, keys, itertools.repeat(seed)))))
 
@@ -331,7 +343,7 @@ class Filter:
         else:
             self._words[1] = min(c, _MASK64)
 
-    def sync(self):
+    def sync(self) -> None:
         """Write the mapped bits and header to disk and wait (msync, fsync)."""
         self._check()
         self._publish()
@@ -355,7 +367,7 @@ class Filter:
         finally:
             locks.downgrade(self._fd, self.path)
 
-    def clear(self):
+    def clear(self) -> None:
         """Set every bit and the count to 0. Needs every other handle on the
         file closed: raises InUse otherwise (Go: Clear)."""
         def op():
@@ -366,7 +378,7 @@ class Filter:
             self._store_count(0)
         self._alone("clear", op)
 
-    def union(self, other):
+    def union(self, other: "Filter") -> "Filter":
         """OR the bits of other into this filter, which then answers present
         for every key either held. Both need the same m, k, layout, scheme
         and seed (Mismatch); this filter needs every other handle on its file
@@ -401,7 +413,7 @@ class Filter:
 
     # ---- closing ------------------------------------------------------
 
-    def close(self):
+    def close(self) -> None:
         """Publish this handle's pending adds to the header count, unmap the
         file and close it, releasing its locks. Calling it again does nothing."""
         if self._closed:
@@ -427,10 +439,10 @@ class Filter:
             os.close(self._fd)
             self._fd = -1
 
-    def __enter__(self):
+    def __enter__(self) -> "Filter":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __del__(self):

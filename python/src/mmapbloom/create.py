@@ -5,6 +5,7 @@ byte-identical header."""
 import errno
 import os
 import secrets
+from typing import Any, Optional, Union
 
 from . import errors, locks, sizing
 from .filter import Filter
@@ -73,8 +74,9 @@ def _seed(version, seed):
     return seed
 
 
-def create(path, capacity, error_rate, *, layout=None, scheme=None, version=2, seed=None,
-           prime_m=False, overwrite=False, single_writer=False, exact_count=False):
+def create(path: "Union[str, os.PathLike[str]]", capacity: int, error_rate: float, *, layout: Any = None,
+           scheme: Any = None, version: Any = 2, seed: Optional[int] = None, prime_m: bool = False,
+           overwrite: bool = False, single_writer: bool = False, exact_count: bool = False) -> Filter:
     """Create a filter file at path for capacity keys at false-positive
     probability error_rate, and open it read-write.
 

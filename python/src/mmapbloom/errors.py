@@ -97,6 +97,16 @@ class FileChanged(MmapBloomError):
     """The file was shrunk or its header rewritten while mapped (ErrFileChanged)."""
 
 
+class BadSet(MmapBloomError, ValueError):
+    """Not a filter set, or a set whose MANIFEST, CONTROL or layers are
+    invalid or disagree (ErrBadSet)."""
+
+
+class MissingDependency(MmapBloomError, ImportError):
+    """A module this call needs is not installed; the message says what to
+    install for the interpreter running."""
+
+
 class NoAtomics(MmapBloomError):
     """libatomic.so.1 was not found, so shared writes cannot be made safely;
     open with single_writer=True to write alone."""

@@ -17,6 +17,7 @@ import os
 from . import errors
 
 F_OFD_SETLK = getattr(fcntl, "F_OFD_SETLK", 37 if os.uname().sysname == "Linux" else None)
+F_OFD_SETLKW = getattr(fcntl, "F_OFD_SETLKW", 38)
 
 
 class _Flock(ctypes.Structure):
@@ -49,6 +50,19 @@ def _ofd(fd, typ, name):
         return
     lk = bytes(_Flock(l_type=typ, l_whence=os.SEEK_SET, l_start=0, l_len=0, l_pid=0))
     _retry(lambda: fcntl.fcntl(fd, F_OFD_SETLK, lk), name)
+
+
+def wait_exclusive(fd, name):
+    """Take an exclusive lock on a handle that holds none, waiting while
+    others hold it (Go: waitExclusive, on a set's LOCK)."""
+    if F_OFD_SETLK is None:
+        while True:
+            try:
+                return fcntl.flock(fd, fcntl.LOCK_EX)
+            except InterruptedError:
+                continue
+    lk = bytes(_Flock(l_type=fcntl.F_WRLCK, l_whence=os.SEEK_SET, l_start=0, l_len=0, l_pid=0))
+    _retry(lambda: fcntl.fcntl(fd, F_OFD_SETLKW, lk), name)
 
 
 def lock_shared(fd, name):

@@ -27,9 +27,19 @@ class Atomics:
         self.fetch_add_8 = getattr(lib, "__atomic_fetch_add_8")
         self.fetch_add_8.argtypes = (ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int)
         self.fetch_add_8.restype = ctypes.c_uint64
+        self.cas_8 = getattr(lib, "__atomic_compare_exchange_8")
+        self.cas_8.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int, ctypes.c_int)
+        self.cas_8.restype = ctypes.c_bool
         self.cas_4 = getattr(lib, "__atomic_compare_exchange_4")
         self.cas_4.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_int)
         self.cas_4.restype = ctypes.c_bool
+
+    def raise_64(self, addr, value):
+        """Set the uint64 at addr to value unless it is already at least value."""
+        old = ctypes.c_uint64(ctypes.c_uint64.from_address(addr).value)
+        while old.value < value:
+            if self.cas_8(addr, ctypes.addressof(old), value, SEQ_CST, SEQ_CST):
+                return
 
     def add_saturating_32(self, addr, delta):
         """Add delta to the uint32 at addr, stopping at 2^32-1."""

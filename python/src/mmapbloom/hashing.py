@@ -10,14 +10,16 @@ github.com/zeebo/xxh3.
 import operator
 import struct
 from functools import reduce
+from typing import Any
 
-from . import errors
+from . import _install, errors
 from .header import (SCHEME_MURMUR_DOUBLE, SCHEME_MURMUR_DOUBLE_V1, SCHEME_MURMUR_SEEDS,
                      SCHEME_XXH3_BLOCKED, SCHEME_XXH3_REMIX)
 
+xxhash: Any
 try:
     import xxhash
-except ImportError:  # the murmur schemes work without it
+except ImportError:  # a required dependency, but the murmur schemes work without it
     xxhash = None
 
 MASK64 = (1 << 64) - 1
@@ -72,8 +74,9 @@ def key_bytes(key):
 def need_xxhash(scheme):
     """Raise when scheme needs python-xxhash and it is not installed."""
     if xxhash is None and scheme in (SCHEME_XXH3_BLOCKED, SCHEME_XXH3_REMIX):
-        raise errors.MmapBloomError(
-            "this filter's hash scheme needs the xxhash module (Debian: apt-get install python3-xxhash)")
+        raise errors.MissingDependency(
+            "this filter's hash scheme needs the xxhash module, a dependency of mmapbloom: "
+            + _install.hint("xxhash", "python3-xxhash"))
 
 
 # The in-block probes of g, all k at once: g * _packed(k) holds g * phi^(j+1)

@@ -1,0 +1,73 @@
+"""Filter sets from Python: scalable growth and its sizing (Go's
+math.Pow bit for bit), windowed rotation on an injected clock,
+open_or_create on a set's directory, refusals."""
+
+import math
+import os
+
+import mmapbloom
+from mmapbloom import set_manifest as sm
+
+from .common import TempDirTest, require_xxhash
+
+HOUR = 3600 * 10**9
+
+
+@require_xxhash
+class SetTest(TempDirTest):
+    def test_scalable_grows(self):
+        with mmapbloom.create(self.path("s.bfset"), 1000, 0.01, expansion=2) as s:
+            self.assertEqual(s.add_batch([f"k{i}" for i in range(7000)]).count(True) < 70, True)
+            self.assertEqual([(l["n"], l["p"]) for l in s.layers], [(1000, 0.005), (2000, 0.0025), (4000, 0.00125)])
+            self.assertTrue(all(f"k{i}" in s for i in range(7000)))
+            fp = sum(f"absent{i}" in s for i in range(20000)) / 20000
+            self.assertLess(fp, 0.01)
+        with mmapbloom.open(self.path("s.bfset")) as r:
+            self.assertIn("k1", r)
+            with self.assertRaises(mmapbloom.ReadOnly):
+                r.add("x")
+
+    def test_sizing_is_gos(self):
+        # r = 0.9: 0.9**i by Go's squarings; values printed by Go's scalableLayer
+        # for n 1000, p 0.01, s 4, r 0.9 (math.Pow), layers 0..5.
+        got = [sm.scalable_layer(1000, 0.01, 4, 0.9, i) for i in range(6)]
+        self.assertEqual([n for n, _ in got], [1000 * 4 ** i for i in range(6)])
+        for i, (_, p) in enumerate(got):
+            self.assertAlmostEqual(p, 0.01 * (1 - 0.9) * 0.9 ** i, delta=1e-18)
+        self.assertEqual(sm.go_pow(0.5, 10), 0.5 ** 10)
+        self.assertEqual(sm.scalable_layer(10, 0.01, 1, 0.5, 200)[1], 1e-19, "the rate floor")
+        self.assertTrue(math.isfinite(sm.go_pow(0.9, 5000)))
+
+    def test_windowed_rotates(self):
+        t = [10**18]
+        path = self.path("w.bfset")
+        with mmapbloom.create(path, 100, 0.01, window=3600, keep=2, now=lambda: t[0]) as s:
+            s.add("day0")
+            t[0] += HOUR
+            s.add("day1")
+            self.assertEqual([l["window"] for l in s.layers], [0, 1])
+            self.assertIn("day0", s)
+            t[0] += HOUR
+            self.assertNotIn("day0", s, "expired before any rotation: readers skip it")
+            s.add("day2")
+            self.assertEqual([l["window"] for l in s.layers], [1, 2])
+            self.assertFalse(os.path.exists(os.path.join(path, "L000000.bloom")), "dropped layer unlinked")
+            self.assertEqual(s.add("day1"), True)
+            self.assertEqual(s.add("day1", always=True), True, "Go's Add: re-added to the current window")
+
+    def test_open_or_create(self):
+        path = self.path("o.bfset")
+        with mmapbloom.open_or_create(path, 100, 0.01, window=60, keep=3) as s:
+            s.add("a")
+        with mmapbloom.open_or_create(path) as s:
+            self.assertIn("a", s)
+            self.assertEqual(s.manifest["keep"], 3)
+        with self.assertRaisesRegex(mmapbloom.Mismatch, "keep 4 given, but the existing filter has keep 3"):
+            mmapbloom.open_or_create(path, keep=4)
+        with self.assertRaisesRegex(mmapbloom.InvalidArgument, "name it .*x.bfset"):
+            mmapbloom.create(self.path("x.bloom"), 100, 0.01, window=60)
+        with self.assertRaises(mmapbloom.FilterExists):
+            mmapbloom.create(path, 100, 0.01)
+        os.mkdir(self.path("empty"))
+        with self.assertRaises(mmapbloom.BadSet):
+            mmapbloom.open(self.path("empty"))
