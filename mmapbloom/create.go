@@ -19,7 +19,7 @@ import (
 // the defaults.
 type CreateOptions struct {
 	// Format is the file format: format.V2 (default) or format.V1, the
-	// documents' v1.1 format (m below 2^32, 32-bit count, the documents'
+	// v1.1 format of format/FORMAT.md (m below 2^32, 32-bit count, its
 	// double MurmurHash64A only).
 	Format format.Version
 
@@ -32,7 +32,7 @@ type CreateOptions struct {
 	// Scheme is the hash scheme. Default: format.SchemeMurmurDoubleV1 for
 	// v1.1 files, format.SchemeXXH3Remix for classic v2 files,
 	// format.SchemeXXH3Blocked for blocked ones.
-	// format.SchemeMurmurSeeds is document 000's k seeded hashes;
+	// format.SchemeMurmurSeeds is k seeded MurmurHash64A (murmur2-seeds);
 	// format.SchemeMurmurDouble, double MurmurHash64A, is kept for the
 	// files made with it (its positions repeat when m has small factors:
 	// see FORMAT.md).
@@ -41,13 +41,13 @@ type CreateOptions struct {
 	// Seed is the hash seed, used as given when FixedSeed is set. By
 	// default a random seed is drawn from crypto/rand, so that no one can
 	// precompute keys that collide in every deployment. v1.1 seeds are
-	// 32-bit. SchemeMurmurSeeds uses it as the first LCG seed (document
-	// 000's value is DocumentSeed).
+	// 32-bit. SchemeMurmurSeeds uses it as the first LCG seed (its C
+	// reference filter's value is DocumentSeed).
 	Seed      uint64
 	FixedSeed bool
 
-	// PrimeM rounds m up to the next prime, as document 000's prime_length
-	// option. Only with format.SchemeMurmurSeeds. Default false.
+	// PrimeM rounds m up to the next prime, as the murmur2-seeds reference
+	// filter's prime_length option. Only with format.SchemeMurmurSeeds. Default false.
 	PrimeM bool
 
 	// Overwrite lets Create replace an existing file at path, atomically,
@@ -61,9 +61,9 @@ type CreateOptions struct {
 // Sizing by format, layout and scheme: blocked, see OptimalBlocked; the
 // default classic layout (p below MinBlockedP), OptimalClassic at 0.92 p;
 // an explicit classic v2 layout, m = ceil(-n ln p / (ln 2)^2)
-// and k = round(ln 2 m / n) (see OptimalClassic); v1.1, document 003's
-// _CalcBloomFilterParam exactly (constants 0.480453 and 0.69314, m rounded
-// to a multiple of 64); SchemeMurmurSeeds, document 000's init_bloomfilter
+// and k = round(ln 2 m / n) (see OptimalClassic); v1.1, the v1.1 reference
+// code's _CalcBloomFilterParam exactly (constants 0.480453 and 0.69314, m rounded
+// to a multiple of 64); SchemeMurmurSeeds, its reference filter's init_bloomfilter
 // (p as a 32-bit float, m floored, optionally a prime, k rounded up).
 //
 // The file appears whole or not at all: it is built under a temporary
@@ -88,7 +88,7 @@ func Create(path string, n uint64, p float64, opts *CreateOptions) (*Filter, err
 // at small p, so that the measured false-positive rate at n keys stays at
 // or below p despite sampling noise, integer k and the in-block hash's
 // departures from independent probes. It costs about 1% more bits. An
-// explicit classic layout keeps the documents' sizing at p itself, whose
+// explicit classic layout keeps the textbook sizing at p itself, whose
 // expected rate is p.
 const sizingMargin = 0.92
 
@@ -121,7 +121,7 @@ func blockedPays(n uint64, p float64) bool {
 }
 
 // CreateWithMK makes a new filter file at path with exactly m bits and k
-// hash functions (as document 004's bloom_create(num_bits,
+// hash functions (as the usual C filters' create(num_bits,
 // num_hash_funcs)), and opens it read-write. The header records n = 0 and
 // p = 0 (no capacity given). Errors as for Create, and ErrInvalidM.
 func CreateWithMK(path string, m uint64, k uint32, opts *CreateOptions) (*Filter, error) {

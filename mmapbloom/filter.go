@@ -38,7 +38,7 @@ type Filter struct {
 	blocked    bool // format.LayoutBlocked512
 	readOnly   bool
 	exactCount bool          // OpenOptions.ExactCount
-	countCalls bool          // v1.1: the count is of Add calls (document 003), not of new keys
+	countCalls bool          // v1.1: the count is of Add calls (as the v1.1 reference code counts), not of new keys
 	closed     atomic.Bool   // set by Close, before it unmaps (see read)
 	broken     atomic.Bool   // set once a fault showed the file changed
 	pending    atomic.Uint64 // adds this handle has not yet added to the header count (count.go)

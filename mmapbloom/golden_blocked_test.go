@@ -189,10 +189,10 @@ func keysOfGolden(gs []goldenKey) [][]byte {
 	return keys
 }
 
-// TestBlocked512IssueExample is issue 14's example, stated in FORMAT.md:
+// TestBlocked512FormatExample is the example stated in FORMAT.md:
 // CreateWithMK(path, 1024, 4), blocked512, seed 1. Keys "key-0" ..
 // "key-63" fall 34/30 into the two blocks, and "a" is at [682 526 774 543].
-func TestBlocked512IssueExample(t *testing.T) {
+func TestBlocked512FormatExample(t *testing.T) {
 	f, err := CreateWithMK(filepath.Join(t.TempDir(), "example.bloom"), 1024, 4,
 		&CreateOptions{Layout: format.LayoutBlocked512, Seed: 1, FixedSeed: true})
 	require.NoError(t, err)

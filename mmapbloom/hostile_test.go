@@ -213,13 +213,13 @@ func TestPowerOfTwoM(t *testing.T) {
 // distinct bits in a tiny filter (n = 10, p = 0.01), where plain double
 // hashing h1 + i*h2 mod m repeats one bit k times for 1 key in m: 100,000
 // keys under a random seed, 10,000 under each of the seeds 0, 1 and
-// 2^64-1 (100,000 with MMAPBLOOM_STRESS=1). v1.1 keeps document 003's
+// 2^64-1 (100,000 with MMAPBLOOM_STRESS=1). v1.1 keeps its reference code's
 // hashing for interoperability and is exempt.
 func TestDegenerateDoubleHashing(t *testing.T) {
 	for _, opts := range testLayouts {
 		t.Run(layoutName(opts), func(t *testing.T) {
 			if isV1(opts) {
-				t.Skip("v1.1 keeps document 003's double hashing, which can repeat one position (locate.go); the v2 schemes are the fix")
+				t.Skip("v1.1 keeps the v1.1 reference code's double hashing, which can repeat one position (locate.go); the v2 schemes are the fix")
 			}
 			for i, seed := range []uint64{rand.Uint64(), 0, 1, math.MaxUint64} {
 				keys := 100_000

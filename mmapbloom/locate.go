@@ -6,13 +6,14 @@ import (
 	"github.com/mmapbloom/mmapbloom/format"
 )
 
-// Document 000's linear congruential generator for the k hash seeds:
-// x(0) = 314159265 (the documents' value, or the filter's seed), x(i+1) =
+// The linear congruential generator of the murmur2-seeds scheme
+// (format/FORMAT.md) for the k hash seeds: x(0) = 314159265 (the seeded C
+// reference filter's value, or the filter's seed), x(i+1) =
 // 1664525 x(i) + 1013904223 in uint32 arithmetic.
 const (
-	// DocumentSeed is the first LCG seed of document 000's scheme; give it as
-	// the seed of a SchemeMurmurSeeds filter to reproduce the documents' bit
-	// offsets.
+	// DocumentSeed is the first LCG seed of the murmur2-seeds scheme's C
+	// reference filter; give it as the seed of a SchemeMurmurSeeds filter to
+	// reproduce that filter's bit offsets.
 	DocumentSeed = 314159265
 	lcgA         = 1664525
 	lcgC         = 1013904223
@@ -62,7 +63,7 @@ func (l *locator) locate(key []byte, dst []uint64) []uint64 {
 	return dst
 }
 
-// doubleV1 is document 003's bloom_hash exactly: h1 = MurmurHash64A(key,
+// doubleV1 is the v1.1 reference code's bloom_hash exactly: h1 = MurmurHash64A(key,
 // seed), h2 = MurmurHash64A(key, MIX_UINT64(h1)), position i = (h1 + i*h2)
 // mod m in wrapping uint64 arithmetic. It can repeat one position k times
 // (h2 = 0 mod m); format v1.1 files keep it for interoperability.

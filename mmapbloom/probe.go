@@ -10,7 +10,7 @@ import (
 // on the shared mapping (skipped for bits already set); when one of them
 // was clear the add is counted (see Count), so adding a key again, or a
 // key that is a false positive, leaves the count as it was (a v1.1 file
-// counts every Add call, as document 003 does). Any byte sequence is a
+// counts every Add call, as the v1.1 reference code does). Any byte sequence is a
 // key, the empty one included. Errors: ErrClosed, ErrReadOnly, ErrSealed,
 // ErrFileChanged.
 func (f *Filter) Add(key []byte) error {
@@ -71,8 +71,8 @@ func (f *Filter) TestAndAdd(key []byte) (present bool, err error) {
 func (f *Filter) TestAndAddString(key string) (bool, error) { return f.TestAndAdd(bytesOf(key)) }
 
 // Locations returns the k bit positions of key in [0, m), in the order of
-// the hash scheme (document 000's Cython BloomFilter.hash, document 003's
-// bloom_hash). It reads nothing from the file.
+// the hash scheme (the hash method of the murmur2-seeds reference filter,
+// bloom_hash of the v1.1 reference code). It reads nothing from the file.
 func (f *Filter) Locations(key []byte) []uint64 {
 	return f.loc.locate(key, make([]uint64, f.hdr.K))
 }

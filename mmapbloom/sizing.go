@@ -14,8 +14,9 @@ const (
 	ln2Squared = math.Ln2 * math.Ln2
 )
 
-// Constants that document 003's _CalcBloomFilterParam writes out by hand;
-// v1.1 sizing uses them so that files are byte-identical to the documents'.
+// Constants that the v1.1 reference code's _CalcBloomFilterParam writes
+// out by hand; v1.1 sizing uses them so that files are byte-identical to
+// that code's.
 const (
 	doc003Ln2Squared = 0.480453
 	doc003Ln2        = 0.69314
@@ -35,7 +36,7 @@ func checkNP(n uint64, p float64) error {
 // OptimalClassic returns the bits m and hash functions k of a classic
 // Bloom filter for n keys at false-positive probability p:
 // m = ceil(-n ln p / (ln 2)^2), k = round(ln 2 * m / n), at least 1
-// (document 003's formulas with exact constants; Bloom 1970, Broder and
+// (the v1.1 reference code's formulas with exact constants; Bloom 1970, Broder and
 // Mitzenmacher 2004); when k is 1 (p above about 0.5), m is raised to what
 // one probe needs, ceil(n / -ln(1 - p)), if that is more. It returns ErrInvalidN, ErrInvalidP, ErrTooLarge
 // (m above format.MaxBitsV2) or ErrInvalidK (k above format.MaxK).
@@ -73,7 +74,7 @@ func roundK(kf float64) (uint32, error) {
 	return uint32(k), nil
 }
 
-// sizeV1 is document 003's _CalcBloomFilterParam, exactly:
+// sizeV1 is the v1.1 reference code's _CalcBloomFilterParam, exactly:
 // m = ceil(-n ln p / 0.480453), then m = m - m%64 + 64; k = round(0.69314 m / n).
 // Its results must fit the v1.1 header's 32-bit fields.
 func sizeV1(n uint64, p float64) (m uint64, k uint32, err error) {
@@ -93,7 +94,8 @@ func sizeV1(n uint64, p float64) (m uint64, k uint32, err error) {
 	return m, k, err
 }
 
-// sizeSeeds is document 000's init_bloomfilter sizing, exactly:
+// sizeSeeds is the murmur2-seeds C reference filter's init_bloomfilter
+// sizing, exactly:
 // m = floor(-(ln p) n / (ln 2)^2) with p held as a 32-bit float, then the
 // smallest prime >= m when prime is set; k = ceil(ln 2 * m / n).
 func sizeSeeds(n uint64, p float64, prime bool) (m uint64, k uint32, err error) {

@@ -66,8 +66,8 @@ type sizingRow struct {
 
 // TestSizingTable checks every sizing formula against the independently
 // computed table, over n from 1 to 10^12 and p from 0.5 to 1e-20: v1.1
-// (document 003), classic v2 (OptimalClassic), document 000's seeded
-// scheme with and without a prime m, and Create's default classic layout
+// (its reference code's constants), classic v2 (OptimalClassic), the
+// murmur2-seeds scheme with and without a prime m, and Create's default classic layout
 // below MinBlockedP; and, for n = 12345, that Create writes those m and k.
 func TestSizingTable(t *testing.T) {
 	create := map[string]*CreateOptions{
@@ -105,7 +105,7 @@ var sizingFormulas = map[string]func(n uint64, p float64) (uint64, uint32, error
 }
 
 // Every sizing function refuses n = 0 with ErrInvalidN and a p outside
-// (0, 1) with ErrInvalidP, p = 0 and p = 1 included; document 000's sizing
+// (0, 1) with ErrInvalidP, p = 0 and p = 1 included; the murmur2-seeds sizing
 // also refuses a p that its 32-bit float turns into 0 or 1.
 func TestSizingRefusals(t *testing.T) {
 	formulas := maps.Clone(sizingFormulas)

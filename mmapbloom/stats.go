@@ -30,7 +30,7 @@ type Stats struct {
 	EstimatedFPR float64
 
 	// TheoreticalFPR is the false-positive rate expected at n keys,
-	// (1 - e^(-kn/m))^k (document 004's bloom_false_positive_rate), or the
+	// (1 - e^(-kn/m))^k (Bloom 1970, see FalsePositiveRate), or the
 	// Poisson block model of OptimalBlocked for the blocked layout; 0 when
 	// n is 0.
 	TheoreticalFPR float64
@@ -115,8 +115,8 @@ func (f *Filter) ExpectedFPR(n uint64) float64 {
 
 // FalsePositiveRate returns the expected false-positive rate of a classic
 // Bloom filter of m bits and k hash functions holding n keys:
-// (1 - e^(-kn/m))^k (document 004's bloom_false_positive_rate; Bloom
-// 1970). It returns 0 for n = 0.
+// (1 - e^(-kn/m))^k (Bloom 1970; the false_positive_rate of the usual C
+// filters). It returns 0 for n = 0.
 func FalsePositiveRate(m uint64, k uint32, n uint64) float64 {
 	if n == 0 || m == 0 {
 		return 0
