@@ -13,7 +13,6 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -28,8 +27,6 @@ import (
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in ../testdata/py")
 
 // pyCase is one format, layout and hash scheme the Python tests cover,
 // with a fixed seed.
@@ -192,8 +189,8 @@ func TestPythonGolden(t *testing.T) {
 			continue
 		}
 		committed, err := os.ReadFile(filepath.Join(want, e.Name()))
-		require.NoError(t, err, "run go test -run TestPythonGolden -update ./mmapbloom")
-		require.True(t, bytes.Equal(committed, got), "%s differs from testdata/py (go test -run TestPythonGolden -update ./mmapbloom)", e.Name())
+		require.NoError(t, err, "run go test ./mmapbloom -run TestPythonGolden -update")
+		require.True(t, bytes.Equal(committed, got), "%s differs from testdata/py (go test ./mmapbloom -run TestPythonGolden -update)", e.Name())
 	}
 }
 

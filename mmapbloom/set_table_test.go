@@ -16,8 +16,8 @@ import (
 
 // The README's sizing table of sets, computed from the sizing code that
 // CreateSet and Create use (set_sizing.go, OptimalBlocked, OptimalClassic)
-// and kept in testdata/set-sizing.md; MMAPBLOOM_UPDATE_GOLDEN=1 rewrites
-// it. The measured rates are in the FPR tests' logs (set_fpr_test.go).
+// and kept in testdata/set-sizing.md; -update rewrites it. The measured
+// rates are in the FPR tests' logs (set_fpr_test.go).
 
 // layerShape returns the m and k Create picks for n keys at p by default.
 func layerShape(n uint64, p float64) (uint64, uint32, bool) {
@@ -100,10 +100,10 @@ func setSizingTable() string {
 func TestSetSizingTable(t *testing.T) {
 	got := setSizingTable()
 	path := filepath.Join(testkit.RepoRoot(), "testdata", "set-sizing.md")
-	if os.Getenv("MMAPBLOOM_UPDATE_GOLDEN") != "" {
+	if *update {
 		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
 	}
 	want, err := os.ReadFile(path)
 	require.NoError(t, err)
-	require.Equal(t, string(want), got, "sizing changed: rerun with MMAPBLOOM_UPDATE_GOLDEN=1 and update the README table")
+	require.Equal(t, string(want), got, "sizing changed: rerun with go test ./mmapbloom -run TestSetSizingTable -update and update the README table")
 }
