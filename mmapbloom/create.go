@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
 )
 
 // CreateOptions tunes Create and CreateWithMK. A nil *CreateOptions means
@@ -195,8 +196,8 @@ func (o CreateOptions) header(m uint64, k uint32, n uint64, p float64) (format.H
 	if m > format.MaxBitsV2 {
 		return format.Header{}, fmt.Errorf("m = %d, above %d: %w", m, uint64(format.MaxBitsV2), ErrTooLarge)
 	}
-	if o.Layout == format.LayoutBlocked512 && m%blockBits != 0 {
-		return format.Header{}, fmt.Errorf("m = %d (the blocked layout needs a multiple of %d): %w", m, blockBits, ErrInvalidM)
+	if o.Layout == format.LayoutBlocked512 && m%hashing.BlockBits != 0 {
+		return format.Header{}, fmt.Errorf("m = %d (the blocked layout needs a multiple of %d): %w", m, hashing.BlockBits, ErrInvalidM)
 	}
 	seed, err := o.seed()
 	if err != nil {

@@ -219,7 +219,7 @@ func TestDegenerateDoubleHashing(t *testing.T) {
 	for _, opts := range testLayouts {
 		t.Run(layoutName(opts), func(t *testing.T) {
 			if isV1(opts) {
-				t.Skip("v1.1 keeps the v1.1 reference code's double hashing, which can repeat one position (locate.go); the v2 schemes are the fix")
+				t.Skip("v1.1 keeps the v1.1 reference code's double hashing, which can repeat one position (internal/hashing/locate.go); the v2 schemes are the fix")
 			}
 			for i, seed := range []uint64{rand.Uint64(), 0, 1, math.MaxUint64} {
 				keys := 100_000

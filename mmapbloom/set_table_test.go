@@ -12,6 +12,7 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
 )
 
 // The README's sizing table of sets, computed from the sizing code that
@@ -33,7 +34,7 @@ func layerShape(n uint64, p float64) (uint64, uint32, bool) {
 // (m, k) holding x keys.
 func layerFPR(m uint64, k uint32, blocked bool, x uint64) float64 {
 	if blocked {
-		mean, _ := blockedFPR(float64(x)/float64(m/blockBits), k)
+		mean, _ := blockedFPR(float64(x)/float64(m/hashing.BlockBits), k)
 		return mean
 	}
 	return FalsePositiveRate(m, k, x)

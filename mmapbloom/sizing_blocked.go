@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
 )
 
 // MinBlockedP is the smallest false-positive probability the blocked
@@ -36,7 +37,7 @@ func OptimalBlocked(n uint64, p float64) (m uint64, k uint32, err error) {
 		return 0, 0, fmt.Errorf("p = %v is below %v, the blocked layout's floor; use the classic layout: %w", p, MinBlockedP, ErrBadOptions)
 	}
 	fits := func(c float64) bool { // c bits per key
-		blocks := math.Ceil(float64(n) * c / blockBits)
+		blocks := math.Ceil(float64(n) * c / hashing.BlockBits)
 		mean, spread, _ := bestBlockedK(float64(n) / blocks)
 		return mean+3*spread/math.Sqrt(blocks) <= withMargin(p)
 	}
@@ -48,12 +49,12 @@ func OptimalBlocked(n uint64, p float64) (m uint64, k uint32, err error) {
 			lo = c
 		}
 	}
-	blocks := math.Ceil(float64(n) * hi / blockBits)
-	if blocks*blockBits > format.MaxBitsV2 {
-		return 0, 0, fmt.Errorf("n = %d, p = %v needs %.0f bits, above %d: %w", n, p, blocks*blockBits, uint64(format.MaxBitsV2), ErrTooLarge)
+	blocks := math.Ceil(float64(n) * hi / hashing.BlockBits)
+	if blocks*hashing.BlockBits > format.MaxBitsV2 {
+		return 0, 0, fmt.Errorf("n = %d, p = %v needs %.0f bits, above %d: %w", n, p, blocks*hashing.BlockBits, uint64(format.MaxBitsV2), ErrTooLarge)
 	}
 	_, _, k = bestBlockedK(float64(n) / blocks)
-	return uint64(blocks) * blockBits, k, nil
+	return uint64(blocks) * hashing.BlockBits, k, nil
 }
 
 // bestBlockedK returns the k in [1, format.MaxK] with the lowest mean
@@ -80,7 +81,7 @@ func bestBlockedK(lambda float64) (mean, spread float64, k uint32) {
 // times in three.
 func blockedFPR(lambda float64, k uint32) (mean, spread float64) {
 	kf := float64(k)
-	logKeep := math.Log1p(-1.0 / blockBits) // ln(1 - 1/512)
+	logKeep := math.Log1p(-1.0 / hashing.BlockBits) // ln(1 - 1/512)
 	last := int(lambda + 12*math.Sqrt(lambda) + 30)
 	sq, logPj := 0.0, -lambda // ln P(0 keys)
 	for j := 0; j <= last; j++ {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
 )
 
 // TestOptimalBlockedNearOptimum checks blocked sizing against the bits per
@@ -32,7 +33,7 @@ func TestOptimalBlockedNearOptimum(t *testing.T) {
 			n := uint64(50_000_000)
 			m, k, err := OptimalBlocked(n, tc.p)
 			require.NoError(t, err)
-			require.Zero(t, m%blockBits)
+			require.Zero(t, m%hashing.BlockBits)
 			got := float64(m) / float64(n)
 			t.Logf("p=%g: %.3f bits/key (optimum %.2f, +%.1f%%), k=%d", tc.p, got, tc.bitsPerKey, 100*(got/tc.bitsPerKey-1), k)
 			require.GreaterOrEqual(t, got, tc.bitsPerKey*0.99)

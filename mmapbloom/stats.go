@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/bits"
 	"sync/atomic"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
 )
 
 // Stats describes a filter's header and the state of its bit array.
@@ -82,16 +84,16 @@ func (f *Filter) scanBits(s *Stats) {
 // a classic filter of 512 bits.
 func (f *Filter) blockStats(s *Stats) {
 	k := float64(s.K)
-	blocks := len(f.words) / blockWords
+	blocks := len(f.words) / hashing.BlockWords
 	for b := range blocks {
 		var set int
 		line := f.line(uint64(b))
 		for i := range line {
 			set += bits.OnesCount64(atomic.LoadUint64(&line[i]))
 		}
-		fill := float64(set) / blockBits
+		fill := float64(set) / hashing.BlockBits
 		s.SetBits += uint64(set)
-		s.EstimatedCardinality += -blockBits / k * math.Log1p(-fill)
+		s.EstimatedCardinality += -hashing.BlockBits / k * math.Log1p(-fill)
 		s.EstimatedFPR += math.Pow(fill, k) / float64(blocks)
 	}
 }
@@ -109,7 +111,7 @@ func (f *Filter) ExpectedFPR(n uint64) float64 {
 	if !f.blocked {
 		return FalsePositiveRate(f.hdr.M, f.hdr.K, n)
 	}
-	fpr, _ := blockedFPR(float64(n)/float64(f.hdr.M/blockBits), f.hdr.K)
+	fpr, _ := blockedFPR(float64(n)/float64(f.hdr.M/hashing.BlockBits), f.hdr.K)
 	return fpr
 }
 
