@@ -14,6 +14,7 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/sizing"
 )
 
 // CreateOptions tunes Create and CreateWithMK. A nil *CreateOptions means
@@ -74,7 +75,7 @@ type CreateOptions struct {
 // ErrExists, ErrInUse (Overwrite of a file in use), the os error
 // (ENOSPC, EACCES) wrapped.
 func Create(path string, n uint64, p float64, opts *CreateOptions) (*Filter, error) {
-	if err := checkNP(n, p); err != nil {
+	if err := sizing.CheckNP(n, p); err != nil {
 		return nil, fmt.Errorf("mmapbloom: create %s: %w", path, err)
 	}
 	o, target := withDefaults(opts, n, p)
@@ -84,21 +85,6 @@ func Create(path string, n uint64, p float64, opts *CreateOptions) (*Filter, err
 	}
 	return create(path, o, m, k, n, p)
 }
-
-// sizingMargin is the share of p that the default layouts are sized for
-// at small p, so that the measured false-positive rate at n keys stays at
-// or below p despite sampling noise, integer k and the in-block hash's
-// departures from independent probes. It costs about 1% more bits. An
-// explicit classic layout keeps the textbook sizing at p itself, whose
-// expected rate is p.
-const sizingMargin = 0.92
-
-// withMargin returns the rate the default layouts are sized for to stay
-// at or below p: p (1 - (1 - sizingMargin)(1 - p)), sizingMargin p at
-// small p. The margin shrinks as p nears 1, where a fixed share of p would
-// cost many times the bits p needs (0.92 x 0.99 needs 10 times the bits
-// of 0.99).
-func withMargin(p float64) float64 { return p * (1 - (1-sizingMargin)*(1-p)) }
 
 // MaxDefaultRatio is the most bits a filter of Create's default layout
 // takes over the classic layout's for the same n and p (OptimalClassic).
@@ -132,7 +118,7 @@ func CreateWithMK(path string, m uint64, k uint32, opts *CreateOptions) (*Filter
 
 // withDefaults fills in the defaults of opts for a filter sized for n keys
 // at p (0 and 0 when m and k are given), and returns the rate to size it
-// for: p, or withMargin(p) when it picked the classic layout (see
+// for: p, or sizing.WithMargin(p) when it picked the classic layout (see
 // blockedPays).
 func withDefaults(opts *CreateOptions, n uint64, p float64) (o CreateOptions, sizeFor float64) {
 	if opts != nil {
@@ -149,7 +135,7 @@ func withDefaults(opts *CreateOptions, n uint64, p float64) (o CreateOptions, si
 		case blockedPays(n, p):
 			o.Layout = format.LayoutBlocked512
 		default:
-			sizeFor = withMargin(p)
+			sizeFor = sizing.WithMargin(p)
 		}
 	}
 	if o.Scheme == 0 {
@@ -169,11 +155,11 @@ func withDefaults(opts *CreateOptions, n uint64, p float64) (o CreateOptions, si
 func (o CreateOptions) size(n uint64, p float64) (uint64, uint32, error) {
 	switch {
 	case o.Format == format.V1:
-		return sizeV1(n, p)
+		return sizing.V1(n, p)
 	case o.Layout == format.LayoutBlocked512:
 		return OptimalBlocked(n, p)
 	case o.Scheme == format.SchemeMurmurSeeds:
-		return sizeSeeds(n, p, o.PrimeM)
+		return sizing.Seeds(n, p, o.PrimeM)
 	default:
 		return OptimalClassic(n, p)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/sizing"
 )
 
 // testLayouts lists the formats, layouts and hash schemes that the table
@@ -316,9 +317,9 @@ func TestSizesNeverShrink(t *testing.T) {
 	rules := []rule{
 		{"classic", OptimalClassic, format.V2},
 		{"blocked", OptimalBlocked, format.V2},
-		{"v1.1", sizeV1, format.V1},
-		{"seeds", func(n uint64, p float64) (uint64, uint32, error) { return sizeSeeds(n, p, false) }, format.V2},
-		{"seeds-prime", func(n uint64, p float64) (uint64, uint32, error) { return sizeSeeds(n, p, true) }, format.V2},
+		{"v1.1", sizing.V1, format.V1},
+		{"seeds", func(n uint64, p float64) (uint64, uint32, error) { return sizing.Seeds(n, p, false) }, format.V2},
+		{"seeds-prime", func(n uint64, p float64) (uint64, uint32, error) { return sizing.Seeds(n, p, true) }, format.V2},
 	}
 	// Every n up to 2000, then steps of 5% up to 2^50; the blocked rule,
 	// whose cost per call is a numerical search (and whose m is

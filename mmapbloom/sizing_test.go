@@ -14,6 +14,7 @@ import (
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/sizing"
 )
 
 // TestOptimalBlockedNearOptimum checks blocked sizing against the bits per
@@ -98,10 +99,10 @@ func TestSizingTable(t *testing.T) {
 // sizingFormulas are the sizing functions of testdata/sizing/sizing.tsv,
 // by the name of its formula column.
 var sizingFormulas = map[string]func(n uint64, p float64) (uint64, uint32, error){
-	"v1":          sizeV1,
+	"v1":          sizing.V1,
 	"classic":     OptimalClassic,
-	"seeds":       func(n uint64, p float64) (uint64, uint32, error) { return sizeSeeds(n, p, false) },
-	"seeds-prime": func(n uint64, p float64) (uint64, uint32, error) { return sizeSeeds(n, p, true) },
+	"seeds":       func(n uint64, p float64) (uint64, uint32, error) { return sizing.Seeds(n, p, false) },
+	"seeds-prime": func(n uint64, p float64) (uint64, uint32, error) { return sizing.Seeds(n, p, true) },
 	"default":     withDefaultsSize,
 }
 
@@ -126,7 +127,7 @@ func TestSizingRefusals(t *testing.T) {
 		}
 	}
 	for _, p := range []float64{1e-50, 1 - 1e-11} {
-		_, _, err := sizeSeeds(100, p, false)
+		_, _, err := sizing.Seeds(100, p, false)
 		require.ErrorIs(t, err, ErrInvalidP, "p=%v is %v as a 32-bit float", p, float32(p))
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/sizing"
 )
 
 // Stats describes a filter's header and the state of its bit array.
@@ -111,7 +112,7 @@ func (f *Filter) ExpectedFPR(n uint64) float64 {
 	if !f.blocked {
 		return FalsePositiveRate(f.hdr.M, f.hdr.K, n)
 	}
-	fpr, _ := blockedFPR(float64(n)/float64(f.hdr.M/hashing.BlockBits), f.hdr.K)
+	fpr, _ := sizing.BlockedFPR(float64(n)/float64(f.hdr.M/hashing.BlockBits), f.hdr.K)
 	return fpr
 }
 
