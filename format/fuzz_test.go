@@ -28,7 +28,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte("BLF\x02"))
 	f.Add(make([]byte, HeaderSize))
 	for _, name := range []string{"urls-n10000-p0.0001-seed0.bin", "mixed-n1000-p0.01-seed7.bin"} {
-		data, err := os.ReadFile(testkit.Shared(f, "vectors/seed003/"+name))
+		data, err := os.ReadFile(testkit.Testdata("vectors/seed003/" + name))
 		require.NoError(f, err)
 		f.Add(data[:HeaderSize])
 	}

@@ -1,6 +1,6 @@
 // Package format encodes and decodes the 64-byte header of a Bloom filter
-// file and checks it. Two versions exist: v1.1, the documents'
-// BaseBloomFilter format, and v2, this project's format with layout and
+// file and checks it. Two versions exist: v1.1, the
+// BaseBloomFilter format of the reference code the project started from, and v2, this project's format with layout and
 // hash-scheme ids, a sealed flag, a data checksum and a header checksum.
 //
 // All integers are little-endian and every field sits at a fixed offset;

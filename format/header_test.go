@@ -390,7 +390,7 @@ func TestVectors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			data, err := os.ReadFile(testkit.Shared(t, "vectors/seed003/"+tt.name+".bin"))
+			data, err := os.ReadFile(testkit.Testdata("vectors/seed003/" + tt.name + ".bin"))
 			require.NoError(t, err)
 			h, err := Decode(data)
 			require.NoError(t, err)

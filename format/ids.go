@@ -7,7 +7,8 @@ type Version uint8
 
 // Known format versions.
 const (
-	// V1 is the documents' BaseBloomFilter v1.1 format (magic "BLF\x01").
+	// V1 is the BaseBloomFilter v1.1 format of the reference code the project
+	// started from (magic "BLF\x01").
 	V1 Version = 1
 	// V2 is this project's format (magic "BLF\x02").
 	V2 Version = 2
@@ -58,14 +59,15 @@ type Scheme uint8
 
 // Known hash schemes.
 const (
-	// SchemeMurmurDoubleV1 is the documents' exact double MurmurHash64A
-	// (h1 + i*h2 mod m). Valid only in v1.1 files.
+	// SchemeMurmurDoubleV1 is the v1.1 reference code's exact double
+	// MurmurHash64A (h1 + i*h2 mod m). Valid only in v1.1 files.
 	SchemeMurmurDoubleV1 Scheme = 1
 	// SchemeMurmurDouble is double MurmurHash64A made safe against a zero
 	// step. Classic layout only.
 	SchemeMurmurDouble Scheme = 2
-	// SchemeMurmurSeeds is k independently seeded MurmurHash64A (the
-	// documents' 000 scheme). Classic layout only.
+	// SchemeMurmurSeeds is k independently seeded MurmurHash64A, the
+	// seeds drawn from an LCG (FORMAT.md, "murmur2-seeds"). Classic layout
+	// only.
 	SchemeMurmurSeeds Scheme = 3
 	// SchemeXXH3Blocked is xxh3-64 for the blocked-512 layout. Blocked-512
 	// layout only.

@@ -25,8 +25,8 @@ import (
 // preserve them on every execution: a false dependency on the whole
 // register with a merge µop (Intel Skylake and later, AMD) or a state
 // transition costing tens of cycles (older Intel). In a loop this made
-// the AVX2 kernels 15-20x slower than pure Go (issue 9: `MOVQ AX, X1` in
-// blockMasksAVX2). VZEROUPPER before returning keeps the same penalty
+// the AVX2 kernels 15-20x slower than pure Go (`MOVQ AX, X1` in
+// blockMasksAVX2 did that once). VZEROUPPER before returning keeps the same penalty
 // out of the caller's SSE code (the Go runtime's memmove, for one).
 //
 // Each TEXT routine and each #define macro body is a unit; a unit that

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
 )
 
 // The batch calls work on chunks of keys in a two-stage pipeline: hash
@@ -25,11 +26,11 @@ const chunkKeys = 12
 // chunk holds the hashed keys of one chunk.
 type chunk struct {
 	n     int
-	start int                             // offset of the chunk's first key in the batch
-	first [chunkKeys]uint64               // blocked: first bit of each key's block
-	gs    [chunkKeys]uint32               // blocked: in-block hash
-	masks [chunkKeys][blockWords]uint64   // blocked, when setting: probe masks
-	locs  [chunkKeys * format.MaxK]uint64 // classic: k positions per key
+	start int                                   // offset of the chunk's first key in the batch
+	first [chunkKeys]uint64                     // blocked: first bit of each key's block
+	gs    [chunkKeys]uint32                     // blocked: in-block hash
+	masks [chunkKeys][hashing.BlockWords]uint64 // blocked, when setting: probe masks
+	locs  [chunkKeys * format.MaxK]uint64       // classic: k positions per key
 }
 
 // pipeline yields the hashed chunks of a batch, each prefetched one chunk
@@ -76,18 +77,18 @@ func (p *pipeline) load(c *chunk) {
 			var block uint64
 			var g uint32
 			if p.hashes != nil {
-				block, g = f.loc.blockOf(p.hashes[c.start+i])
+				block, g = f.loc.BlockOf(p.hashes[c.start+i])
 			} else {
-				block, g = f.loc.blockHash(key)
+				block, g = f.loc.BlockHash(key)
 			}
-			c.first[i], c.gs[i] = block*blockBits, g
+			c.first[i], c.gs[i] = block*hashing.BlockBits, g
 		}
 		active.prefetch(f.words, c.first[:c.n])
 		return
 	}
 	k := int(f.hdr.K)
 	for i, key := range keys {
-		f.loc.locate(key, c.locs[i*k:(i+1)*k])
+		f.loc.Locate(key, c.locs[i*k:(i+1)*k])
 	}
 	active.prefetch(f.words, c.locs[:c.n*k])
 }
@@ -103,7 +104,7 @@ func (f *Filter) maskChunk(c *chunk) {
 // was clear before this call set it.
 func (f *Filter) setChunk(c *chunk, i int, report bool) bool {
 	if f.blocked {
-		return f.orLine(c.first[i]/blockBits, &c.masks[i], report)
+		return f.orLine(c.first[i]/hashing.BlockBits, &c.masks[i], report)
 	}
 	k := int(f.hdr.K)
 	return f.setBits(c.locs[i*k:(i+1)*k], report)

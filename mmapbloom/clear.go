@@ -1,7 +1,7 @@
 package mmapbloom
 
-// Clear sets every bit to 0 and the count to 0 (document 003's
-// RealResetBloomFilter, document 004's bloom_reset). It is not monotone,
+// Clear sets every bit to 0 and the count to 0 (the reset of the
+// v1.1 reference code and of the usual C filters). It is not monotone,
 // so it needs every other handle on the file closed: it fails at once with
 // ErrInUse otherwise, and never runs beside another process's adds.
 // Errors: ErrInUse, ErrReadOnly, ErrSealed, ErrClosed, ErrFileChanged.

@@ -14,8 +14,8 @@ const countBatch = 256
 // count). Adding a key again, or a key that is already a false positive,
 // does not count; keys added by racing callers may count more than once
 // (see TestAndAdd). After Merge it is the cardinality estimate of the
-// union. A v1.1 file counts every Add call instead, as document 003's
-// BaseBloomFilter does. Each handle adds its adds to the
+// union. A v1.1 file counts every Add call instead, as the v1.1 reference
+// code's BaseBloomFilter does. Each handle adds its adds to the
 // header in groups of 256 (countBatch), and whenever it calls Count,
 // OverCapacity, Stats, Sync, Seal, Merge (as either filter) or Close; until
 // then another handle's count lacks up to 255 of them, and if its process
@@ -34,7 +34,7 @@ func (f *Filter) Count() (uint64, error) {
 
 // OverCapacity reports whether Count, the keys added, exceeds the
 // capacity n the filter was sized for, so that its false-positive rate is
-// above p (document 003's Add signals the same). Adding keys that are
+// above p (the v1.1 reference code's Add signals the same). Adding keys that are
 // already present never makes a filter over capacity. A filter created
 // from an explicit m and k has no capacity and never reports it. Errors as
 // for Count.

@@ -80,7 +80,7 @@ func TestClearDropsPendingCount(t *testing.T) {
 // TestCountCountsKeys is the first count input: one key added 101
 // times to a filter with n = 100 is one key, so the filter is not over
 // capacity; through Add, AddBatch, TestAndAdd and TestAndAddBatch alike.
-// A v1.1 file counts every Add call, as document 003 does.
+// A v1.1 file counts every Add call, as the v1.1 reference code does.
 func TestCountCountsKeys(t *testing.T) {
 	key := []byte("https://example.com/")
 	same := make([][]byte, 101)

@@ -13,13 +13,15 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/sizing"
 )
 
 // CreateOptions tunes Create and CreateWithMK. A nil *CreateOptions means
 // the defaults.
 type CreateOptions struct {
 	// Format is the file format: format.V2 (default) or format.V1, the
-	// documents' v1.1 format (m below 2^32, 32-bit count, the documents'
+	// v1.1 format of format/FORMAT.md (m below 2^32, 32-bit count, its
 	// double MurmurHash64A only).
 	Format format.Version
 
@@ -32,7 +34,7 @@ type CreateOptions struct {
 	// Scheme is the hash scheme. Default: format.SchemeMurmurDoubleV1 for
 	// v1.1 files, format.SchemeXXH3Remix for classic v2 files,
 	// format.SchemeXXH3Blocked for blocked ones.
-	// format.SchemeMurmurSeeds is document 000's k seeded hashes;
+	// format.SchemeMurmurSeeds is k seeded MurmurHash64A (murmur2-seeds);
 	// format.SchemeMurmurDouble, double MurmurHash64A, is kept for the
 	// files made with it (its positions repeat when m has small factors:
 	// see FORMAT.md).
@@ -41,13 +43,13 @@ type CreateOptions struct {
 	// Seed is the hash seed, used as given when FixedSeed is set. By
 	// default a random seed is drawn from crypto/rand, so that no one can
 	// precompute keys that collide in every deployment. v1.1 seeds are
-	// 32-bit. SchemeMurmurSeeds uses it as the first LCG seed (document
-	// 000's value is DocumentSeed).
+	// 32-bit. SchemeMurmurSeeds uses it as the first LCG seed (its C
+	// reference filter's value is DocumentSeed).
 	Seed      uint64
 	FixedSeed bool
 
-	// PrimeM rounds m up to the next prime, as document 000's prime_length
-	// option. Only with format.SchemeMurmurSeeds. Default false.
+	// PrimeM rounds m up to the next prime, as the murmur2-seeds reference
+	// filter's prime_length option. Only with format.SchemeMurmurSeeds. Default false.
 	PrimeM bool
 
 	// Overwrite lets Create replace an existing file at path, atomically,
@@ -61,9 +63,9 @@ type CreateOptions struct {
 // Sizing by format, layout and scheme: blocked, see OptimalBlocked; the
 // default classic layout (p below MinBlockedP), OptimalClassic at 0.92 p;
 // an explicit classic v2 layout, m = ceil(-n ln p / (ln 2)^2)
-// and k = round(ln 2 m / n) (see OptimalClassic); v1.1, document 003's
-// _CalcBloomFilterParam exactly (constants 0.480453 and 0.69314, m rounded
-// to a multiple of 64); SchemeMurmurSeeds, document 000's init_bloomfilter
+// and k = round(ln 2 m / n) (see OptimalClassic); v1.1, the v1.1 reference
+// code's _CalcBloomFilterParam exactly (constants 0.480453 and 0.69314, m rounded
+// to a multiple of 64); SchemeMurmurSeeds, its reference filter's init_bloomfilter
 // (p as a 32-bit float, m floored, optionally a prime, k rounded up).
 //
 // The file appears whole or not at all: it is built under a temporary
@@ -73,7 +75,7 @@ type CreateOptions struct {
 // ErrExists, ErrInUse (Overwrite of a file in use), the os error
 // (ENOSPC, EACCES) wrapped.
 func Create(path string, n uint64, p float64, opts *CreateOptions) (*Filter, error) {
-	if err := checkNP(n, p); err != nil {
+	if err := sizing.CheckNP(n, p); err != nil {
 		return nil, fmt.Errorf("mmapbloom: create %s: %w", path, err)
 	}
 	o, target := withDefaults(opts, n, p)
@@ -83,21 +85,6 @@ func Create(path string, n uint64, p float64, opts *CreateOptions) (*Filter, err
 	}
 	return create(path, o, m, k, n, p)
 }
-
-// sizingMargin is the share of p that the default layouts are sized for
-// at small p, so that the measured false-positive rate at n keys stays at
-// or below p despite sampling noise, integer k and the in-block hash's
-// departures from independent probes. It costs about 1% more bits. An
-// explicit classic layout keeps the documents' sizing at p itself, whose
-// expected rate is p.
-const sizingMargin = 0.92
-
-// withMargin returns the rate the default layouts are sized for to stay
-// at or below p: p (1 - (1 - sizingMargin)(1 - p)), sizingMargin p at
-// small p. The margin shrinks as p nears 1, where a fixed share of p would
-// cost many times the bits p needs (0.92 x 0.99 needs 10 times the bits
-// of 0.99).
-func withMargin(p float64) float64 { return p * (1 - (1-sizingMargin)*(1-p)) }
 
 // MaxDefaultRatio is the most bits a filter of Create's default layout
 // takes over the classic layout's for the same n and p (OptimalClassic).
@@ -121,7 +108,7 @@ func blockedPays(n uint64, p float64) bool {
 }
 
 // CreateWithMK makes a new filter file at path with exactly m bits and k
-// hash functions (as document 004's bloom_create(num_bits,
+// hash functions (as the usual C filters' create(num_bits,
 // num_hash_funcs)), and opens it read-write. The header records n = 0 and
 // p = 0 (no capacity given). Errors as for Create, and ErrInvalidM.
 func CreateWithMK(path string, m uint64, k uint32, opts *CreateOptions) (*Filter, error) {
@@ -131,7 +118,7 @@ func CreateWithMK(path string, m uint64, k uint32, opts *CreateOptions) (*Filter
 
 // withDefaults fills in the defaults of opts for a filter sized for n keys
 // at p (0 and 0 when m and k are given), and returns the rate to size it
-// for: p, or withMargin(p) when it picked the classic layout (see
+// for: p, or sizing.WithMargin(p) when it picked the classic layout (see
 // blockedPays).
 func withDefaults(opts *CreateOptions, n uint64, p float64) (o CreateOptions, sizeFor float64) {
 	if opts != nil {
@@ -148,7 +135,7 @@ func withDefaults(opts *CreateOptions, n uint64, p float64) (o CreateOptions, si
 		case blockedPays(n, p):
 			o.Layout = format.LayoutBlocked512
 		default:
-			sizeFor = withMargin(p)
+			sizeFor = sizing.WithMargin(p)
 		}
 	}
 	if o.Scheme == 0 {
@@ -168,11 +155,11 @@ func withDefaults(opts *CreateOptions, n uint64, p float64) (o CreateOptions, si
 func (o CreateOptions) size(n uint64, p float64) (uint64, uint32, error) {
 	switch {
 	case o.Format == format.V1:
-		return sizeV1(n, p)
+		return sizing.V1(n, p)
 	case o.Layout == format.LayoutBlocked512:
 		return OptimalBlocked(n, p)
 	case o.Scheme == format.SchemeMurmurSeeds:
-		return sizeSeeds(n, p, o.PrimeM)
+		return sizing.Seeds(n, p, o.PrimeM)
 	default:
 		return OptimalClassic(n, p)
 	}
@@ -195,8 +182,8 @@ func (o CreateOptions) header(m uint64, k uint32, n uint64, p float64) (format.H
 	if m > format.MaxBitsV2 {
 		return format.Header{}, fmt.Errorf("m = %d, above %d: %w", m, uint64(format.MaxBitsV2), ErrTooLarge)
 	}
-	if o.Layout == format.LayoutBlocked512 && m%blockBits != 0 {
-		return format.Header{}, fmt.Errorf("m = %d (the blocked layout needs a multiple of %d): %w", m, blockBits, ErrInvalidM)
+	if o.Layout == format.LayoutBlocked512 && m%hashing.BlockBits != 0 {
+		return format.Header{}, fmt.Errorf("m = %d (the blocked layout needs a multiple of %d): %w", m, hashing.BlockBits, ErrInvalidM)
 	}
 	seed, err := o.seed()
 	if err != nil {

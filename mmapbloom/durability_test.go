@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
 )
 
 // dirtyKB returns the dirty kilobytes of this process's mappings of path
@@ -87,13 +88,13 @@ func rolePlainRead(t *testing.T, h *helper) {
 	hdr, err := format.Decode(raw)
 	require.NoError(t, err)
 	require.NoError(t, hdr.CheckFileSize(int64(len(raw))))
-	loc := newLocator(hdr)
+	loc := hashing.NewLocator(hdr)
 	bits := raw[format.HeaderSize:]
 	locs := make([]uint64, format.MaxK)
 	res := plainReadResult{Count: hdr.Count}
 	for s := range a.Keys {
 		all := true
-		for _, p := range loc.locate(procKey(make([]byte, 13), a.ID, s), locs) {
+		for _, p := range loc.Locate(procKey(make([]byte, 13), a.ID, s), locs) {
 			all = all && bits[p/8]&(1<<(p%8)) != 0
 		}
 		if all {

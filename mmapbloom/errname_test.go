@@ -39,6 +39,7 @@ func TestErrorsNameTheFile(t *testing.T) {
 	other, err = Open(path, &OpenOptions{ReadOnly: true})
 	require.NoError(t, err)
 	requireNamed("Unseal", f.Unseal())
+	require.NoError(t, other.Close())
 }
 
 // TestMergeMismatchSaysWhich: a merge refused for m says which m is the

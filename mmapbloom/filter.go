@@ -9,6 +9,7 @@ import (
 	"github.com/edsrzf/mmap-go"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
 )
 
 // Filter is a Bloom filter that lives in a memory-mapped file: the 64-byte
@@ -34,11 +35,11 @@ type Filter struct {
 	last       *uint64                        // the last word of the mapping (see run)
 	count32    *uint32                        // the v1.1 count field
 	want       atomic.Pointer[[4]uint64]      // immutable header words 0, 3, 5 and 7 (see checkHeader)
-	loc        locator
+	loc        hashing.Locator
 	blocked    bool // format.LayoutBlocked512
 	readOnly   bool
 	exactCount bool          // OpenOptions.ExactCount
-	countCalls bool          // v1.1: the count is of Add calls (document 003), not of new keys
+	countCalls bool          // v1.1: the count is of Add calls (as the v1.1 reference code counts), not of new keys
 	closed     atomic.Bool   // set by Close, before it unmaps (see read)
 	broken     atomic.Bool   // set once a fault showed the file changed
 	pending    atomic.Uint64 // adds this handle has not yet added to the header count (count.go)
@@ -56,7 +57,7 @@ func newFilter(file *os.File, data mmap.MMap, hdr format.Header, opts OpenOption
 		head:    (*[format.HeaderSize / 8]uint64)(all),
 		words:   all[format.HeaderSize/8:],
 		last:    &all[len(all)-1],
-		loc:     newLocator(hdr),
+		loc:     hashing.NewLocator(hdr),
 		blocked: hdr.Layout == format.LayoutBlocked512,
 	}
 	f.want.Store(f.immutableWords())

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/sizing"
 )
 
 // smoothM returns the smallest multiple of 420 = 2^2*3*5*7 at or above m:
@@ -23,7 +24,7 @@ func smoothM(m uint64) uint64 { return (m + 419) / 420 * 420 }
 func classicShapes(t *testing.T, n uint64, p float64) (k uint32, ms map[string]uint64) {
 	m, k, err := OptimalClassic(n, p)
 	require.NoError(t, err)
-	return k, map[string]uint64{"sized": m, "smooth": smoothM(m), "prime": nextPrime(m)}
+	return k, map[string]uint64{"sized": m, "smooth": smoothM(m), "prime": sizing.NextPrime(m)}
 }
 
 // threeSigmaCount returns the number of false positives that q keys

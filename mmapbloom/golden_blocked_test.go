@@ -16,6 +16,7 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
 )
 
 // blockedVector is one golden vector of testdata/blocked512, written by a
@@ -40,7 +41,7 @@ type goldenKey struct {
 }
 
 // refBlocked512 is FORMAT.md's blocked512 position spec written out
-// plainly, sharing no code with blocked.go: h = xxh3-64(key, seed); block =
+// plainly, sharing no code with internal/hashing/blocked.go: h = xxh3-64(key, seed); block =
 // the high 64 bits of h * (m/512); g = the low 32 bits of h; position j =
 // 512 block + ((g * phi^(j+1)) mod 2^32) >> 23, phi = 0x9e3779b9.
 func refBlocked512(key []byte, m uint64, k uint32, seed uint64) (h uint64, locs []uint64) {
@@ -90,7 +91,7 @@ func TestBlocked512Golden(t *testing.T) {
 	vectors := readBlockedVectors(t)
 	blocks := map[uint64]bool{}
 	for _, v := range vectors {
-		blocks[v.m/blockBits] = true
+		blocks[v.m/hashing.BlockBits] = true
 	}
 	require.True(t, blocks[1], "a vector of one block")
 	require.True(t, blocks[3] && blocks[101], "vectors of an odd number of blocks")
@@ -189,17 +190,17 @@ func keysOfGolden(gs []goldenKey) [][]byte {
 	return keys
 }
 
-// TestBlocked512IssueExample is issue 14's example, stated in FORMAT.md:
+// TestBlocked512FormatExample is the example stated in FORMAT.md:
 // CreateWithMK(path, 1024, 4), blocked512, seed 1. Keys "key-0" ..
 // "key-63" fall 34/30 into the two blocks, and "a" is at [682 526 774 543].
-func TestBlocked512IssueExample(t *testing.T) {
+func TestBlocked512FormatExample(t *testing.T) {
 	f, err := CreateWithMK(filepath.Join(t.TempDir(), "example.bloom"), 1024, 4,
 		&CreateOptions{Layout: format.LayoutBlocked512, Seed: 1, FixedSeed: true})
 	require.NoError(t, err)
 	watch(t, f)
 	var perBlock [2]int
 	for i := range 64 {
-		perBlock[f.Locations(fmt.Appendf(nil, "key-%d", i))[0]/blockBits]++
+		perBlock[f.Locations(fmt.Appendf(nil, "key-%d", i))[0]/hashing.BlockBits]++
 	}
 	require.Equal(t, [2]int{34, 30}, perBlock)
 	require.Equal(t, []uint64{682, 526, 774, 543}, f.Locations([]byte("a")))

@@ -1,6 +1,7 @@
 package mmapbloom
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,6 +10,13 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/format"
 )
+
+// update is the one switch that rewrites the golden files the Go code
+// writes (../testdata/py, ../testdata/set-sizing.md):
+// go test ./mmapbloom -run 'TestPythonGolden|TestSetSizingTable' -update.
+// The files of testdata/ computed by Python scripts are rewritten by those
+// scripts.
+var update = flag.Bool("update", false, "rewrite the golden files the Go code writes (../testdata/py, ../testdata/set-sizing.md)")
 
 // newTestFilter creates a filter in t.TempDir and, when the test ends,
 // checks its invariants: the file reopens and validates, its immutable

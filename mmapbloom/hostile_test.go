@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/sizing"
 )
 
 // testLayouts lists the formats, layouts and hash schemes that the table
@@ -213,13 +214,13 @@ func TestPowerOfTwoM(t *testing.T) {
 // distinct bits in a tiny filter (n = 10, p = 0.01), where plain double
 // hashing h1 + i*h2 mod m repeats one bit k times for 1 key in m: 100,000
 // keys under a random seed, 10,000 under each of the seeds 0, 1 and
-// 2^64-1 (100,000 with MMAPBLOOM_STRESS=1). v1.1 keeps document 003's
+// 2^64-1 (100,000 with MMAPBLOOM_STRESS=1). v1.1 keeps its reference code's
 // hashing for interoperability and is exempt.
 func TestDegenerateDoubleHashing(t *testing.T) {
 	for _, opts := range testLayouts {
 		t.Run(layoutName(opts), func(t *testing.T) {
 			if isV1(opts) {
-				t.Skip("v1.1 keeps document 003's double hashing, which can repeat one position (locate.go); the v2 schemes are the fix")
+				t.Skip("v1.1 keeps the v1.1 reference code's double hashing, which can repeat one position (internal/hashing/locate.go); the v2 schemes are the fix")
 			}
 			for i, seed := range []uint64{rand.Uint64(), 0, 1, math.MaxUint64} {
 				keys := 100_000
@@ -316,9 +317,9 @@ func TestSizesNeverShrink(t *testing.T) {
 	rules := []rule{
 		{"classic", OptimalClassic, format.V2},
 		{"blocked", OptimalBlocked, format.V2},
-		{"v1.1", sizeV1, format.V1},
-		{"seeds", func(n uint64, p float64) (uint64, uint32, error) { return sizeSeeds(n, p, false) }, format.V2},
-		{"seeds-prime", func(n uint64, p float64) (uint64, uint32, error) { return sizeSeeds(n, p, true) }, format.V2},
+		{"v1.1", sizing.V1, format.V1},
+		{"seeds", func(n uint64, p float64) (uint64, uint32, error) { return sizing.Seeds(n, p, false) }, format.V2},
+		{"seeds-prime", func(n uint64, p float64) (uint64, uint32, error) { return sizing.Seeds(n, p, true) }, format.V2},
 	}
 	// Every n up to 2000, then steps of 5% up to 2^50; the blocked rule,
 	// whose cost per call is a numerical search (and whose m is

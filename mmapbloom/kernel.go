@@ -9,7 +9,7 @@ package mmapbloom
 //     the array (word bits[i]/64) for every i, so that the misses of a whole
 //     batch overlap. It changes nothing and answers nothing.
 //   - testBlocks(words, blocks, gs, k, out) sets out[i] to whether every one
-//     of the k in-block probes of gs[i] (see blocked.go) is set in the
+//     of the k in-block probes of gs[i] (see internal/hashing/blocked.go) is set in the
 //     512-bit block starting at bit blocks[i]. blocks[i] is a multiple of
 //     512 inside the array; 1 <= k <= format.MaxK; len(gs) and len(out) are
 //     at least len(blocks). Reads only, with plain loads: a concurrent OR

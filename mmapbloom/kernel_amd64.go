@@ -2,7 +2,11 @@
 
 package mmapbloom
 
-import "github.com/klauspost/cpuid/v2"
+import (
+	"github.com/klauspost/cpuid/v2"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
+)
 
 // simdKernels lists the SIMD kernels, best first, with the CPU features
 // each needs.
@@ -43,10 +47,10 @@ func (k kernel) testBlocks(words []uint64, blocks []uint64, gs []uint32, probes 
 	}
 	_, _ = gs[len(blocks)-1], out[len(blocks)-1]
 	if k == kernelAVX512 {
-		testBlocksAVX512Asm(&words[0], &blocks[0], &gs[0], &out[0], len(blocks), int(probes), &phiPow[0])
+		testBlocksAVX512Asm(&words[0], &blocks[0], &gs[0], &out[0], len(blocks), int(probes), &hashing.PhiPow[0])
 		return
 	}
-	testBlocksAVX2Asm(&words[0], &blocks[0], &gs[0], &out[0], len(blocks), int(probes), &phiPow[0], &laneMasks[0][0])
+	testBlocksAVX2Asm(&words[0], &blocks[0], &gs[0], &out[0], len(blocks), int(probes), &hashing.PhiPow[0], &laneMasks[0][0])
 }
 
 // prefetchBit asks for the cache line of bit of words (PREFETCHT0, which
@@ -68,17 +72,17 @@ var laneMasks = func() (m [9][8]uint32) {
 	return m
 }()
 
-func (k kernel) blockMasks(gs []uint32, probes uint32, masks [][blockWords]uint64) {
+func (k kernel) blockMasks(gs []uint32, probes uint32, masks [][hashing.BlockWords]uint64) {
 	if k == kernelGeneric || len(gs) == 0 {
 		blockMasksGeneric(gs, probes, masks)
 		return
 	}
 	_ = masks[len(gs)-1]
 	if k == kernelAVX512 {
-		blockMasksAVX512(&gs[0], &masks[0][0], len(gs), int(probes), &phiPow[0])
+		blockMasksAVX512(&gs[0], &masks[0][0], len(gs), int(probes), &hashing.PhiPow[0])
 		return
 	}
-	blockMasksAVX2(&gs[0], &masks[0][0], len(gs), int(probes), &phiPow[0])
+	blockMasksAVX2(&gs[0], &masks[0][0], len(gs), int(probes), &hashing.PhiPow[0])
 }
 
 func (k kernel) addBlocks(f *Filter, blocks []uint64, gs []uint32) (added int, ok bool) {
@@ -86,7 +90,7 @@ func (k kernel) addBlocks(f *Filter, blocks []uint64, gs []uint32) (added int, o
 		return 0, false
 	}
 	_ = gs[len(blocks)-1]
-	return addBlocksAVX512(&f.words[0], &blocks[0], &gs[0], len(blocks), int(f.hdr.K), &phiPow[0]), true
+	return addBlocksAVX512(&f.words[0], &blocks[0], &gs[0], len(blocks), int(f.hdr.K), &hashing.PhiPow[0]), true
 }
 
 // prefetchLines issues PREFETCHT0 for the line of bit bits[i] of words,

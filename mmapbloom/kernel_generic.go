@@ -1,6 +1,10 @@
 package mmapbloom
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
+)
 
 // prefetchGeneric loads one word of every line: independent loads in a
 // tight loop keep many misses in flight on any CPU. The sum only keeps
@@ -17,13 +21,13 @@ func prefetchGeneric(words []uint64, bits []uint64) {
 func testBlocksGeneric(words []uint64, blocks []uint64, gs []uint32, k uint32, out []bool) {
 	for i, b := range blocks {
 		first := b >> 6
-		out[i] = testLine(words[first:first+blockWords:first+blockWords], gs[i], k)
+		out[i] = testLine(words[first:first+hashing.BlockWords:first+hashing.BlockWords], gs[i], k)
 	}
 }
 
 // testLine reports whether every probe of g is set in the 8-word line.
 func testLine(line []uint64, g uint32, k uint32) bool {
-	for _, mul := range phiPow[:k] {
+	for _, mul := range hashing.PhiPow[:k] {
 		h := g * mul
 		if atomic.LoadUint64(&line[h>>29])&(1<<((h>>23)&63)) == 0 {
 			return false
@@ -33,8 +37,8 @@ func testLine(line []uint64, g uint32, k uint32) bool {
 }
 
 // blockMasksGeneric is the pure-Go blockMasks.
-func blockMasksGeneric(gs []uint32, k uint32, masks [][blockWords]uint64) {
+func blockMasksGeneric(gs []uint32, k uint32, masks [][hashing.BlockWords]uint64) {
 	for i, g := range gs {
-		masks[i] = blockMask(g, k)
+		masks[i] = hashing.BlockMask(g, k)
 	}
 }

@@ -2,6 +2,8 @@
 
 package mmapbloom
 
+import "github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
+
 // testLayers is the multi-layer test of the fused set pipeline (see
 // set_fused.go): it sets out[i] to whether any layer holds key i, whose
 // in-block hash is gs[i] and whose block in layer l starts at bit
@@ -16,9 +18,9 @@ func (k kernel) testLayers(layers []fusedLayer, first [][chunkKeys]uint64, gs []
 	}
 	_, _ = first[len(layers)-1], out[len(gs)-1]
 	if k == kernelAVX512 {
-		testLayersAVX512Asm(&layers[0], len(layers), &first[0][0], &gs[0], &out[0], len(gs), &phiPow[0])
+		testLayersAVX512Asm(&layers[0], len(layers), &first[0][0], &gs[0], &out[0], len(gs), &hashing.PhiPow[0])
 	} else {
-		testLayersAVX2Asm(&layers[0], len(layers), &first[0][0], &gs[0], &out[0], len(gs), &phiPow[0])
+		testLayersAVX2Asm(&layers[0], len(layers), &first[0][0], &gs[0], &out[0], len(gs), &hashing.PhiPow[0])
 	}
 	return true
 }

@@ -2,6 +2,8 @@
 
 package mmapbloom
 
+import "github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
+
 func availableKernels() []kernel { return []kernel{kernelGeneric} }
 
 func (kernel) prefetch(words []uint64, bits []uint64) { prefetchGeneric(words, bits) }
@@ -10,7 +12,7 @@ func (kernel) testBlocks(words []uint64, blocks []uint64, gs []uint32, k uint32,
 	testBlocksGeneric(words, blocks, gs, k, out)
 }
 
-func (kernel) blockMasks(gs []uint32, k uint32, masks [][blockWords]uint64) {
+func (kernel) blockMasks(gs []uint32, k uint32, masks [][hashing.BlockWords]uint64) {
 	blockMasksGeneric(gs, k, masks)
 }
 

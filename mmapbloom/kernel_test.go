@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
 )
 
 // allKernels lists every kernel, best first.
@@ -62,7 +63,7 @@ func TestKernelsAvailable(t *testing.T) {
 
 // TestKernelsMatchSpec checks every kernel, the pure-Go one included,
 // against FORMAT.md's blocked512 spec (refBlocked512, which shares no code
-// with blocked.go) on fixed keys, for every k: testBlocks answers present
+// with internal/hashing/blocked.go) on fixed keys, for every k: testBlocks answers present
 // with exactly the key's bits set and absent with any one of them clear;
 // blockMasks gives exactly the key's bits; addBlocks, or setBlock where a
 // kernel has none, sets exactly them.
@@ -70,22 +71,22 @@ func TestKernelsMatchSpec(t *testing.T) {
 	const blocks = 3
 	keys := keysOf(5, 30)
 	forEachKernel(t, func(t *testing.T) {
-		f, err := CreateWithMK(filepath.Join(t.TempDir(), "spec.bloom"), blocks*blockBits, 1,
+		f, err := CreateWithMK(filepath.Join(t.TempDir(), "spec.bloom"), blocks*hashing.BlockBits, 1,
 			&CreateOptions{Layout: format.LayoutBlocked512, Seed: 11, FixedSeed: true})
 		require.NoError(t, err)
 		watch(t, f)
-		words := make([]uint64, blocks*blockWords)
+		words := make([]uint64, blocks*hashing.BlockWords)
 		for k := uint32(1); k <= format.MaxK; k++ {
 			for _, key := range keys {
 				h, locs := refBlocked512(key, f.M(), k, 11)
-				first, gs := []uint64{locs[0] / blockBits * blockBits}, []uint32{uint32(h)}
+				first, gs := []uint64{locs[0] / hashing.BlockBits * hashing.BlockBits}, []uint32{uint32(h)}
 				want := make([]uint64, len(words))
 				for _, p := range locs {
 					want[p/64] |= 1 << (p % 64)
 				}
-				masks := make([][blockWords]uint64, 1)
+				masks := make([][hashing.BlockWords]uint64, 1)
 				active.blockMasks(gs, k, masks)
-				require.Equal(t, want[first[0]/64:][:blockWords], masks[0][:], "k=%d %q: blockMasks", k, key)
+				require.Equal(t, want[first[0]/64:][:hashing.BlockWords], masks[0][:], "k=%d %q: blockMasks", k, key)
 
 				out := []bool{false}
 				copy(words, want)
@@ -101,7 +102,7 @@ func TestKernelsMatchSpec(t *testing.T) {
 				clear(f.words)
 				f.hdr.K = k
 				if _, ok := active.addBlocks(f, first, gs); !ok {
-					f.setBlock(first[0]/blockBits, gs[0], false)
+					f.setBlock(first[0]/hashing.BlockBits, gs[0], false)
 				}
 				f.hdr.K = 1
 				require.Equal(t, want, f.words, "k=%d %q: bits set", k, key)
@@ -116,7 +117,7 @@ func TestKernelsMatchSpec(t *testing.T) {
 func TestKernelsMatchGeneric(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	const blocks = 64
-	words := make([]uint64, blocks*blockWords)
+	words := make([]uint64, blocks*hashing.BlockWords)
 	lines := make([]uint64, 1000)
 	gs := make([]uint32, len(lines))
 	want := make([]bool, len(lines))
@@ -135,7 +136,7 @@ func TestKernelsMatchGeneric(t *testing.T) {
 					}
 				}
 				for i := range lines {
-					lines[i] = uint64(rng.IntN(blocks)) * blockBits
+					lines[i] = uint64(rng.IntN(blocks)) * hashing.BlockBits
 					gs[i] = rng.Uint32()
 				}
 				active.prefetch(words, lines)
@@ -157,8 +158,8 @@ func TestKernelsMatchGeneric(t *testing.T) {
 func TestBlockMasksMatchGeneric(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	gs := make([]uint32, 257)
-	want := make([][blockWords]uint64, len(gs))
-	got := make([][blockWords]uint64, len(gs))
+	want := make([][hashing.BlockWords]uint64, len(gs))
+	got := make([][hashing.BlockWords]uint64, len(gs))
 	forEachKernel(t, func(t *testing.T) {
 		for k := uint32(1); k <= format.MaxK; k++ {
 			for i := range gs {
@@ -178,7 +179,7 @@ func TestBlockMasksMatchGeneric(t *testing.T) {
 func TestAddBlocksMatchGeneric(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	f := newTestFilter(t, 2000, 0.01, nil) // blocked512
-	n := len(f.words) / blockWords
+	n := len(f.words) / hashing.BlockWords
 	blocks := make([]uint64, 300)
 	gs := make([]uint32, len(blocks))
 	forEachKernel(t, func(t *testing.T) {
@@ -191,9 +192,9 @@ func TestAddBlocksMatchGeneric(t *testing.T) {
 			}
 			want, wantAdded := append([]uint64(nil), f.words...), 0
 			for i := range blocks {
-				blocks[i] = uint64(rng.IntN(n)) * blockBits
+				blocks[i] = uint64(rng.IntN(n)) * hashing.BlockBits
 				gs[i] = rng.Uint32()
-				mask, lacked := blockMask(gs[i], k), false
+				mask, lacked := hashing.BlockMask(gs[i], k), false
 				for w, m := range mask {
 					lacked = lacked || want[blocks[i]/64+uint64(w)]&m != m
 					want[blocks[i]/64+uint64(w)] |= m
@@ -207,7 +208,7 @@ func TestAddBlocksMatchGeneric(t *testing.T) {
 			added, ok := active.addBlocks(f, blocks, gs)
 			if !ok {
 				for i := range blocks {
-					if f.setBlock(blocks[i]/blockBits, gs[i], false) {
+					if f.setBlock(blocks[i]/hashing.BlockBits, gs[i], false) {
 						added++
 					}
 				}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
 )
 
 // Merge ORs every word of every source into the filter, in every layout
@@ -20,8 +21,8 @@ func TestMergeEveryWord(t *testing.T) {
 		m    uint64
 		opts CreateOptions
 	}{
-		{blockBits, CreateOptions{Layout: format.LayoutBlocked512}},
-		{7 * blockBits, CreateOptions{Layout: format.LayoutBlocked512}},
+		{hashing.BlockBits, CreateOptions{Layout: format.LayoutBlocked512}},
+		{7 * hashing.BlockBits, CreateOptions{Layout: format.LayoutBlocked512}},
 		{1001, CreateOptions{Layout: format.LayoutClassic}},
 		{64*9 + 1, CreateOptions{Layout: format.LayoutClassic, Scheme: format.SchemeMurmurDouble}},
 		{997, CreateOptions{Scheme: format.SchemeMurmurSeeds}},

@@ -4,13 +4,14 @@ import (
 	"sync/atomic"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
 )
 
 // Add inserts key. Every bit of the key is set with an atomic 64-bit OR
 // on the shared mapping (skipped for bits already set); when one of them
 // was clear the add is counted (see Count), so adding a key again, or a
 // key that is a false positive, leaves the count as it was (a v1.1 file
-// counts every Add call, as document 003 does). Any byte sequence is a
+// counts every Add call, as the v1.1 reference code does). Any byte sequence is a
 // key, the empty one included. Errors: ErrClosed, ErrReadOnly, ErrSealed,
 // ErrFileChanged.
 func (f *Filter) Add(key []byte) error {
@@ -71,14 +72,14 @@ func (f *Filter) TestAndAdd(key []byte) (present bool, err error) {
 func (f *Filter) TestAndAddString(key string) (bool, error) { return f.TestAndAdd(bytesOf(key)) }
 
 // Locations returns the k bit positions of key in [0, m), in the order of
-// the hash scheme (document 000's Cython BloomFilter.hash, document 003's
-// bloom_hash). It reads nothing from the file.
+// the hash scheme (the hash method of the murmur2-seeds reference filter,
+// bloom_hash of the v1.1 reference code). It reads nothing from the file.
 func (f *Filter) Locations(key []byte) []uint64 {
-	return f.loc.locate(key, make([]uint64, f.hdr.K))
+	return f.loc.Locate(key, make([]uint64, f.hdr.K))
 }
 
 // blockKey is a key's hash in the blocked layout: its block and in-block
-// hash (see blocked.go).
+// hash (see internal/hashing/blocked.go).
 type blockKey struct {
 	block uint64
 	g     uint32
@@ -96,9 +97,9 @@ func (f *Filter) hashKey(key []byte) blockKey {
 	if !f.blocked {
 		return blockKey{}
 	}
-	block, g := f.loc.blockHash(key)
+	block, g := f.loc.BlockHash(key)
 	if !raceEnabled { // f.words is read without the lock that Close takes
-		prefetchBit(f.words, block*blockBits)
+		prefetchBit(f.words, block*hashing.BlockBits)
 	}
 	return blockKey{block, g}
 }
@@ -107,12 +108,12 @@ func (f *Filter) hashKey(key []byte) blockKey {
 // set.
 func (f *Filter) testKey(key []byte, h blockKey) bool {
 	if f.blocked {
-		first, gs, out := [1]uint64{h.block * blockBits}, [1]uint32{h.g}, [1]bool{}
+		first, gs, out := [1]uint64{h.block * hashing.BlockBits}, [1]uint32{h.g}, [1]bool{}
 		active.testBlocks(f.words, first[:], gs[:], f.hdr.K, out[:])
 		return out[0]
 	}
 	var buf [format.MaxK]uint64
-	return f.testBits(f.loc.locate(key, buf[:]))
+	return f.testBits(f.loc.Locate(key, buf[:]))
 }
 
 // setKey sets every bit of key (hashed into h by hashKey); with report
@@ -122,7 +123,7 @@ func (f *Filter) setKey(key []byte, h blockKey, report bool) bool {
 		return f.setBlock(h.block, h.g, report)
 	}
 	var buf [format.MaxK]uint64
-	return f.setBits(f.loc.locate(key, buf[:]), report)
+	return f.setBits(f.loc.Locate(key, buf[:]), report)
 }
 
 // testBits reports whether every position is set.

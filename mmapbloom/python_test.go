@@ -13,7 +13,6 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -27,9 +26,8 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/sizing"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in ../testdata/py")
 
 // pyCase is one format, layout and hash scheme the Python tests cover,
 // with a fixed seed.
@@ -133,9 +131,9 @@ func sizingTable(t *testing.T) []byte {
 	}{
 		{"classic", OptimalClassic},
 		{"blocked", OptimalBlocked},
-		{"v1", sizeV1},
-		{"seeds", func(n uint64, p float64) (uint64, uint32, error) { return sizeSeeds(n, p, false) }},
-		{"seeds-prime", func(n uint64, p float64) (uint64, uint32, error) { return sizeSeeds(n, p, true) }},
+		{"v1", sizing.V1},
+		{"seeds", func(n uint64, p float64) (uint64, uint32, error) { return sizing.Seeds(n, p, false) }},
+		{"seeds-prime", func(n uint64, p float64) (uint64, uint32, error) { return sizing.Seeds(n, p, true) }},
 	}
 	ns := []uint64{1, 2, 3, 7, 10, 100, 999, 12_345, 109_397, 1_000_000, 50_000_000, 1 << 32, 1e12}
 	ps := []float64{0.99, 0.7, 0.5, 0.1, 0.05, 0.01, 0.001, 1e-4, 1e-5, 1e-6, 0.92e-7, 1e-10}
@@ -192,8 +190,8 @@ func TestPythonGolden(t *testing.T) {
 			continue
 		}
 		committed, err := os.ReadFile(filepath.Join(want, e.Name()))
-		require.NoError(t, err, "run go test -run TestPythonGolden -update ./mmapbloom")
-		require.True(t, bytes.Equal(committed, got), "%s differs from testdata/py (go test -run TestPythonGolden -update ./mmapbloom)", e.Name())
+		require.NoError(t, err, "run go test ./mmapbloom -run TestPythonGolden -update")
+		require.True(t, bytes.Equal(committed, got), "%s differs from testdata/py (go test ./mmapbloom -run TestPythonGolden -update)", e.Name())
 	}
 }
 

@@ -120,7 +120,7 @@ func TestReadOverlapsClose(t *testing.T) {
 		}{
 			{"answer nothing", func(*Filter) error { return nil }},
 			{"probe the closed mapping", func(f *Filter) error {
-				block, g := f.loc.blockHash(key)
+				block, g := f.loc.BlockHash(key)
 				f.testKey(key, blockKey{block, g})
 				return nil
 			}},

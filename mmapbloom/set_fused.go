@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 
 	"github.com/zeebo/xxh3"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
 )
 
 // The fused batch pipeline of a Set whose live layers are all blocked
@@ -23,10 +25,10 @@ import (
 // fusedPiece holds the hashed keys of one piece of a batch.
 type fusedPiece struct {
 	n     int
-	start int                           // offset of the piece's first key in the batch
-	gs    [chunkKeys]uint32             // in-block hash of each key (the same in every layer)
-	first [][chunkKeys]uint64           // per layer: first bit of each key's block
-	masks [chunkKeys][blockWords]uint64 // newest layer, when setting: probe masks of the keys it lacks
+	start int                                   // offset of the piece's first key in the batch
+	gs    [chunkKeys]uint32                     // in-block hash of each key (the same in every layer)
+	first [][chunkKeys]uint64                   // per layer: first bit of each key's block
+	masks [chunkKeys][hashing.BlockWords]uint64 // newest layer, when setting: probe masks of the keys it lacks
 }
 
 // fusedPipe yields the hashed pieces of a batch over layers (oldest
@@ -95,7 +97,7 @@ func (p *fusedPipe) kernelLayers(dst []fusedLayer) (_ []fusedLayer, lanes bool) 
 	lanes = true
 	for _, f := range p.layers {
 		lanes = lanes && f.hdr.K <= maxLaneK
-		l := fusedLayer{words: uint64(addrOf(f.words)), lanes: uint32(1<<min(f.hdr.K, maxLaneK) - 1), nblocks: f.loc.m / blockBits}
+		l := fusedLayer{words: uint64(addrOf(f.words)), lanes: uint32(1<<min(f.hdr.K, maxLaneK) - 1), nblocks: f.hdr.M / hashing.BlockBits}
 		for j := range min(f.hdr.K, maxLaneK) {
 			l.wanted[j] = ^uint32(0)
 		}
@@ -140,8 +142,8 @@ func (p *fusedPipe) load(c *fusedPiece) {
 	for l, f := range p.layers {
 		first := &c.first[l]
 		for i := range c.n {
-			block, _ := f.loc.blockOf(hs[i])
-			first[i] = block * blockBits
+			block, _ := f.loc.BlockOf(hs[i])
+			first[i] = block * hashing.BlockBits
 		}
 		active.prefetch(f.words, first[:c.n])
 	}
@@ -168,13 +170,13 @@ func (p *fusedPipe) test(c *fusedPiece, from, to int, out []bool) {
 func (p *fusedPipe) anyHolds(c *fusedPiece, i, from, to int) bool {
 	g := c.gs[i]
 	var s screen
-	for j, mul := range phiPow[:screenProbes] {
+	for j, mul := range hashing.PhiPow[:screenProbes] {
 		h := g * mul
 		s.word[j], s.bit[j] = h>>29, 1<<((h>>23)&63)
 	}
 	for l := to - 1; l >= from; l-- {
 		f, first := p.layers[l], c.first[l][i]>>6
-		line := (*[blockWords]uint64)(f.words[first : first+blockWords])
+		line := (*[hashing.BlockWords]uint64)(f.words[first : first+hashing.BlockWords])
 		if (f.hdr.K < screenProbes || s.passes(line)) && testLine(line[:], g, f.hdr.K) {
 			return true
 		}
@@ -194,8 +196,8 @@ type screen struct {
 
 // passes reports whether every probe of s is set in line, without a
 // branch on each (written out: a loop over the array would copy it).
-func (s *screen) passes(line *[blockWords]uint64) bool {
-	const w = blockWords - 1
+func (s *screen) passes(line *[hashing.BlockWords]uint64) bool {
+	const w = hashing.BlockWords - 1
 	return s.bit[0]&^atomic.LoadUint64(&line[s.word[0]&w])|
 		s.bit[1]&^atomic.LoadUint64(&line[s.word[1]&w])|
 		s.bit[2]&^atomic.LoadUint64(&line[s.word[2]&w])|
@@ -234,7 +236,7 @@ func (p *fusedPipe) set(c *fusedPiece, out []bool, always, report bool) (added i
 	}
 	active.blockMasks(gs[:n], f.hdr.K, c.masks[:n])
 	for j, i := range idx[:n] {
-		if f.orLine(first[i]/blockBits, &c.masks[j], report) {
+		if f.orLine(first[i]/hashing.BlockBits, &c.masks[j], report) {
 			added++
 		} else {
 			out[i] = true

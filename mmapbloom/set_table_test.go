@@ -12,12 +12,14 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/sizing"
 )
 
 // The README's sizing table of sets, computed from the sizing code that
 // CreateSet and Create use (set_sizing.go, OptimalBlocked, OptimalClassic)
-// and kept in testdata/set-sizing.md; MMAPBLOOM_UPDATE_GOLDEN=1 rewrites
-// it. The measured rates are in the FPR tests' logs (set_fpr_test.go).
+// and kept in testdata/set-sizing.md; -update rewrites it. The measured
+// rates are in the FPR tests' logs (set_fpr_test.go).
 
 // layerShape returns the m and k Create picks for n keys at p by default.
 func layerShape(n uint64, p float64) (uint64, uint32, bool) {
@@ -33,7 +35,7 @@ func layerShape(n uint64, p float64) (uint64, uint32, bool) {
 // (m, k) holding x keys.
 func layerFPR(m uint64, k uint32, blocked bool, x uint64) float64 {
 	if blocked {
-		mean, _ := blockedFPR(float64(x)/float64(m/blockBits), k)
+		mean, _ := sizing.BlockedFPR(float64(x)/float64(m/hashing.BlockBits), k)
 		return mean
 	}
 	return FalsePositiveRate(m, k, x)
@@ -44,7 +46,7 @@ func layerFPR(m uint64, k uint32, blocked bool, x uint64) float64 {
 func scalableRow(n0 uint64, p float64, s uint32, r float64, keys uint64) (layers int, bits uint64, fpr float64) {
 	none := 1.0
 	for left := keys; left > 0; layers++ {
-		n, pi, err := scalableLayer(n0, p, s, r, layers)
+		n, pi, err := sizing.ScalableLayer(n0, p, s, r, layers)
 		if err != nil {
 			panic(err)
 		}
@@ -83,7 +85,7 @@ func setSizingTable() string {
 	}{{31, 24 * time.Hour}, {4, 10 * 24 * time.Hour}, {4, 180 * time.Hour}} {
 		days := w.d.Hours() / 24
 		n := uint64(perDay * days)
-		n, pl := windowLayer(n, 0.001, w.keep)
+		n, pl := sizing.WindowLayer(n, 0.001, w.keep)
 		m, k, blocked := layerShape(n, pl)
 		f := layerFPR(m, k, blocked, n)
 		none := 1.0
@@ -100,10 +102,10 @@ func setSizingTable() string {
 func TestSetSizingTable(t *testing.T) {
 	got := setSizingTable()
 	path := filepath.Join(testkit.RepoRoot(), "testdata", "set-sizing.md")
-	if os.Getenv("MMAPBLOOM_UPDATE_GOLDEN") != "" {
+	if *update {
 		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
 	}
 	want, err := os.ReadFile(path)
 	require.NoError(t, err)
-	require.Equal(t, string(want), got, "sizing changed: rerun with MMAPBLOOM_UPDATE_GOLDEN=1 and update the README table")
+	require.Equal(t, string(want), got, "sizing changed: rerun with go test ./mmapbloom -run TestSetSizingTable -update and update the README table")
 }

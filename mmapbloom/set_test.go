@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/sizing"
 )
 
 // setKey returns the i-th test key of family fam.
@@ -53,21 +54,21 @@ func TestScalableLayerSizing(t *testing.T) {
 		{4, 0.9, 2, 16000, 0.01 * 0.1 * 0.81},
 	}
 	for _, tc := range tests {
-		n, p, err := scalableLayer(1000, 0.01, tc.s, tc.r, tc.i)
+		n, p, err := sizing.ScalableLayer(1000, 0.01, tc.s, tc.r, tc.i)
 		require.NoError(t, err)
 		assert.Equal(t, tc.wantN, n, "%+v", tc)
 		assert.InDelta(t, tc.wantP, p, 1e-15, "%+v", tc)
 	}
 	sum := 0.0
 	for i := range 200 {
-		_, p, err := scalableLayer(1, 0.01, 1, 0.9, i)
+		_, p, err := sizing.ScalableLayer(1, 0.01, 1, 0.9, i)
 		require.NoError(t, err)
 		sum += p
 	}
 	assert.Less(t, sum, 0.01, "the layers' rates sum below p")
-	_, _, err := scalableLayer(1<<40, 0.01, 2, 0.5, 30)
+	_, _, err := sizing.ScalableLayer(1<<40, 0.01, 2, 0.5, 30)
 	require.ErrorIs(t, err, ErrTooLarge)
-	n, p := windowLayer(5_000_000, 1e-3, 31)
+	n, p := sizing.WindowLayer(5_000_000, 1e-3, 31)
 	assert.Equal(t, uint64(5_000_000), n)
 	assert.InDelta(t, 1e-3/31, p, 1e-18)
 }
@@ -413,7 +414,7 @@ func TestSetRefusesForeignLayer(t *testing.T) {
 // A set that adds many layers (expansion 1 at RedisBloom's r = 0.5) goes
 // on growing past the layer whose rate p (1-r) r^i would need more than
 // format.MaxK hash functions (layer 57 at p = 0.01): later layers are
-// sized at minLayerP instead of failing every add.
+// sized at sizing.MinLayerP instead of failing every add.
 func TestScalableSetGrowsPastRateFloor(t *testing.T) {
 	s, err := CreateSet(filepath.Join(t.TempDir(), "flat.bfset"), 10, 0.01, &SetOptions{Expansion: 1})
 	require.NoError(t, err)
@@ -427,17 +428,17 @@ func TestScalableSetGrowsPastRateFloor(t *testing.T) {
 	require.NoError(t, err)
 	sum := 0.0
 	for i, l := range info.Layers {
-		want := max(0.005*math.Pow(0.5, float64(i)), 1e-19) // minLayerP
+		want := max(0.005*math.Pow(0.5, float64(i)), 1e-19) // sizing.MinLayerP
 		assert.InDelta(t, want, l.P, want*1e-12, "layer %d", i)
 		sum += l.P
 	}
-	assert.LessOrEqual(t, sum, 0.01+float64(len(info.Layers))*minLayerP, "the layers' rates sum to at most p plus the floor of each layer")
+	assert.LessOrEqual(t, sum, 0.01+float64(len(info.Layers))*sizing.MinLayerP, "the layers' rates sum to at most p plus the floor of each layer")
 	for i := range added {
 		ok, err := s.Test(setKey("a", i))
 		require.NoError(t, err)
 		require.True(t, ok, "key a-%d", i)
 	}
-	_, p, err := scalableLayer(1, 1e-25, 1, 0.5, 3)
+	_, p, err := sizing.ScalableLayer(1, 1e-25, 1, 0.5, 3)
 	require.NoError(t, err)
 	assert.InDelta(t, 0.5e-25, p, 1e-40, "a first layer below the floor: later layers keep its rate")
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/sizing"
 )
 
 // TestDefaultSizeOverClassic sweeps p from 1e-12 to 0.999: the default
@@ -31,7 +32,7 @@ func TestDefaultSizeOverClassic(t *testing.T) {
 	require.NoError(t, err)
 	cm, _, err := OptimalClassic(45<<31, 0.99)
 	require.NoError(t, err)
-	require.Equal(t, oneProbeBits(45<<31, 0.99), cm, "the formulas' 253 MB answer 99.99% of absent keys present")
+	require.Equal(t, sizing.OneProbeBits(45<<31, 0.99), cm, "the formulas' 253 MB answer 99.99% of absent keys present")
 	require.Less(t, float64(m), 1.03*float64(cm), "n = 45*2^31 at p = 0.99: %d MB blocked, %d MB classic", m>>23, cm>>23)
 }
 

@@ -13,6 +13,8 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/sizing"
 )
 
 // TestOptimalBlockedNearOptimum checks blocked sizing against the bits per
@@ -32,7 +34,7 @@ func TestOptimalBlockedNearOptimum(t *testing.T) {
 			n := uint64(50_000_000)
 			m, k, err := OptimalBlocked(n, tc.p)
 			require.NoError(t, err)
-			require.Zero(t, m%blockBits)
+			require.Zero(t, m%hashing.BlockBits)
 			got := float64(m) / float64(n)
 			t.Logf("p=%g: %.3f bits/key (optimum %.2f, +%.1f%%), k=%d", tc.p, got, tc.bitsPerKey, 100*(got/tc.bitsPerKey-1), k)
 			require.GreaterOrEqual(t, got, tc.bitsPerKey*0.99)
@@ -66,8 +68,8 @@ type sizingRow struct {
 
 // TestSizingTable checks every sizing formula against the independently
 // computed table, over n from 1 to 10^12 and p from 0.5 to 1e-20: v1.1
-// (document 003), classic v2 (OptimalClassic), document 000's seeded
-// scheme with and without a prime m, and Create's default classic layout
+// (its reference code's constants), classic v2 (OptimalClassic), the
+// murmur2-seeds scheme with and without a prime m, and Create's default classic layout
 // below MinBlockedP; and, for n = 12345, that Create writes those m and k.
 func TestSizingTable(t *testing.T) {
 	create := map[string]*CreateOptions{
@@ -97,15 +99,15 @@ func TestSizingTable(t *testing.T) {
 // sizingFormulas are the sizing functions of testdata/sizing/sizing.tsv,
 // by the name of its formula column.
 var sizingFormulas = map[string]func(n uint64, p float64) (uint64, uint32, error){
-	"v1":          sizeV1,
+	"v1":          sizing.V1,
 	"classic":     OptimalClassic,
-	"seeds":       func(n uint64, p float64) (uint64, uint32, error) { return sizeSeeds(n, p, false) },
-	"seeds-prime": func(n uint64, p float64) (uint64, uint32, error) { return sizeSeeds(n, p, true) },
+	"seeds":       func(n uint64, p float64) (uint64, uint32, error) { return sizing.Seeds(n, p, false) },
+	"seeds-prime": func(n uint64, p float64) (uint64, uint32, error) { return sizing.Seeds(n, p, true) },
 	"default":     withDefaultsSize,
 }
 
 // Every sizing function refuses n = 0 with ErrInvalidN and a p outside
-// (0, 1) with ErrInvalidP, p = 0 and p = 1 included; document 000's sizing
+// (0, 1) with ErrInvalidP, p = 0 and p = 1 included; the murmur2-seeds sizing
 // also refuses a p that its 32-bit float turns into 0 or 1.
 func TestSizingRefusals(t *testing.T) {
 	formulas := maps.Clone(sizingFormulas)
@@ -125,7 +127,7 @@ func TestSizingRefusals(t *testing.T) {
 		}
 	}
 	for _, p := range []float64{1e-50, 1 - 1e-11} {
-		_, _, err := sizeSeeds(100, p, false)
+		_, _, err := sizing.Seeds(100, p, false)
 		require.ErrorIs(t, err, ErrInvalidP, "p=%v is %v as a 32-bit float", p, float32(p))
 	}
 }

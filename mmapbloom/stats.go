@@ -4,6 +4,9 @@ import (
 	"math"
 	"math/bits"
 	"sync/atomic"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/sizing"
 )
 
 // Stats describes a filter's header and the state of its bit array.
@@ -30,7 +33,7 @@ type Stats struct {
 	EstimatedFPR float64
 
 	// TheoreticalFPR is the false-positive rate expected at n keys,
-	// (1 - e^(-kn/m))^k (document 004's bloom_false_positive_rate), or the
+	// (1 - e^(-kn/m))^k (Bloom 1970, see FalsePositiveRate), or the
 	// Poisson block model of OptimalBlocked for the blocked layout; 0 when
 	// n is 0.
 	TheoreticalFPR float64
@@ -82,16 +85,16 @@ func (f *Filter) scanBits(s *Stats) {
 // a classic filter of 512 bits.
 func (f *Filter) blockStats(s *Stats) {
 	k := float64(s.K)
-	blocks := len(f.words) / blockWords
+	blocks := len(f.words) / hashing.BlockWords
 	for b := range blocks {
 		var set int
 		line := f.line(uint64(b))
 		for i := range line {
 			set += bits.OnesCount64(atomic.LoadUint64(&line[i]))
 		}
-		fill := float64(set) / blockBits
+		fill := float64(set) / hashing.BlockBits
 		s.SetBits += uint64(set)
-		s.EstimatedCardinality += -blockBits / k * math.Log1p(-fill)
+		s.EstimatedCardinality += -hashing.BlockBits / k * math.Log1p(-fill)
 		s.EstimatedFPR += math.Pow(fill, k) / float64(blocks)
 	}
 }
@@ -109,14 +112,14 @@ func (f *Filter) ExpectedFPR(n uint64) float64 {
 	if !f.blocked {
 		return FalsePositiveRate(f.hdr.M, f.hdr.K, n)
 	}
-	fpr, _ := blockedFPR(float64(n)/float64(f.hdr.M/blockBits), f.hdr.K)
+	fpr, _ := sizing.BlockedFPR(float64(n)/float64(f.hdr.M/hashing.BlockBits), f.hdr.K)
 	return fpr
 }
 
 // FalsePositiveRate returns the expected false-positive rate of a classic
 // Bloom filter of m bits and k hash functions holding n keys:
-// (1 - e^(-kn/m))^k (document 004's bloom_false_positive_rate; Bloom
-// 1970). It returns 0 for n = 0.
+// (1 - e^(-kn/m))^k (Bloom 1970; the false_positive_rate of the usual C
+// filters). It returns 0 for n = 0.
 func FalsePositiveRate(m uint64, k uint32, n uint64) float64 {
 	if n == 0 || m == 0 {
 		return 0

@@ -16,7 +16,7 @@ import (
 )
 
 // The seed003 vectors: files written by an independent C transcription of
-// document 003 (see ../shared/vectors/README.md).
+// the v1.1 reference code (see testdata/vectors/README.md).
 var seed003 = []struct {
 	name string
 	n    uint64
@@ -30,11 +30,11 @@ var seed003 = []struct {
 func TestVectorV1Answers(t *testing.T) {
 	for _, v := range seed003 {
 		t.Run(v.name, func(t *testing.T) {
-			base := filepath.Join(testkit.Shared(t, "vectors/seed003"), v.name)
+			base := filepath.Join(testkit.Testdata("vectors/seed003"), v.name)
 			f, err := Open(base+".bin", &OpenOptions{ReadOnly: true})
 			require.NoError(t, err)
 			defer f.Close()
-			queries := testkit.Lines(t, base+".queries.txt")
+			queries := testkit.Lines(t, base+".queries.txt.gz")
 			expected := testkit.Lines(t, base+".expected.txt")
 			require.Len(t, expected, len(queries))
 			for i, q := range queries {
@@ -49,13 +49,13 @@ func TestVectorV1Answers(t *testing.T) {
 func TestVectorV1ByteIdentical(t *testing.T) {
 	for _, v := range seed003 {
 		t.Run(v.name, func(t *testing.T) {
-			base := filepath.Join(testkit.Shared(t, "vectors/seed003"), v.name)
+			base := filepath.Join(testkit.Testdata("vectors/seed003"), v.name)
 			want, err := os.ReadFile(base + ".bin")
 			require.NoError(t, err)
 			path := filepath.Join(t.TempDir(), "v1.bloom")
 			f, err := Create(path, v.n, v.p, &CreateOptions{Format: format.V1, Seed: v.seed, FixedSeed: true})
 			require.NoError(t, err)
-			for _, key := range testkit.Lines(t, base+".added.txt") {
+			for _, key := range testkit.Lines(t, base+".added.txt.gz") {
 				require.NoError(t, f.Add(key))
 			}
 			require.NoError(t, f.Close())
@@ -67,7 +67,7 @@ func TestVectorV1ByteIdentical(t *testing.T) {
 }
 
 func TestVectorSeed000Locations(t *testing.T) {
-	keys := testkit.Lines(t, testkit.Shared(t, "vectors/seed000/keys.txt"))
+	keys := testkit.Lines(t, testkit.Testdata("vectors/seed000/keys.txt"))
 	require.Empty(t, keys[7], "line 8 is the empty key")
 	for _, tc := range []struct {
 		file  string
@@ -79,7 +79,7 @@ func TestVectorSeed000Locations(t *testing.T) {
 		{"offsets-n100000-p0.001-noprime.txt", 100000, 0.001, false},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			lines := testkit.Lines(t, testkit.Shared(t, "vectors/seed000/"+tc.file))
+			lines := testkit.Lines(t, testkit.Testdata("vectors/seed000/"+tc.file))
 			f := newTestFilter(t, tc.n, tc.p, &CreateOptions{
 				Scheme: format.SchemeMurmurSeeds, PrimeM: tc.prime, Seed: DocumentSeed, FixedSeed: true,
 			})

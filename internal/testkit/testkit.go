@@ -1,5 +1,5 @@
 // Package testkit holds helpers shared by the project's tests: locating
-// the shared reference data beside the repository and reading key files.
+// the repository's test data and reading key files.
 package testkit
 
 import (
@@ -22,32 +22,12 @@ func RepoRoot() string {
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-// Shared returns the path of rel inside the shared reference directory
-// (../shared beside the repository, or $MMAPBLOOM_SHARED) for every test
-// that reads the shared data. When it is absent the test fails under CI
-// (environment CI=true), so that no vector test is ever skipped there
-// unseen, and skips with a message elsewhere.
-func Shared(t testing.TB, rel string) string {
-	t.Helper()
-	dir := os.Getenv("MMAPBLOOM_SHARED")
-	if dir == "" {
-		dir = filepath.Join(RepoRoot(), "..", "shared")
-	}
-	p := filepath.Join(dir, rel)
-	if _, err := os.Stat(p); err != nil {
-		missing(t, "shared data %s not available (set MMAPBLOOM_SHARED): %v", rel, err)
-	}
-	return p
-}
-
-// missing fails the test under CI (CI=true) and skips it elsewhere.
-func missing(t testing.TB, format string, args ...any) {
-	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("CI=true: "+format, args...)
-	} else {
-		t.Skipf(format, args...)
-	}
+// Testdata returns the path of rel inside the repository's top testdata/
+// directory (the interoperability vectors, the real URL sample), which
+// every test that reads shared data uses, so that a clone of the
+// repository alone runs them all.
+func Testdata(rel string) string {
+	return filepath.Join(RepoRoot(), "testdata", filepath.FromSlash(rel))
 }
 
 // Lines reads a file (gzip-compressed when its name ends in .gz) and

@@ -131,9 +131,9 @@ func newFilter(t testing.TB, n, p string) string {
 // copied into a temporary directory.
 func vector(t testing.TB, name string) (bin, added, queries, expected string) {
 	t.Helper()
-	base := filepath.Join(testkit.Shared(t, "vectors/seed003"), name)
+	base := filepath.Join(testkit.Testdata("vectors/seed003"), name)
 	bin = writeFile(t, t.TempDir(), name+".bin", readFile(t, base+".bin"))
-	return bin, base + ".added.txt", base + ".queries.txt", base + ".expected.txt"
+	return bin, base + ".added.txt.gz", base + ".queries.txt.gz", base + ".expected.txt"
 }
 
 // vectorNames are the seed003 vectors.

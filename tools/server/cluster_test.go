@@ -25,6 +25,7 @@ func TestClusterReplies(t *testing.T) {
 	rdb := dial(t, tc.addrs[0], "")
 	c := ctx(t)
 
+	//lint:ignore SA1019 CLUSTER SLOTS (deprecated in Redis 7) is under test
 	slots, err := rdb.ClusterSlots(c).Result()
 	require.NoError(t, err)
 	require.Len(t, slots, 4)

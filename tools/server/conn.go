@@ -111,6 +111,8 @@ func (s *Server) drop(c *client) {
 }
 
 // errProtocol wraps what redcon's parser rejected.
+//
+//lint:ignore ST1005 Redis's exact reply text ("ERR Protocol error: ...")
 var errProtocol = errors.New("Protocol error")
 
 // readPipeline returns the next commands the client sent, all complete

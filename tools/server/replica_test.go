@@ -135,6 +135,7 @@ func TestReplicaCatchUp(t *testing.T) {
 func TestReplicaClusterShapes(t *testing.T) {
 	tc := startCluster(t, primaryAndReplica)
 	r, c := dial(t, tc.addrs[1], ""), ctx(t)
+	//lint:ignore SA1019 CLUSTER SLOTS (deprecated in Redis 7) is under test
 	slots, err := r.ClusterSlots(c).Result()
 	require.NoError(t, err)
 	require.Len(t, slots, 1)

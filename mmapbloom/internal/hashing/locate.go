@@ -1,4 +1,4 @@
-package mmapbloom
+package hashing
 
 import (
 	"github.com/zeebo/xxh3"
@@ -6,22 +6,22 @@ import (
 	"github.com/mmapbloom/mmapbloom/format"
 )
 
-// Document 000's linear congruential generator for the k hash seeds:
-// x(0) = 314159265 (the documents' value, or the filter's seed), x(i+1) =
+// The linear congruential generator of the murmur2-seeds scheme
+// (format/FORMAT.md) for the k hash seeds: x(0) = 314159265 (the seeded C
+// reference filter's value, or the filter's seed), x(i+1) =
 // 1664525 x(i) + 1013904223 in uint32 arithmetic.
 const (
-	// DocumentSeed is the first LCG seed of document 000's scheme; give it as
-	// the seed of a SchemeMurmurSeeds filter to reproduce the documents' bit
-	// offsets.
-	DocumentSeed = 314159265
-	lcgA         = 1664525
-	lcgC         = 1013904223
+	// LCGSeed is the first LCG seed of the murmur2-seeds scheme's C
+	// reference filter (mmapbloom.DocumentSeed).
+	LCGSeed = 314159265
+	lcgA    = 1664525
+	lcgC    = 1013904223
 )
 
-// locator derives a key's k bit positions in [0, m) by one of the hash
+// Locator derives a key's k bit positions in [0, m) by one of the hash
 // schemes of format.Scheme. Every implementation of a probe (single key,
-// batch, SIMD) must give exactly the positions of locate.
-type locator struct {
+// batch, SIMD) must give exactly the positions of Locate.
+type Locator struct {
 	scheme format.Scheme
 	m      uint64
 	k      uint32
@@ -29,8 +29,10 @@ type locator struct {
 	seeds  []uint64 // SchemeMurmurSeeds: the k LCG seeds
 }
 
-func newLocator(h format.Header) locator {
-	l := locator{scheme: h.Scheme, m: h.M, k: h.K, seed: h.Seed}
+// NewLocator returns the Locator of a filter with header h (its scheme,
+// m, k and seed).
+func NewLocator(h format.Header) Locator {
+	l := Locator{scheme: h.Scheme, m: h.M, k: h.K, seed: h.Seed}
 	if h.Scheme == format.SchemeMurmurSeeds {
 		l.seeds = make([]uint64, h.K)
 		x := uint32(h.Seed)
@@ -42,8 +44,8 @@ func newLocator(h format.Header) locator {
 	return l
 }
 
-// locate writes the k positions of key into dst[:k] and returns dst[:k].
-func (l *locator) locate(key []byte, dst []uint64) []uint64 {
+// Locate writes the k positions of key into dst[:k] and returns dst[:k].
+func (l *Locator) Locate(key []byte, dst []uint64) []uint64 {
 	dst = dst[:l.k]
 	switch l.scheme {
 	case format.SchemeMurmurDoubleV1:
@@ -62,13 +64,13 @@ func (l *locator) locate(key []byte, dst []uint64) []uint64 {
 	return dst
 }
 
-// doubleV1 is document 003's bloom_hash exactly: h1 = MurmurHash64A(key,
+// doubleV1 is the v1.1 reference code's bloom_hash exactly: h1 = MurmurHash64A(key,
 // seed), h2 = MurmurHash64A(key, MIX_UINT64(h1)), position i = (h1 + i*h2)
 // mod m in wrapping uint64 arithmetic. It can repeat one position k times
 // (h2 = 0 mod m); format v1.1 files keep it for interoperability.
-func (l *locator) doubleV1(key []byte, dst []uint64) {
+func (l *Locator) doubleV1(key []byte, dst []uint64) {
 	h1 := MurmurHash64A(key, l.seed)
-	h2 := MurmurHash64A(key, mixSeed(h1))
+	h2 := MurmurHash64A(key, MixSeed(h1))
 	for i := range dst {
 		dst[i] = (h1 + uint64(i)*h2) % l.m
 	}
@@ -80,13 +82,13 @@ func (l *locator) doubleV1(key []byte, dst []uint64) {
 // every key sets min(k, 2) or more distinct bits when m > 1. Position
 // i = (a + i*b) mod m, computed without overflow (Kirsch and Mitzenmacher
 // 2006, "Less Hashing, Same Performance").
-func (l *locator) double(key []byte, dst []uint64) {
+func (l *Locator) double(key []byte, dst []uint64) {
 	h1 := MurmurHash64A(key, l.seed)
-	h2 := MurmurHash64A(key, mixSeed(h1))
-	a := reduce(h1, l.m)
+	h2 := MurmurHash64A(key, MixSeed(h1))
+	a := Reduce(h1, l.m)
 	var b uint64
 	if l.m > 1 {
-		b = 1 + reduce(h2, l.m-1)
+		b = 1 + Reduce(h2, l.m-1)
 	}
 	for i := range dst {
 		dst[i] = a
@@ -107,12 +109,12 @@ func (l *locator) double(key []byte, dst []uint64) {
 // factors of m. The double hashing of SchemeMurmurDouble, (a + i*b) mod m,
 // repeats positions whenever b shares a factor with m (b = m/2, m/3, ...),
 // which puts a floor near 0.25/m under its false-positive rate.
-func (l *locator) remix(key []byte, dst []uint64) {
+func (l *Locator) remix(key []byte, dst []uint64) {
 	h := xxh3.Hash128Seed(key, l.seed)
 	step := h.Hi | 1
 	x := h.Lo
 	for i := range dst {
-		dst[i] = reduce(fmix64(x), l.m)
+		dst[i] = Reduce(fmix64(x), l.m)
 		x += step
 	}
 }

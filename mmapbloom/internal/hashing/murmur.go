@@ -1,4 +1,4 @@
-package mmapbloom
+package hashing
 
 import (
 	"encoding/binary"
@@ -14,7 +14,7 @@ const (
 
 // MurmurHash64A returns Austin Appleby's 64-bit MurmurHash2 (MurmurHash64A)
 // of key with the given seed, reading 8-byte blocks little-endian, as the
-// source documents 000 and 003 use it. The result is the same on every
+// v1.1 format and the murmur2-seeds scheme of format/FORMAT.md use it. The result is the same on every
 // platform.
 func MurmurHash64A(key []byte, seed uint64) uint64 {
 	h := seed ^ (uint64(len(key)) * murmurM)
@@ -41,16 +41,16 @@ func MurmurHash64A(key []byte, seed uint64) uint64 {
 	return h
 }
 
-// mixSeed is the documents' MIX_UINT64: the 32-bit fold of a 64-bit hash,
-// used by document 003 as the seed of the second hash.
-func mixSeed(h uint64) uint64 {
+// MixSeed is MIX_UINT64 of the v1.1 reference code: the 32-bit fold of a
+// 64-bit hash, the seed of the second hash of v1.1's double hashing.
+func MixSeed(h uint64) uint64 {
 	return uint64(uint32((h >> 32) ^ h))
 }
 
-// reduce maps a 64-bit hash onto [0, m) without modulo bias worth noting
+// Reduce maps a 64-bit hash onto [0, m) without modulo bias worth noting
 // and without a division: the high word of h*m (Lemire 2016, "Fast random
 // integer generation in an interval").
-func reduce(h, m uint64) uint64 {
+func Reduce(h, m uint64) uint64 {
 	hi, _ := bits.Mul64(h, m)
 	return hi
 }
