@@ -3,6 +3,7 @@ package mmapbloom
 import (
 	"errors"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"time"
 )
@@ -34,14 +35,20 @@ func OpenOrCreateSet(dir string, n uint64, p float64, opts *SetOptions) (*Set, e
 			}
 			return s, nil
 		}
-		if !errors.Is(err, fs.ErrNotExist) || try == createTries {
-			return nil, err
+		if !errors.Is(err, fs.ErrNotExist) || !missing(dir) || try == createTries {
+			return nil, err // a set whose layer is missing is not created again
 		}
 		s, err = CreateSet(dir, n, p, &o)
 		if !errors.Is(err, ErrExists) || try == createTries {
 			return s, err
 		}
 	}
+}
+
+// missing reports whether nothing is at path.
+func missing(path string) bool {
+	_, err := os.Lstat(path)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // matches checks the options given (not zero) and n and p against the

@@ -105,8 +105,8 @@ func TestSetCreateErrors(t *testing.T) {
 		{"keep 2000", []string{"z.bfset", "--window", "1h", "--keep", "2000"}, "keep 2000 windows: at most 1024"},
 		{"expansion 4e9", []string{"z.bfset", "--expansion", "4000000000"}, "expansion 4000000000: at most 32768"},
 		{"window times keep", []string{"z.bfset", "--window", "1000000h", "--keep", "5"}, "window 1000000h0m0s times keep 5: beyond"},
-		{"set flags, no .bfset", []string{"odd.bloom", "--expansion", "2"}, "odd.bloom: a filter set's directory name ends in .bfset"},
-		{"window, no suffix", []string{"z5", "--window", "1h"}, "z5: a filter set's directory name ends in .bfset"},
+		{"set flags, no .bfset", []string{"odd.bloom", "--expansion", "2"}, "--expansion makes a filter set: name it " + filepath.Join(dir, "odd.bfset")},
+		{"window, no suffix", []string{"z5", "--window", "1h"}, "--window makes a filter set: name it " + filepath.Join(dir, "z5.bfset")},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -222,7 +222,7 @@ func TestSetGivenToFileCommand(t *testing.T) {
 		{"rotate a file", []string{"rotate", file}, "rotate takes a filter set directory (NAME.bfset), not a filter file: " + file},
 		{"gc a file", []string{"gc", file}, "gc takes a filter set directory (NAME.bfset), not a filter file: " + file},
 		{"rotate a scalable set", []string{"rotate", set}, "a scalable set has no windows to rotate"},
-		{"add to a missing set", []string{"add", set + ".missing.bfset"}, set + ".missing.bfset: not a valid filter set: stat "},
+		{"add to a missing set", []string{"add", set + ".missing.bfset"}, set + ".missing.bfset does not exist: -n and -p are needed to create it"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
