@@ -11,7 +11,7 @@ import (
 
 // createCmd makes a new, empty filter file.
 type createCmd struct {
-	File  string   `arg:"" help:"Filter file to create."`
+	File    string    `arg:"" help:"Filter file to create."`
 	N       *keyCount `short:"n" name:"capacity" placeholder:"N" xor:"n-like" help:"Capacity: the number of keys the filter is sized for, e.g. 1000000, 1_000_000 or 1e6 (required unless --like)."`
 	P       *float64  `short:"p" name:"probability" placeholder:"P" xor:"p-like" help:"False-positive probability at n keys, in (0, 1) (required unless --like)."`
 	Like    string    `placeholder:"OTHER" xor:"n-like,p-like" help:"Take the whole shape (format, layout, scheme, seed, m, k, n, p) from the filter file OTHER, so that the two can be merged."`
@@ -24,11 +24,11 @@ type createCmd struct {
 // setFlags choose a filter set instead of a filter file: any of them, or
 // a FILE ending in .bfset, makes create build a set directory.
 type setFlags struct {
-	Expansion  *uint32        `help:"Scalable set: each new layer holds E times the keys of the previous one (default 2; bloomd uses 4). Windowed set: each window grows the same way when it receives more than n keys (default: windows do not grow)." placeholder:"E"`
-	Tightening *float64       `help:"Scalable set (and windowed set with --expansion): layer i is sized at p(1-r)r^i, r in (0, 1) (default 0.5; bloomd uses 0.9)." placeholder:"R"`
-	Window     *windowLength  `help:"Windowed set: window length D, 1s or more (e.g. 24h, 90m, 1d, 7d); n is the keys expected per window." placeholder:"DURATION"`
-	Keep       *int           `help:"Windowed set: windows kept W, 1 to 1024 (default 2); a key is forgotten (W-1)D to WD after it was last added." placeholder:"W"`
-	Refresh    bool           `help:"Windowed set: a dedup hit re-adds the key to the current window (last seen)."`
+	Expansion  *uint32       `help:"Scalable set: each new layer holds E times the keys of the previous one (default 2; bloomd uses 4). Windowed set: each window grows the same way when it receives more than n keys (default: windows do not grow)." placeholder:"E"`
+	Tightening *float64      `help:"Scalable set (and windowed set with --expansion): layer i is sized at p(1-r)r^i, r in (0, 1) (default 0.5; bloomd uses 0.9)." placeholder:"R"`
+	Window     *windowLength `help:"Windowed set: window length D, 1s or more (e.g. 24h, 90m, 1d, 7d); n is the keys expected per window." placeholder:"DURATION"`
+	Keep       *int          `help:"Windowed set: windows kept W, 1 to 1024 (default 2); a key is forgotten (W-1)D to WD after it was last added." placeholder:"W"`
+	Refresh    bool          `help:"Windowed set: a dedup hit re-adds the key to the current window (last seen)."`
 }
 
 // wanted reports whether the flags or the name ask for a set.
