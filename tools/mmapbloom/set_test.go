@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -139,6 +140,7 @@ func TestSetRotateCommand(t *testing.T) {
 		p     float64 // of the first layer
 	}{{"fixed", nil, 0.01}, {"growing", []string{"--expansion", "2"}, 0.005}} {
 		t.Run(tc.name, func(t *testing.T) {
+			now := fakeClock(t)
 			dir := filepath.Join(t.TempDir(), "w.bfset")
 			requireOK(t, runCLI(t, nil, append([]string{"create", dir, "-n", "100", "-p", "0.01", "--window", "1s", "--keep", "1"}, tc.extra...)...))
 			info := infoOf(t, dir)
@@ -146,7 +148,7 @@ func TestSetRotateCommand(t *testing.T) {
 			assert.Equal(t, "1s", info["window"])
 			assert.InDelta(t, tc.p, info["layers"].([]any)[0].(map[string]any)["p"], 1e-12, "p/W with W = 1 (halved when windows grow)")
 			requireOK(t, runCLI(t, []byte("old\n"), "add", dir))
-			time.Sleep(1100 * time.Millisecond) // past the end of the first window
+			now.Add(int64(1100 * time.Millisecond)) // past the end of the first window
 			r := runCLI(t, nil, "rotate", dir)
 			requireOK(t, r)
 			assert.Equal(t, dir+": rotated, live layers: 1\n", r.stdout)
@@ -157,6 +159,16 @@ func TestSetRotateCommand(t *testing.T) {
 			assert.Equal(t, float64(2), infoOf(t, dir)["generation"])
 		})
 	}
+}
+
+// fakeClock makes the commands' clock one the test moves (Add, in
+// nanoseconds), from the real time now, until the test ends.
+func fakeClock(t *testing.T) *atomic.Int64 {
+	var ns atomic.Int64
+	ns.Store(time.Now().UnixNano())
+	clock = func() time.Time { return time.Unix(0, ns.Load()) }
+	t.Cleanup(func() { clock = time.Now })
+	return &ns
 }
 
 func TestSetGCCommand(t *testing.T) {
