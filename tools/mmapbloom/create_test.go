@@ -147,3 +147,26 @@ func TestCreateHelpListsSchemes(t *testing.T) {
 		assert.Contains(t, help, name)
 	}
 }
+
+// TestCreateExistOk: create --exist-ok on an existing filter or set opens
+// it (the flags given must match it, the message naming both values);
+// add creates a missing filter from -n and -p.
+func TestCreateExistOk(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"f.bloom", "s.bfset"} {
+		path := filepath.Join(dir, name)
+		args := []string{"create", path, "-n", "1000", "-p", "0.01", "--exist-ok"}
+		requireOK(t, runCLI(t, nil, args...))
+		requireOK(t, runCLI(t, []byte("a\n"), "add", path))
+		requireOK(t, runCLI(t, nil, args...))
+		requireOK(t, runCLI(t, nil, "create", path, "--exist-ok"))
+		requireFailure(t, runCLI(t, nil, "create", path, "-n", "2000", "--exist-ok"), "n 2000 given, the file has 1000")
+		requireFailure(t, runCLI(t, nil, "create", path, "-n", "1000", "-p", "0.01"), "file exists")
+		r := runCLI(t, []byte("a\n"), "test", "--bits", path)
+		assert.Equal(t, "1\n", r.stdout, "%s kept its key", name)
+	}
+	path := filepath.Join(dir, "new.bloom")
+	requireOK(t, runCLI(t, []byte("a\nb\n"), "add", path, "-n", "1_000", "-p", "0.01"))
+	assert.Equal(t, float64(2), infoOf(t, path)["count"])
+	assert.Equal(t, float64(1000), infoOf(t, path)["n"])
+}

@@ -24,18 +24,18 @@ type dedupCmd struct {
 // lines are written before they are added. SIGINT and SIGTERM end it after
 // the batch in flight.
 func (c *dedupCmd) Run(e *env) error {
+	sig := watchSignals() // before any change: a signal during the opens ends it before the first batch
+	defer sig.release()
 	in, err := c.open(e)
 	if err != nil {
 		return err
 	}
 	defer in.close()
+	in.stop = sig.stop
 	f, err := newStore{file: c.File, n: c.N, p: c.P, shape: c.shapeFlags, set: c.setFlags}.openOrCreate()
 	if err != nil {
 		return err
 	}
-	sig := watchSignals()
-	defer sig.release()
-	in.stop = sig.stop
 	d, err := newDeduper(f, e, in.sep, c.Sync)
 	if err == nil {
 		err = in.each(d.batch)
@@ -121,8 +121,8 @@ type output struct {
 	file *os.File // fsynced after each write; nil without --sync or when not a regular file
 }
 
-// newOutput returns e's standard output for dedup (e.stdout flushed first,
-// so nothing buffered is written after).
+// newOutput returns e's standard output for dedup, unbuffered (dedup
+// writes nothing through e.stdout).
 func newOutput(e *env, sync bool) *output {
 	o := &output{w: e.rawStdout}
 	if f, ok := e.rawStdout.(*os.File); ok && sync {

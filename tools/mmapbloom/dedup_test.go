@@ -1,9 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -135,6 +137,33 @@ func TestDedupBadInput(t *testing.T) {
 			before := readFile(t, path)
 			requireFailure(t, runCLI(t, nil, "dedup", path, "-n", "10", "-p", "0.1", good), "")
 			require.Equal(t, before, readFile(t, path), "filter changed")
+		})
+	}
+}
+
+// TestDedupRefresh: into a windowed set with --refresh a dedup hit
+// re-adds its key to the current window, so a key seen every window is
+// never forgotten; without --refresh it is forgotten Keep windows after
+// it was first added. The windows move on an injected clock.
+func TestDedupRefresh(t *testing.T) {
+	for _, refresh := range []bool{false, true} {
+		t.Run(fmt.Sprint("refresh=", refresh), func(t *testing.T) {
+			now := fakeClock(t)
+			dir := filepath.Join(t.TempDir(), "w.bfset")
+			args := []string{"dedup", dir, "-n", "100", "-p", "0.01", "--window", "1h", "--keep", "2"}
+			if refresh {
+				args = append(args, "--refresh")
+			}
+			var printed []string
+			for range 3 {
+				printed = append(printed, runCLI(t, []byte("a\n"), args...).stdout)
+				now.Add(int64(time.Hour))
+			}
+			want := []string{"a\n", "", "a\n"}
+			if refresh {
+				want = []string{"a\n", "", ""}
+			}
+			assert.Equal(t, want, printed)
 		})
 	}
 }
