@@ -82,4 +82,10 @@ var (
 	// (Tightening outside (0, 1), Keep below 1 with a Window), and by
 	// VerifySet for a layer that is not as the MANIFEST describes it.
 	ErrBadSet = errs.ErrBadSet
+
+	// ErrOptionDiffers is returned by OpenOrCreate and OpenOrCreateSet
+	// when the file or set exists and an option given explicitly (not
+	// zero) differs from its header or MANIFEST; the message names both
+	// values.
+	ErrOptionDiffers = errs.ErrOptionDiffers
 )

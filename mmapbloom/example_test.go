@@ -68,8 +68,12 @@ func ExampleFilter_Test() {
 	// good.example false
 }
 
-// Deduplicate a stream, as a crawler fleet does with its "seen URL" file:
-// TestAndAdd reports false for a key this call added.
+// Deduplicate a stream at most once: TestAndAdd reports false for a key
+// this call added, and marks it seen in the same step. A process that
+// dies after the call but before it hands the URL on loses that URL for
+// good (the next run finds it seen); use it where a lost key costs less
+// than a repeated one. A crawler wants the at-least-once order of
+// ExampleOpenOrCreate instead.
 func ExampleFilter_TestAndAddBatch() {
 	path, cleanup := tempPath("seen.bloom")
 	defer cleanup()
@@ -156,4 +160,41 @@ func ExampleSet_Export() {
 	hit, _ := shipped.TestString("https://phish.example/")
 	fmt.Println(len(checks), hit, errors.Is(shipped.AddString("x"), mmapbloom.ErrSealed))
 	// Output: 1 true true
+}
+
+// Deduplicate at least once, the crawler's rule (and mmapbloom dedup's):
+// test, hand the new keys on (print, enqueue, fetch), and add them only
+// once that is done. A process that dies in between hands the same keys on
+// again at its next run; it never marks a key seen that it did not hand
+// on. Every worker of a fleet may run this at once on the same file: one
+// creates it, the others open it.
+func ExampleOpenOrCreate() {
+	path, cleanup := tempPath("seen.bloom")
+	defer cleanup()
+	f, err := mmapbloom.OpenOrCreate(path, 10_000, 0.001, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+
+	urls := [][]byte{[]byte("https://a.example/"), []byte("https://b.example/")}
+	seen := make([]bool, len(urls))
+	for round := 1; round <= 2; round++ {
+		if err := f.TestBatch(urls, seen); err != nil {
+			log.Fatal(err)
+		}
+		var handed [][]byte
+		for i, u := range urls {
+			if !seen[i] {
+				fmt.Printf("round %d: %s\n", round, u) // the caller's work, done first
+				handed = append(handed, u)
+			}
+		}
+		if err := f.AddBatch(handed); err != nil { // then marked seen
+			log.Fatal(err)
+		}
+	}
+	// Output:
+	// round 1: https://a.example/
+	// round 1: https://b.example/
 }

@@ -11,11 +11,12 @@ import (
 
 // createCmd makes a new, empty filter file.
 type createCmd struct {
-	File  string   `arg:"" help:"Filter file to create."`
-	N     *uint64  `short:"n" name:"capacity" placeholder:"N" xor:"n-like" help:"Capacity: the number of keys the filter is sized for (required unless --like)."`
-	P     *float64 `short:"p" name:"probability" placeholder:"P" xor:"p-like" help:"False-positive probability at n keys, in (0, 1) (required unless --like)."`
-	Like  string   `placeholder:"OTHER" xor:"n-like,p-like" help:"Take the whole shape (format, layout, scheme, seed, m, k, n, p) from the filter file OTHER, so that the two can be merged."`
-	Force bool     `help:"Replace FILE if it exists (refused while another process has it open)."`
+	File    string    `arg:"" help:"Filter file to create."`
+	N       *keyCount `short:"n" name:"capacity" placeholder:"N" xor:"n-like" help:"Capacity: the number of keys the filter is sized for, e.g. 1000000, 1_000_000 or 1e6 (required unless --like)."`
+	P       *float64  `short:"p" name:"probability" placeholder:"P" xor:"p-like" help:"False-positive probability at n keys, in (0, 1) (required unless --like)."`
+	Like    string    `placeholder:"OTHER" xor:"n-like,p-like" help:"Take the whole shape (format, layout, scheme, seed, m, k, n, p) from the filter file OTHER, so that the two can be merged."`
+	Force   bool      `help:"Replace FILE if it exists (refused while another process has it open)."`
+	ExistOk bool      `name:"exist-ok" help:"When FILE exists, open it instead (the flags given must match it): many processes may run it at once."`
 	shapeFlags
 	setFlags
 }
@@ -23,11 +24,11 @@ type createCmd struct {
 // setFlags choose a filter set instead of a filter file: any of them, or
 // a FILE ending in .bfset, makes create build a set directory.
 type setFlags struct {
-	Expansion  *uint32        `help:"Scalable set: each new layer holds E times the keys of the previous one (default 2; bloomd uses 4). Windowed set: each window grows the same way when it receives more than n keys (default: windows do not grow)." placeholder:"E"`
-	Tightening *float64       `help:"Scalable set (and windowed set with --expansion): layer i is sized at p(1-r)r^i, r in (0, 1) (default 0.5; bloomd uses 0.9)." placeholder:"R"`
-	Window     *time.Duration `help:"Windowed set: window length D, 1s or more (e.g. 24h); n is the keys expected per window." placeholder:"DURATION"`
-	Keep       *int           `help:"Windowed set: windows kept W, 1 to 1024 (default 2); a key is forgotten (W-1)D to WD after it was last added." placeholder:"W"`
-	Refresh    bool           `help:"Windowed set: a dedup hit re-adds the key to the current window (last seen)."`
+	Expansion  *uint32       `help:"Scalable set: each new layer holds E times the keys of the previous one (default 2; bloomd uses 4). Windowed set: each window grows the same way when it receives more than n keys (default: windows do not grow)." placeholder:"E"`
+	Tightening *float64      `help:"Scalable set (and windowed set with --expansion): layer i is sized at p(1-r)r^i, r in (0, 1) (default 0.5; bloomd uses 0.9)." placeholder:"R"`
+	Window     *windowLength `help:"Windowed set: window length D, 1s or more (e.g. 24h, 90m, 1d, 7d); n is the keys expected per window." placeholder:"DURATION"`
+	Keep       *int          `help:"Windowed set: windows kept W, 1 to 1024 (default 2); a key is forgotten (W-1)D to WD after it was last added." placeholder:"W"`
+	Refresh    bool          `help:"Windowed set: a dedup hit re-adds the key to the current window (last seen)."`
 }
 
 // wanted reports whether the flags or the name ask for a set.
@@ -35,16 +36,31 @@ func (s setFlags) wanted(file string) bool {
 	return s.Expansion != nil || s.Tightening != nil || s.Window != nil || s.Keep != nil || s.Refresh || isSet(file)
 }
 
-// options returns the library's set options for the flags. A value the
-// library would take for "the default" (0) is refused when given
-// explicitly.
+// given names the set flag that asks for a set, for messages.
+func (s setFlags) given() string {
+	switch {
+	case s.Window != nil:
+		return "--window"
+	case s.Keep != nil:
+		return "--keep"
+	case s.Refresh:
+		return "--refresh"
+	case s.Expansion != nil:
+		return "--expansion"
+	}
+	return "--tightening"
+}
+
+// options returns the library's set options for the flags, with the
+// command's clock. A value the library would take for "the default" (0)
+// is refused when given explicitly.
 func (s setFlags) options(layout format.Layout) (*mmapbloom.SetOptions, error) {
-	o := &mmapbloom.SetOptions{Refresh: s.Refresh, Layout: layout}
+	o := &mmapbloom.SetOptions{Refresh: s.Refresh, Layout: layout, Now: clock}
 	if s.Window != nil {
 		if *s.Window <= 0 {
 			return nil, fmt.Errorf("%w --window %v: a window lasts 1s or more", errFlag, *s.Window)
 		}
-		o.Window = *s.Window
+		o.Window = time.Duration(*s.Window)
 	}
 	if s.Keep != nil {
 		if *s.Keep < 1 {
@@ -68,10 +84,11 @@ func (s setFlags) options(layout format.Layout) (*mmapbloom.SetOptions, error) {
 }
 
 // shapeFlags choose the format, layout, hash scheme and seed of a new
-// filter. "auto" leaves the choice to the library: v2 blocked512 with
-// xxh3 when p >= 1e-6, classic with xxh3-remix below.
+// filter. "auto" leaves the choice to the library (v2, blocked512 with
+// xxh3 when p >= 1e-6, classic with xxh3-remix below) and, on an existing
+// filter, to its header.
 type shapeFlags struct {
-	Format string  `enum:"v1,v2" default:"v2" help:"File format: v2, or v1 (the documents' BaseBloomFilter v1.1: m below 2^32, 32-bit seed and count)."`
+	Format string  `enum:"auto,v1,v2" default:"auto" help:"File format: v2 (the default for a new file), or v1 (the documents' BaseBloomFilter v1.1: m below 2^32, 32-bit seed and count)."`
 	Layout string  `enum:"auto,blocked512,classic" default:"auto" help:"Bit layout (v2): blocked512 (one cache line per key) or classic (k bits over the whole array)."`
 	Scheme string  `enum:"auto,xxh3-remix,murmur2-double,murmur2-seeds,xxh3-blocked" default:"auto" help:"Hash scheme, one of: auto; xxh3-remix (classic, the default there), murmur2-double (classic; its positions repeat when m has small factors), murmur2-seeds (classic, the documents' k seeded hashes); xxh3-blocked (blocked512)."`
 	Seed   *uint64 `help:"Hash seed (default: random; the seeded scheme's documents use 314159265)."`
@@ -95,8 +112,11 @@ var (
 // "auto" stay zero, for the library's defaults.
 func (s shapeFlags) options() *mmapbloom.CreateOptions {
 	o := &mmapbloom.CreateOptions{Layout: layoutIDs[s.Layout], Scheme: schemeIDs[s.Scheme], PrimeM: s.Prime}
-	if s.Format == "v1" {
+	switch s.Format {
+	case "v1":
 		o.Format = format.V1
+	case "v2":
+		o.Format = format.V2
 	}
 	if s.Seed != nil {
 		o.Seed, o.FixedSeed = *s.Seed, true
@@ -104,12 +124,15 @@ func (s shapeFlags) options() *mmapbloom.CreateOptions {
 	return o
 }
 
-// Run creates the file or set.
+// Run creates the file or set (with --exist-ok: opens it when it exists).
 func (c *createCmd) Run(_ *env) error {
+	if c.ExistOk {
+		return c.openOrCreate()
+	}
 	o := c.shapeFlags.options()
 	o.Overwrite = c.Force
 	if c.setFlags.wanted(c.File) {
-		if err := setName("create", c.File); err != nil {
+		if err := setFlagName("create", c.File, c.setFlags); err != nil {
 			return err
 		}
 		return c.createSet(o)
@@ -120,9 +143,9 @@ func (c *createCmd) Run(_ *env) error {
 	case c.Like != "":
 		f, err = c.createLike()
 	case c.N == nil || c.P == nil:
-		err = fmt.Errorf("create %s: give -n and -p, or --like: %w", c.File, mmapbloom.ErrBadOptions)
+		err = fmt.Errorf("create %s: %s, or --like: %w", c.File, missingSize(c.N, c.P), mmapbloom.ErrBadOptions)
 	default:
-		f, err = mmapbloom.Create(c.File, *c.N, *c.P, o)
+		f, err = mmapbloom.Create(c.File, uint64(*c.N), *c.P, o)
 	}
 	if err != nil {
 		return err
@@ -133,7 +156,7 @@ func (c *createCmd) Run(_ *env) error {
 // forSet refuses the shape flags a new filter set cannot take: of them
 // only --layout applies to its layers.
 func (s shapeFlags) forSet() error {
-	if s.Format != "v2" || s.Scheme != "auto" || s.Seed != nil || s.Prime {
+	if s.Format == "v1" || s.Scheme != "auto" || s.Seed != nil || s.Prime {
 		return errSetShape
 	}
 	return nil
@@ -146,13 +169,13 @@ func (c *createCmd) createSet(o *mmapbloom.CreateOptions) error {
 		return errSetShape
 	}
 	if c.N == nil || c.P == nil {
-		return fmt.Errorf("create %s: give -n and -p: %w", c.File, mmapbloom.ErrBadOptions)
+		return fmt.Errorf("create %s: %s: %w", c.File, missingSize(c.N, c.P), mmapbloom.ErrBadOptions)
 	}
 	so, err := c.setFlags.options(o.Layout)
 	if err != nil {
 		return err
 	}
-	s, err := mmapbloom.CreateSet(c.File, *c.N, *c.P, so)
+	s, err := mmapbloom.CreateSet(c.File, uint64(*c.N), *c.P, so)
 	if err != nil {
 		return err
 	}
@@ -162,7 +185,7 @@ func (c *createCmd) createSet(o *mmapbloom.CreateOptions) error {
 // createLike creates the file with the shape of the filter --like names;
 // shape flags other than their defaults are refused.
 func (c *createCmd) createLike() (*mmapbloom.Filter, error) {
-	if c.shapeFlags != (shapeFlags{Format: "v2", Layout: "auto", Scheme: "auto"}) {
+	if c.shapeFlags != (shapeFlags{Format: "auto", Layout: "auto", Scheme: "auto"}) {
 		return nil, fmt.Errorf("create %s: --like takes the whole shape from %s; drop --format, --layout, --scheme, --seed and --prime: %w", c.File, c.Like, mmapbloom.ErrBadOptions)
 	}
 	if err := fileOnly("create --like", c.Like); err != nil {
@@ -177,4 +200,29 @@ func (c *createCmd) createLike() (*mmapbloom.Filter, error) {
 		return nil, err
 	}
 	return mmapbloom.CreateLike(c.File, hdr, &mmapbloom.CreateOptions{Overwrite: c.Force})
+}
+
+// openOrCreate is create --exist-ok: the file or set is opened when it
+// exists (the flags given must match it), else created; racing processes
+// all succeed.
+func (c *createCmd) openOrCreate() error {
+	if c.Force || c.Like != "" {
+		return fmt.Errorf("create %s: --exist-ok keeps an existing FILE: it goes with neither --force nor --like: %w", c.File, mmapbloom.ErrBadOptions)
+	}
+	s, err := newStore{file: c.File, n: c.N, p: c.P, shape: c.shapeFlags, set: c.setFlags}.openOrCreate()
+	if err != nil {
+		return err
+	}
+	return s.Close()
+}
+
+// missingSize names the size flags missing, for create's messages.
+func missingSize(n *keyCount, p *float64) string {
+	switch {
+	case n == nil && p == nil:
+		return "give -n and -p"
+	case n == nil:
+		return "-n is missing: give -n and -p"
+	}
+	return "-p is missing: give -n and -p"
 }

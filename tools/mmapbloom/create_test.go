@@ -102,7 +102,13 @@ func TestCreateBadInput(t *testing.T) {
 		{name: "p negative", args: []string{"-n", "10", "-p=-0.5"}, contains: "probability"},
 		{name: "p not a number", args: []string{"-n", "10", "-p", "often"}, contains: "probability"},
 		{name: "n zero", args: []string{"-n", "0", "-p", "0.01"}, contains: "n must be"},
-		{name: "n missing", args: []string{"-p", "0.01"}, contains: "give -n and -p, or --like"},
+		{name: "n missing", args: []string{"-p", "0.01"}, contains: "-n is missing: give -n and -p, or --like"},
+		{name: "p missing", args: []string{"-n", "10"}, contains: "-p is missing: give -n and -p, or --like"},
+		{name: "n a fraction", args: []string{"-n", "1.5e0", "-p", "0.01"}, contains: `"1.5e0" is not an unsigned integer (write 1000000, 1_000_000, 1,000,000 or 1e6)`},
+		{name: "n a word", args: []string{"-n", "many", "-p", "0.01"}, contains: `"many" is not an unsigned integer`},
+		{name: "window on a filter name", args: []string{"-n", "10", "-p", "0.01", "--window", "24h"}, contains: "--window makes a filter set: name it "},
+		{name: "window not a duration", args: []string{"-n", "10", "-p", "0.01", "--window", "1 day"}, contains: `"1 day" is not a duration (write 24h, 90m, 1d or 7d)`},
+		{name: "exist-ok with force", args: []string{"-n", "10", "-p", "0.01", "--exist-ok", "--force"}, contains: "--exist-ok keeps an existing FILE"},
 		{name: "p too small for k", args: []string{"-n", "10", "-p", "1e-300"}, contains: "out of range"},
 		{name: "v1 seed above 32 bits", args: []string{"--format", "v1", "--seed", "4294967296", "-n", "10", "-p", "0.01"}, contains: "incompatible"},
 		{name: "v1 seeded scheme", args: []string{"--format", "v1", "--scheme", "murmur2-seeds", "-n", "10", "-p", "0.01"}, contains: "incompatible"},
@@ -140,4 +146,27 @@ func TestCreateHelpListsSchemes(t *testing.T) {
 	for name := range schemeIDs {
 		assert.Contains(t, help, name)
 	}
+}
+
+// TestCreateExistOk: create --exist-ok on an existing filter or set opens
+// it (the flags given must match it, the message naming both values);
+// add creates a missing filter from -n and -p.
+func TestCreateExistOk(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"f.bloom", "s.bfset"} {
+		path := filepath.Join(dir, name)
+		args := []string{"create", path, "-n", "1000", "-p", "0.01", "--exist-ok"}
+		requireOK(t, runCLI(t, nil, args...))
+		requireOK(t, runCLI(t, []byte("a\n"), "add", path))
+		requireOK(t, runCLI(t, nil, args...))
+		requireOK(t, runCLI(t, nil, "create", path, "--exist-ok"))
+		requireFailure(t, runCLI(t, nil, "create", path, "-n", "2000", "--exist-ok"), "n 2000 given, the file has 1000")
+		requireFailure(t, runCLI(t, nil, "create", path, "-n", "1000", "-p", "0.01"), "file exists")
+		r := runCLI(t, []byte("a\n"), "test", "--bits", path)
+		assert.Equal(t, "1\n", r.stdout, "%s kept its key", name)
+	}
+	path := filepath.Join(dir, "new.bloom")
+	requireOK(t, runCLI(t, []byte("a\nb\n"), "add", path, "-n", "1_000", "-p", "0.01"))
+	assert.Equal(t, float64(2), infoOf(t, path)["count"])
+	assert.Equal(t, float64(1000), infoOf(t, path)["n"])
 }

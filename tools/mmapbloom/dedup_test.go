@@ -1,9 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -43,16 +45,39 @@ func TestDedup(t *testing.T) {
 	}
 }
 
-func TestDedupExistingIgnoresCreateFlags(t *testing.T) {
+// TestDedupExistingChecksFlags: on an existing filter the flags given
+// must match its header (the message names both values); the flags not
+// given come from the file.
+func TestDedupExistingChecksFlags(t *testing.T) {
 	path := newFilter(t, "1000", "0.01")
 	requireOK(t, runCLI(t, []byte("a\n"), "add", path))
-	before := infoOf(t, path)
+	before := readFile(t, path)
 	r := runCLI(t, []byte("a\nb\n"), "dedup", path, "-n", "5", "-p", "0.5", "--format", "v1", "--seed", "9")
-	requireOK(t, r)
-	require.Equal(t, "b\n", r.stdout)
-	after := infoOf(t, path)
-	for _, field := range []string{"format_version", "n", "p", "m", "k", "seed"} {
-		assert.Equal(t, before[field], after[field], field)
+	requireFailure(t, r, "n 5 given, the file has 1000; p 0.5 given, the file has 0.01; format v1.1 given, the file has v2; seed 9 given, the file has ")
+	require.Empty(t, r.stdout)
+	require.Equal(t, before, readFile(t, path), "filter changed")
+	for _, args := range [][]string{{}, {"-n", "1000"}, {"-n", "1e3", "-p", "0.01", "--format", "v2", "--layout", "blocked512"}} {
+		path := newFilter(t, "1000", "0.01")
+		requireOK(t, runCLI(t, []byte("a\n"), "add", path))
+		r = runCLI(t, []byte("a\nb\n"), append([]string{"dedup", path}, args...)...)
+		requireOK(t, r)
+		require.Equal(t, "b\n", r.stdout, "args %v", args)
+	}
+}
+
+// TestSizeFlagForms: -n takes digit separators and e notation, --window
+// takes days.
+func TestSizeFlagForms(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"1e6", "1,000,000", "1_000_000", "1000000"} {
+		path := filepath.Join(dir, "n"+n+".bloom")
+		requireOK(t, runCLI(t, nil, "create", path, "-n", n, "-p", "0.01"))
+		assert.Equal(t, float64(1_000_000), infoOf(t, path)["n"], n)
+	}
+	for w, want := range map[string]string{"1d": "24h0m0s", "7d": "168h0m0s", "1d12h": "36h0m0s", "90m": "1h30m0s"} {
+		path := filepath.Join(dir, "w"+w+".bfset")
+		requireOK(t, runCLI(t, nil, "create", path, "-n", "100", "-p", "0.01", "--window", w))
+		assert.Equal(t, want, infoOf(t, path)["window"], w)
 	}
 }
 
@@ -78,8 +103,8 @@ func TestDedupBadInput(t *testing.T) {
 		contains string
 	}{
 		{name: "no size", args: []string{missing, good}, contains: "-n and -p are needed"},
-		{name: "no p", args: []string{missing, "-n", "10", good}, contains: "-n and -p are needed"},
-		{name: "no n", args: []string{missing, "-p", "0.1", good}, contains: "-n and -p are needed"},
+		{name: "no p", args: []string{missing, "-n", "10", good}, contains: "new.bloom does not exist: -p is needed to create it"},
+		{name: "no n", args: []string{missing, "-p", "0.1", good}, contains: "new.bloom does not exist: -n is needed to create it"},
 		{name: "bad p", args: []string{missing, "-n", "10", "-p", "1", good}, contains: "p must be"},
 		{name: "n zero", args: []string{missing, "-n", "0", "-p", "0.1", good}, contains: "n must be"},
 	}
@@ -112,6 +137,33 @@ func TestDedupBadInput(t *testing.T) {
 			before := readFile(t, path)
 			requireFailure(t, runCLI(t, nil, "dedup", path, "-n", "10", "-p", "0.1", good), "")
 			require.Equal(t, before, readFile(t, path), "filter changed")
+		})
+	}
+}
+
+// TestDedupRefresh: into a windowed set with --refresh a dedup hit
+// re-adds its key to the current window, so a key seen every window is
+// never forgotten; without --refresh it is forgotten Keep windows after
+// it was first added. The windows move on an injected clock.
+func TestDedupRefresh(t *testing.T) {
+	for _, refresh := range []bool{false, true} {
+		t.Run(fmt.Sprint("refresh=", refresh), func(t *testing.T) {
+			now := fakeClock(t)
+			dir := filepath.Join(t.TempDir(), "w.bfset")
+			args := []string{"dedup", dir, "-n", "100", "-p", "0.01", "--window", "1h", "--keep", "2"}
+			if refresh {
+				args = append(args, "--refresh")
+			}
+			var printed []string
+			for range 3 {
+				printed = append(printed, runCLI(t, []byte("a\n"), args...).stdout)
+				now.Add(int64(time.Hour))
+			}
+			want := []string{"a\n", "", "a\n"}
+			if refresh {
+				want = []string{"a\n", "", ""}
+			}
+			assert.Equal(t, want, printed)
 		})
 	}
 }

@@ -48,7 +48,7 @@ func (c *infoCmd) runSet(e *env) error {
 // reportSet opens the set read-only and gathers its report, with stats
 // a pass over each layer's bits.
 func reportSet(dir string, stats bool) (setReport, error) {
-	s, err := mmapbloom.OpenSet(dir, &mmapbloom.OpenOptions{ReadOnly: true})
+	s, err := mmapbloom.OpenSet(dir, &mmapbloom.OpenOptions{ReadOnly: true, Now: clock})
 	if err != nil {
 		return setReport{}, err
 	}

@@ -83,6 +83,15 @@ type batch struct {
 	ends  []int
 }
 
+// appendLine appends key i as it was read, with its CR, then sep, to dst.
+func (b *batch) appendLine(dst []byte, i int, sep byte) []byte {
+	dst = append(dst, b.keys[i]...)
+	if b.crs[i] {
+		dst = append(dst, '\r')
+	}
+	return append(dst, sep)
+}
+
 // writeLine writes key i as it was read: with its CR, then sep. bufio
 // errors are sticky, so the last write reports any of them.
 func (b *batch) writeLine(w *bufio.Writer, i int, sep byte) error {
@@ -106,6 +115,10 @@ type keyInput struct {
 	cur     *keyReader
 	closers []io.Closer
 	bar     *progressbar.ProgressBar
+	// stop, when not nil, ends the input once closed: each source is then
+	// read through a stopReader, and a key cut short is dropped.
+	stop <-chan struct{}
+	read int // keys returned so far
 }
 
 // open opens every key file before any key is read, so that a missing,
@@ -195,12 +208,15 @@ func openGzip(f *os.File, r io.Reader, check bool) (io.Reader, error) {
 func (in *keyInput) next() ([]byte, bool, error) {
 	for {
 		if in.cur == nil {
-			if len(in.sources) == 0 {
+			if len(in.sources) == 0 || in.stopped() {
 				return nil, false, io.EOF
 			}
-			in.cur = newKeyReader(bufio.NewReaderSize(in.sources[0].r, 64<<10), in.sep)
+			in.cur = newKeyReader(bufio.NewReaderSize(in.reader(in.sources[0].r), 64<<10), in.sep)
 		}
 		key, cr, err := in.cur.next()
+		if errors.Is(err, errStopped) {
+			return nil, false, io.EOF
+		}
 		if !errors.Is(err, io.EOF) {
 			if err != nil {
 				err = fmt.Errorf("read %s: %w", in.sources[0].name, err)
@@ -223,6 +239,7 @@ func (in *keyInput) fill(b *batch) error {
 		if err != nil {
 			return err
 		}
+		in.read++
 		b.arena = append(b.arena, key...)
 		b.ends = append(b.ends, len(b.arena))
 		b.crs = append(b.crs, cr)
@@ -242,6 +259,9 @@ func (in *keyInput) fill(b *batch) error {
 func (in *keyInput) each(fn func(*batch) error) error {
 	var b batch
 	for {
+		if in.stopped() {
+			return in.close()
+		}
 		err := in.fill(&b)
 		if errors.Is(err, io.EOF) {
 			return in.close()

@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/alecthomas/kong"
 
@@ -50,10 +52,16 @@ type cli struct {
 type env struct {
 	stdin  io.Reader
 	stdout *bufio.Writer
-	stderr io.Writer
+	// rawStdout is stdout's writer, unbuffered: dedup writes each batch's
+	// lines with one call, to know which were written before it adds them.
+	rawStdout io.Writer
+	stderr    io.Writer
 }
 
 func main() {
+	// A write to a closed pipe then fails with EPIPE instead of killing the
+	// process (see exitBrokenPipe): filters are closed as on any error.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -83,8 +91,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return status(stderr, fmt.Errorf("%w (see mmapbloom --help)", err))
 	}
 	out := bufio.NewWriterSize(stdout, 64<<10)
-	err = ctx.Run(&env{stdin: stdin, stdout: out, stderr: stderr})
-	return status(stderr, errors.Join(err, out.Flush()))
+	err = ctx.Run(&env{stdin: stdin, stdout: out, rawStdout: stdout, stderr: stderr})
+	return status(stderr, flushOutput(out, err))
 }
 
 // status maps err to an exit status, printing it as one line.
@@ -94,10 +102,16 @@ func status(stderr io.Writer, err error) int {
 		return exitOK
 	case errors.Is(err, errNoMatch), errors.Is(err, errCorrupted):
 		return exitNoMatch
+	case errors.Is(err, syscall.EPIPE):
+		return exitBrokenPipe
+	}
+	code := exitError
+	if ie := (*interrupted)(nil); errors.As(err, &ie) {
+		code = ie.status()
 	}
 	msg := strings.ReplaceAll(err.Error(), "\n", "; ")
 	fmt.Fprintf(stderr, "mmapbloom: %s\n", strings.TrimPrefix(msg, "mmapbloom: "))
-	return exitError
+	return code
 }
 
 // warnOverCapacity prints a warning when f holds more keys than it was
@@ -111,7 +125,7 @@ func warnOverCapacity(f *mmapbloom.Filter, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(stderr, "mmapbloom: warning: %s holds %d keys, more than its capacity n = %d: false-positive rate above p = %g\n",
-		f.Path(), count, f.N(), f.P())
+	_, err = fmt.Fprintf(stderr, "mmapbloom: warning: %s holds %d keys, more than its capacity n = %d: false-positive rate about %.3g now, above p = %g\n",
+		f.Path(), count, f.N(), f.ExpectedFPR(count), f.P())
 	return err
 }

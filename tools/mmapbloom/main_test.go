@@ -177,7 +177,7 @@ func TestRun(t *testing.T) {
 		{name: "no command", args: nil, code: exitError, contains: "expected one of"},
 		{name: "unknown command", args: []string{"frobnicate"}, code: exitError, contains: "unexpected argument frobnicate"},
 		{name: "unknown flag", args: []string{"info", "--frob", "x"}, code: exitError, contains: "unknown flag --frob"},
-		{name: "negative capacity", args: []string{"create", "x.bloom", "-n", "-5", "-p", "0.01"}, code: exitError, contains: `--capacity: expected a valid 64 bit uint but got "-5"`},
+		{name: "negative capacity", args: []string{"create", "x.bloom", "-n", "-5", "-p", "0.01"}, code: exitError, contains: `--capacity: "-5" is not an unsigned integer`},
 		{name: "negative p", args: []string{"create", "x.bloom", "-n", "5", "-p", "-0.01"}, code: exitError, contains: "p = -0.01: p must be a finite number in (0, 1)"},
 		{name: "negative expansion", args: []string{"create", "x.bfset", "-n", "5", "-p", "0.01", "--expansion", "-2"}, code: exitError, contains: `--expansion: expected a valid 32 bit uint but got "-2"`},
 		{name: "help", args: []string{"--help"}, code: exitOK, stdout: "Usage: mmapbloom <command>"},

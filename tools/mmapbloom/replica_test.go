@@ -61,7 +61,8 @@ func TestServeReplicaFailover(t *testing.T) {
 	require.NoError(t, replica.cmd.Process.Signal(syscall.SIGHUP))
 	waitLog(t, replica, "cluster config reloaded")
 
-	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{replica.addr}})
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{replica.addr},
+		DialTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second})
 	defer cc.Close()
 	pipe := cc.Pipeline()
 	found := make([]*redis.BoolCmd, len(urls))

@@ -19,7 +19,7 @@ func (c *rotateCmd) Run(e *env) error {
 	if err := setOnly("rotate", c.Set); err != nil {
 		return err
 	}
-	s, err := mmapbloom.OpenSet(c.Set, nil)
+	s, err := mmapbloom.OpenSet(c.Set, &mmapbloom.OpenOptions{Now: clock})
 	if err != nil {
 		return err
 	}

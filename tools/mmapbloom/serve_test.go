@@ -59,9 +59,13 @@ func startServe(t *testing.T, dir string, env []string, args ...string) *served 
 	return s
 }
 
+// goRedis returns a go-redis client of addr with timeouts generous for a
+// loaded machine (go-redis's default 3 s read timeout fails a long
+// pipeline there), and the tests' context.
 func goRedis(t *testing.T, addr, password string) (*redis.Client, context.Context) {
 	t.Helper()
-	rdb := redis.NewClient(&redis.Options{Addr: addr, Password: password, MaxRetries: -1})
+	rdb := redis.NewClient(&redis.Options{Addr: addr, Password: password, MaxRetries: -1,
+		DialTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second})
 	t.Cleanup(func() { _ = rdb.Close() })
 	c, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)

@@ -64,7 +64,7 @@ func setOnly(cmd, path string) error {
 
 // openStore opens the filter file or filter set at path.
 func openStore(path string, readOnly bool) (store, error) {
-	opts := &mmapbloom.OpenOptions{ReadOnly: readOnly}
+	opts := &mmapbloom.OpenOptions{ReadOnly: readOnly, Now: clock}
 	if isSet(path) {
 		return mmapbloom.OpenSet(path, opts)
 	}

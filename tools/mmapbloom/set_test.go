@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -105,8 +106,8 @@ func TestSetCreateErrors(t *testing.T) {
 		{"keep 2000", []string{"z.bfset", "--window", "1h", "--keep", "2000"}, "keep 2000 windows: at most 1024"},
 		{"expansion 4e9", []string{"z.bfset", "--expansion", "4000000000"}, "expansion 4000000000: at most 32768"},
 		{"window times keep", []string{"z.bfset", "--window", "1000000h", "--keep", "5"}, "window 1000000h0m0s times keep 5: beyond"},
-		{"set flags, no .bfset", []string{"odd.bloom", "--expansion", "2"}, "odd.bloom: a filter set's directory name ends in .bfset"},
-		{"window, no suffix", []string{"z5", "--window", "1h"}, "z5: a filter set's directory name ends in .bfset"},
+		{"set flags, no .bfset", []string{"odd.bloom", "--expansion", "2"}, "--expansion makes a filter set: name it " + filepath.Join(dir, "odd.bfset")},
+		{"window, no suffix", []string{"z5", "--window", "1h"}, "--window makes a filter set: name it " + filepath.Join(dir, "z5.bfset")},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -139,6 +140,7 @@ func TestSetRotateCommand(t *testing.T) {
 		p     float64 // of the first layer
 	}{{"fixed", nil, 0.01}, {"growing", []string{"--expansion", "2"}, 0.005}} {
 		t.Run(tc.name, func(t *testing.T) {
+			now := fakeClock(t)
 			dir := filepath.Join(t.TempDir(), "w.bfset")
 			requireOK(t, runCLI(t, nil, append([]string{"create", dir, "-n", "100", "-p", "0.01", "--window", "1s", "--keep", "1"}, tc.extra...)...))
 			info := infoOf(t, dir)
@@ -146,7 +148,7 @@ func TestSetRotateCommand(t *testing.T) {
 			assert.Equal(t, "1s", info["window"])
 			assert.InDelta(t, tc.p, info["layers"].([]any)[0].(map[string]any)["p"], 1e-12, "p/W with W = 1 (halved when windows grow)")
 			requireOK(t, runCLI(t, []byte("old\n"), "add", dir))
-			time.Sleep(1100 * time.Millisecond) // past the end of the first window
+			now.Add(int64(1100 * time.Millisecond)) // past the end of the first window
 			r := runCLI(t, nil, "rotate", dir)
 			requireOK(t, r)
 			assert.Equal(t, dir+": rotated, live layers: 1\n", r.stdout)
@@ -157,6 +159,16 @@ func TestSetRotateCommand(t *testing.T) {
 			assert.Equal(t, float64(2), infoOf(t, dir)["generation"])
 		})
 	}
+}
+
+// fakeClock makes the commands' clock one the test moves (Add, in
+// nanoseconds), from the real time now, until the test ends.
+func fakeClock(t *testing.T) *atomic.Int64 {
+	var ns atomic.Int64
+	ns.Store(time.Now().UnixNano())
+	clock = func() time.Time { return time.Unix(0, ns.Load()) }
+	t.Cleanup(func() { clock = time.Now })
+	return &ns
 }
 
 func TestSetGCCommand(t *testing.T) {
@@ -222,7 +234,7 @@ func TestSetGivenToFileCommand(t *testing.T) {
 		{"rotate a file", []string{"rotate", file}, "rotate takes a filter set directory (NAME.bfset), not a filter file: " + file},
 		{"gc a file", []string{"gc", file}, "gc takes a filter set directory (NAME.bfset), not a filter file: " + file},
 		{"rotate a scalable set", []string{"rotate", set}, "a scalable set has no windows to rotate"},
-		{"add to a missing set", []string{"add", set + ".missing.bfset"}, set + ".missing.bfset: not a valid filter set: stat "},
+		{"add to a missing set", []string{"add", set + ".missing.bfset"}, set + ".missing.bfset does not exist: -n and -p are needed to create it"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
