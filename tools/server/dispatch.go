@@ -8,15 +8,35 @@ import (
 	"github.com/tidwall/redcon"
 )
 
-// command is one entry of the command table, with what COMMAND reports.
+// command is one entry of the command table (commands.go), with what
+// COMMAND reports.
 type command struct {
 	name  string // lower case, as Redis reports it
 	arity int    // Redis's: n exact (name included), -n at least n
 	flags []string
 	// first, last, step: the key positions (0: no key; last -1: to the end).
 	first, last, step int
-	noAuth            bool // allowed before AUTH
+	acl               []string     // ACL categories, "@name"
+	docs              *commandDocs // COMMAND DOCS; nil: none reported
+	noAuth            bool         // allowed before AUTH
 	run               func(c *client, args [][]byte)
+}
+
+// commandDocs is what COMMAND DOCS reports of a command: Redis 7's
+// summary, since, group and argument specs.
+type commandDocs struct {
+	summary, since, group string
+	args                  []argSpec
+}
+
+// argSpec is one argument of COMMAND DOCS: its name, Redis's type
+// (key, string, integer, double, pure-token, oneof, block), the token
+// that introduces it, its flags (optional, multiple) and, for oneof and
+// block, its parts.
+type argSpec struct {
+	name, typ, token string
+	flags            []string
+	parts            []argSpec
 }
 
 // lastKey returns the index of the last key of a call of cmd with n
@@ -29,7 +49,7 @@ func (cmd *command) lastKey(n int) int {
 	return min(last, n-1)
 }
 
-// commands is the table, filled by init in commands.go.
+// commands indexes the table of commands.go by name.
 var commands = map[string]*command{}
 
 func register(cmds ...*command) {

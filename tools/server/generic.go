@@ -19,29 +19,6 @@ import (
 // mmapbloom_version names this server.
 const compatVersion = "7.0.0"
 
-func init() {
-	ro, fast := []string{"readonly"}, []string{"fast"}
-	conn := []string{"noscript", "loading", "stale", "fast", "no_auth"}
-	register(
-		&command{name: "ping", arity: -1, flags: fast, run: ping},
-		&command{name: "echo", arity: 2, flags: fast, run: echo},
-		&command{name: "quit", arity: -1, flags: conn, noAuth: true, run: quit},
-		&command{name: "hello", arity: -1, flags: conn, noAuth: true, run: hello},
-		&command{name: "auth", arity: -2, flags: conn, noAuth: true, run: auth},
-		&command{name: "client", arity: -2, flags: []string{"noscript", "loading", "stale"}, run: clientCmd},
-		&command{name: "select", arity: 2, flags: fast, run: selectDB},
-		&command{name: "info", arity: -1, flags: []string{"loading", "stale"}, run: info},
-		&command{name: "command", arity: -1, flags: []string{"loading", "stale"}, run: commandCmd},
-		&command{name: "config", arity: -2, flags: []string{"admin", "noscript", "loading", "stale"}, run: configCmd},
-		&command{name: "type", arity: 2, flags: append(ro, "fast"), first: 1, last: 1, step: 1, run: typeCmd},
-		&command{name: "exists", arity: -2, flags: append(ro, "fast"), first: 1, last: -1, step: 1, run: existsCmd},
-		&command{name: "del", arity: -2, flags: []string{"write"}, first: 1, last: -1, step: 1, run: del},
-		&command{name: "dbsize", arity: 1, flags: append(ro, "fast"), run: dbsize},
-		&command{name: "scan", arity: -2, flags: ro, run: scan},
-		&command{name: "keys", arity: 2, flags: ro, run: keysCmd},
-	)
-}
-
 func ping(c *client, args [][]byte) {
 	switch len(args) {
 	case 1:

@@ -111,7 +111,7 @@ func commandCmd(c *client, args [][]byte) {
 	case eq(args[1], "COUNT") && len(args) == 2:
 		c.w.WriteInt(len(commands))
 	case eq(args[1], "DOCS"):
-		c.w.WriteArray(0)
+		c.writeCommandDocs(args[2:])
 	case eq(args[1], "LIST") && len(args) == 2:
 		names := commandNames()
 		c.w.WriteArray(len(names))
@@ -155,14 +155,10 @@ func (c *client) writeCommandInfo(cmd *command) {
 	c.w.WriteInt(cmd.first)
 	c.w.WriteInt(cmd.last)
 	c.w.WriteInt(cmd.step)
-	cat := "@connection"
-	if strings.HasPrefix(cmd.name, "bf.") {
-		cat = "@bloom"
-	} else if cmd.first > 0 {
-		cat = "@keyspace"
+	c.w.WriteArray(len(cmd.acl))
+	for _, cat := range cmd.acl {
+		c.w.WriteString(cat)
 	}
-	c.w.WriteArray(1)
-	c.w.WriteString(cat)
 	for range 3 {
 		c.w.WriteArray(0)
 	}

@@ -21,15 +21,6 @@ type tx struct {
 	queue [][][]byte // the queued commands, copied out of the read buffer
 }
 
-func init() {
-	flags := []string{"noscript", "loading", "stale", "fast", "allow_busy"}
-	register(
-		&command{name: "multi", arity: 1, flags: flags, run: multi},
-		&command{name: "exec", arity: 1, flags: []string{"noscript", "loading", "stale", "skip_slowlog"}, run: execTx},
-		&command{name: "discard", arity: 1, flags: flags, run: discard},
-	)
-}
-
 // controlsTx reports whether cmd acts on the transaction itself rather
 // than being queued.
 func controlsTx(cmd *command) bool {

@@ -40,10 +40,6 @@ var errFolding = errors.New("a replica must fold hash-tagged keys as its primary
 // errNotReplica refuses MBF.PULL on a node that is not a replica.
 var errNotReplica = errors.New("this node is not a replica (no replica-of line for it in the cluster config)")
 
-func init() {
-	register(&command{name: "mbf.pull", arity: 1, flags: []string{"admin"}, run: mbfPull})
-}
-
 // MBF.PULL: runs one pull now, after any pull in progress, and answers
 // the number of keys pulled, or the pull's first error.
 func mbfPull(c *client, _ [][]byte) {
