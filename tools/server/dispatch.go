@@ -16,10 +16,15 @@ type command struct {
 	flags []string
 	// first, last, step: the key positions (0: no key; last -1: to the end).
 	first, last, step int
-	acl               []string     // ACL categories, "@name"
+	acl               []string     // ACL categories beyond the flags', "@name"
+	cats              catBits      // every ACL category (categoriesOf)
+	id                int          // index in commandList, for ACL rules
 	docs              *commandDocs // COMMAND DOCS; nil: none reported
 	noAuth            bool         // allowed before AUTH
 	run               func(c *client, args [][]byte)
+	// subs are a container's subcommands (ACL SETUSER...), named
+	// "container|sub" once registered; run is then nil.
+	subs []*command
 }
 
 // commandDocs is what COMMAND DOCS reports of a command: Redis 7's
@@ -52,9 +57,26 @@ func (cmd *command) lastKey(n int) int {
 // commands indexes the table of commands.go by name.
 var commands = map[string]*command{}
 
+// commandList is the table in name order; a command's id is its index.
+var commandList []*command
+
+// register indexes the table, numbers its commands and works out their
+// ACL categories.
 func register(cmds ...*command) {
 	for _, c := range cmds {
 		commands[c.name] = c
+	}
+	commandList = commandList[:0]
+	for _, n := range commandNames() {
+		cmd := commands[n]
+		commandList = append(commandList, cmd)
+		for _, sub := range cmd.subs {
+			sub.name = cmd.name + "|" + sub.name
+			commandList = append(commandList, sub)
+		}
+	}
+	for i, c := range commandList {
+		c.id, c.cats = i, categoriesOf(c)
 	}
 }
 
@@ -72,6 +94,45 @@ func lookup(name []byte) *command {
 		lower[i] = b
 	}
 	return commands[string(lower)]
+}
+
+// lookupFull is lookup that also finds a subcommand by its full name,
+// "container|sub" (ACL rules, COMMAND INFO).
+func lookupFull(name string) *command {
+	if parent, sub, ok := strings.Cut(strings.ToLower(name), "|"); ok {
+		return subcommand(lookup([]byte(parent)), sub)
+	}
+	return lookup([]byte(name))
+}
+
+// subcommand returns the subcommand named sub (lower case) of cmd, or
+// nil.
+func subcommand(cmd *command, sub string) *command {
+	if cmd == nil {
+		return nil
+	}
+	for _, s := range cmd.subs {
+		if s.name[len(cmd.name)+1:] == sub {
+			return s
+		}
+	}
+	return nil
+}
+
+// resolve returns the command to run for args: cmd, or the subcommand
+// args[1] names when cmd is a container, or the error to answer.
+func resolve(cmd *command, args [][]byte) (*command, string) {
+	if cmd.subs == nil {
+		return cmd, ""
+	}
+	sub := subcommand(cmd, strings.ToLower(string(args[1])))
+	switch {
+	case sub == nil:
+		return nil, fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", clip(args[1]), strings.ToUpper(cmd.name))
+	case !arityOK(sub.arity, len(args)):
+		return nil, wrongArity(sub.name)
+	}
+	return sub, ""
 }
 
 // execPipeline runs the commands of one read, in order, answering each.
@@ -109,6 +170,14 @@ func (s *Server) exec(c *client, args [][]byte) {
 	case !arityOK(cmd.arity, len(args)):
 		c.w.WriteError(wrongArity(cmd.name))
 	default:
+		cmd, msg := resolve(cmd, args)
+		if msg == "" {
+			msg = c.allowed(cmd, args)
+		}
+		if msg != "" {
+			c.w.WriteError(msg)
+			return
+		}
 		if msg := s.enter(c, cmd, args); msg != "" {
 			c.w.WriteError(msg)
 			return

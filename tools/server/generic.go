@@ -1,7 +1,6 @@
 package server
 
 import (
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"strconv"
@@ -55,7 +54,7 @@ func hello(c *client, args [][]byte) {
 	for i := 2; i < len(args); i++ {
 		switch {
 		case eq(args[i], "AUTH") && i+2 < len(args):
-			if !c.checkAuth(args[i+1], args[i+2]) {
+			if !c.login(args[i+1], args[i+2]) {
 				return
 			}
 			i += 2
@@ -98,32 +97,33 @@ func hello(c *client, args [][]byte) {
 
 // AUTH [user] password
 func auth(c *client, args [][]byte) {
-	user, pass := []byte("default"), args[len(args)-1]
 	switch len(args) {
 	case 2:
+		if c.s.acl.open() {
+			c.w.WriteError("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
+			return
+		}
+		if c.login([]byte("default"), args[1]) {
+			c.w.WriteString("OK")
+		}
 	case 3:
-		user = args[1]
+		if c.login(args[1], args[2]) {
+			c.w.WriteString("OK")
+		}
 	default:
 		c.w.WriteError(msgSyntax)
-		return
-	}
-	if c.checkAuth(user, pass) {
-		c.w.WriteString("OK")
 	}
 }
 
-// checkAuth authenticates c as user with pass, answering the error and
+// login authenticates c as user with pass, answering the error and
 // reporting false when that fails.
-func (c *client) checkAuth(user, pass []byte) bool {
-	if c.s.cfg.Password == "" {
-		c.w.WriteError("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
+func (c *client) login(user, pass []byte) bool {
+	u, err := c.s.acl.authenticate(user, pass)
+	if err != nil {
+		c.w.WriteError(err.Error())
 		return false
 	}
-	ok := string(user) == "default" && subtle.ConstantTimeCompare(pass, []byte(c.s.cfg.Password)) == 1
-	if !ok {
-		c.w.WriteError("WRONGPASS invalid username-password pair or user is disabled.")
-		return false
-	}
+	c.user.Store(u)
 	c.authed = true
 	return true
 }

@@ -121,7 +121,7 @@ func commandCmd(c *client, args [][]byte) {
 	case eq(args[1], "INFO"):
 		c.w.WriteArray(len(args) - 2)
 		for _, a := range args[2:] {
-			if cmd := lookup(a); cmd != nil {
+			if cmd := lookupFull(string(a)); cmd != nil {
 				c.writeCommandInfo(cmd)
 			} else {
 				c.w.WriteNull()
@@ -155,9 +155,10 @@ func (c *client) writeCommandInfo(cmd *command) {
 	c.w.WriteInt(cmd.first)
 	c.w.WriteInt(cmd.last)
 	c.w.WriteInt(cmd.step)
-	c.w.WriteArray(len(cmd.acl))
-	for _, cat := range cmd.acl {
-		c.w.WriteString(cat)
+	cats := cmd.cats.names()
+	c.w.WriteArray(len(cats))
+	for _, cat := range cats {
+		c.w.WriteString("@" + cat)
 	}
 	for range 3 {
 		c.w.WriteArray(0)

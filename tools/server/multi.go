@@ -39,6 +39,12 @@ func (s *Server) enqueue(c *client, cmd *command, args [][]byte) {
 	case !arityOK(cmd.arity, len(args)):
 		msg = wrongArity(cmd.name)
 	default:
+		if cmd, msg = resolve(cmd, args); msg == "" {
+			msg = c.allowed(cmd, args)
+		}
+		if msg != "" {
+			break
+		}
 		if msg = s.enter(c, cmd, args); msg == "" {
 			s.leave(cmd)
 		}

@@ -183,9 +183,9 @@ func (s *Server) pull(ctx context.Context) (int, error) {
 			_ = p.rdb.Close()
 		}
 		p.addr = cs.me.Primary.Addr
-		p.rdb = redis.NewClient(&redis.Options{Addr: p.addr, Password: s.cfg.Password, Protocol: 2,
-			MaxRetries: -1, PoolSize: 1, DialTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
-			DisableIdentity: true})
+		p.rdb = redis.NewClient(&redis.Options{Addr: p.addr, Username: s.cfg.MasterUser, Password: s.masterAuth(),
+			TLSConfig: s.cfg.PullTLS, Protocol: 2, MaxRetries: -1, PoolSize: 1, DialTimeout: 5 * time.Second,
+			ReadTimeout: 30 * time.Second, DisableIdentity: true})
 	}
 	start := time.Now()
 	n, err := s.pullAll(ctx, p.rdb, cs)
