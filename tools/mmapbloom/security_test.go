@@ -206,3 +206,38 @@ func TestServeProtectedModeUsers(t *testing.T) {
 	s := startServe(t, t.TempDir(), nil, "--addr", "0.0.0.0:0", "--protected-mode", "no")
 	assert.True(t, strings.HasPrefix(s.addr, "[::]:") || strings.HasPrefix(s.addr, "0.0.0.0:"), s.addr)
 }
+
+// TestServeTLSReplica: a replica pulls its primary over TLS (the
+// addresses of the cluster config are the TLS ports) as the user
+// --masteruser names, with the password from --masterauth-file; a user
+// without the pull's commands gets no copy.
+func TestServeTLSReplica(t *testing.T) {
+	c := makeCerts(t)
+	acl := writeFile(t, t.TempDir(), "users.acl", []byte(securityACL+
+		"user repl on >replpw ~* resetchannels -@all +info +scan +bf.scandump +mbf.setdump +mbf.buckets +mbf.bucketdump\n"))
+	auth := writeFile(t, t.TempDir(), "masterauth", []byte("replpw\n"))
+	args := append(c.tlsArgs(), "--aclfile", acl, "--tls-replication", "yes", "--masteruser", "repl",
+		"--masterauth-file", auth, "--pull-interval", "1h")
+	nodes, _ := startServeNodes(t, []string{"0-16383", "replica-of node1"}, args...)
+	dial := func(addr string) *redis.Client {
+		rdb := redis.NewClient(&redis.Options{Addr: addr, Username: "default", Password: "adminpw", Protocol: 2,
+			TLSConfig: c.clientTLS(t, true), MaxRetries: -1, PoolSize: 1, ReadTimeout: time.Minute})
+		t.Cleanup(func() { _ = rdb.Close() })
+		return rdb
+	}
+	ctx := t.Context()
+	primary, replica := dial(nodes[0].addr), dial(nodes[1].addr)
+	require.NoError(t, primary.BFAdd(ctx, "seen:a", "https://example.com/").Err())
+	require.NoError(t, primary.Do(ctx, "BF.RESERVE", "fixed", 0.01, 1000, "NONSCALING").Err())
+	require.NoError(t, primary.BFAdd(ctx, "fixed", "x").Err())
+	require.NoError(t, replica.Do(ctx, "MBF.PULL").Err())
+	require.NoError(t, replica.ReadOnly(ctx).Err())
+	assert.True(t, replica.BFExists(ctx, "seen:a", "https://example.com/").Val(), "pulled over TLS")
+	assert.True(t, replica.BFExists(ctx, "fixed", "x").Val())
+
+	require.NoError(t, primary.Do(ctx, "ACL", "SETUSER", "repl", "-bf.scandump").Err())
+	require.NoError(t, primary.BFAdd(ctx, "fixed2", "x").Err())
+	err := replica.Do(ctx, "MBF.PULL").Err()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "NOPERM this user has no permissions to run the 'bf.scandump' command")
+}
