@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log"
+	"net"
 	"os"
 	"os/signal"
 	"strings"
@@ -18,10 +20,21 @@ import (
 // directory of filter files.
 type serveCmd struct {
 	Dir              string        `required:"" type:"existingdir" help:"Data directory: one filter file per key (KEY.bloom)."`
-	Addr             string        `default:"127.0.0.1:6379" help:"Address to listen on (host:port); loopback unless a password is set or --unprotected."`
+	Addr             string        `default:"127.0.0.1:6379" help:"Address to listen on (host:port); loopback unless the default user has a password or --protected-mode no; empty: no plain TCP (with --tls-port)."`
 	Requirepass      string        `env:"MMAPBLOOM_REQUIREPASS" help:"Password clients must give with AUTH (also from env MMAPBLOOM_REQUIREPASS, so it stays out of ps)."`
 	RequirepassFile  string        `type:"existingfile" help:"Read the password from this file (its first line)."`
-	Unprotected      bool          `help:"Allow a non-loopback address without a password."`
+	Unprotected      bool          `help:"Allow a non-loopback address without a password (as --protected-mode no)."`
+	ProtectedMode    string        `default:"yes" enum:"yes,no" help:"Refuse a non-loopback address while the default user needs no password (Redis's protected-mode)."`
+	Aclfile          string        `type:"existingfile" help:"Users and their rules in Redis's users.acl syntax, read at start and by ACL LOAD, written by ACL SAVE (excludes --requirepass)."`
+	Masteruser       string        `help:"User a replica authenticates as to its primary (default: default)."`
+	Masterauth       string        `env:"MMAPBLOOM_MASTERAUTH" help:"Password of --masteruser (also from env MMAPBLOOM_MASTERAUTH; default: the --requirepass password)."`
+	MasterauthFile   string        `type:"existingfile" help:"Read --masterauth from this file (its first line)."`
+	TLSPort          string        `name:"tls-port" help:"Serve TLS on this port (or host:port; the host defaults to --addr's)."`
+	TLSCertFile      string        `name:"tls-cert-file" type:"existingfile" help:"TLS certificate (PEM) of the server, and of a replica's pulls."`
+	TLSKeyFile       string        `name:"tls-key-file" type:"existingfile" help:"TLS private key (PEM) of --tls-cert-file."`
+	TLSCACertFile    string        `name:"tls-ca-cert-file" type:"existingfile" help:"CA certificate (PEM) that client and peer certificates must chain to."`
+	TLSAuthClients   string        `name:"tls-auth-clients" default:"yes" enum:"yes,no,optional" help:"Ask TLS clients for a certificate signed by --tls-ca-cert-file: yes (required), optional, no."`
+	TLSReplication   string        `name:"tls-replication" default:"no" enum:"yes,no" help:"A replica pulls over TLS: the primary's address in --cluster-config must be its TLS port."`
 	Maxclients       int           `default:"10000" help:"Most clients connected at once."`
 	MaxRequest       int           `default:"67108864" help:"Most bytes in one request; a larger one closes the connection."`
 	Timeout          time.Duration `default:"5m" help:"Close a client idle this long (negative: never)."`
@@ -63,13 +76,25 @@ func (c *serveCmd) Validate() error {
 // Run listens, logs the address, and serves until SIGINT or SIGTERM,
 // then finishes the commands in flight and syncs and closes every filter.
 func (c *serveCmd) Run(e *env) error {
-	pass, err := c.password()
+	pass, err := secret("--requirepass", c.Requirepass, c.RequirepassFile)
 	if err != nil {
 		return err
 	}
+	masterauth, err := secret("--masterauth", c.Masterauth, c.MasterauthFile)
+	if err != nil {
+		return err
+	}
+	tlsFiles := server.TLSFiles{CertFile: c.TLSCertFile, KeyFile: c.TLSKeyFile, CAFile: c.TLSCACertFile, AuthClients: c.TLSAuthClients}
+	var pullTLS *tls.Config
+	if c.TLSReplication == "yes" {
+		if pullTLS, err = tlsFiles.ClientConfig(); err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+	}
 	logger := log.New(e.stderr, "mmapbloom serve: ", log.LstdFlags)
 	srv, err := server.New(server.Config{
-		Dir: c.Dir, Password: pass, MaxRequest: c.MaxRequest, MaxClients: c.Maxclients,
+		Dir: c.Dir, Password: pass, ACLFile: c.Aclfile, MasterUser: c.Masteruser, MasterAuth: masterauth, PullTLS: pullTLS,
+		MaxRequest: c.MaxRequest, MaxClients: c.Maxclients,
 		ClientIdle: c.Timeout, FilterIdle: c.FilterIdle, Log: logger,
 		DefaultCapacity: c.DefaultCapacity, DefaultErrorRate: c.DefaultErrorRate, DefaultExpansion: c.DefaultExpansion,
 		ClusterConfig: c.ClusterConfig, NodeID: c.NodeID, PullInterval: c.PullInterval,
@@ -85,15 +110,21 @@ func (c *serveCmd) Run(e *env) error {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-	ln, err := server.Listen(c.Addr, pass, c.Unprotected)
+	lns, err := c.listen(srv, tlsFiles)
 	if err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	logger.Printf("listening on %s (data directory %s)", ln.Addr(), c.Dir)
+	done := make(chan error, len(lns))
+	for i, ln := range lns {
+		go func() { done <- srv.Serve(ln) }()
+		with := ""
+		if c.TLSPort != "" && i == len(lns)-1 {
+			with = " with TLS"
+		}
+		logger.Printf("listening on %s%s (data directory %s)", ln.Addr(), with, c.Dir)
+	}
 	if c.ClusterConfig != "" {
 		logger.Printf("cluster mode: node %s of %s", c.NodeID, c.ClusterConfig)
 	}
@@ -117,23 +148,70 @@ func (c *serveCmd) Run(e *env) error {
 	}
 }
 
-// password returns the password from --requirepass (or its environment
-// variable) or --requirepass-file, which must not both be given.
-func (c *serveCmd) password() (string, error) {
-	if c.RequirepassFile == "" {
-		return c.Requirepass, nil
+// listen opens the plain listener (unless --addr is empty) and the TLS
+// one of --tls-port, in that order.
+func (c *serveCmd) listen(srv *server.Server, files server.TLSFiles) ([]net.Listener, error) {
+	unprotected := c.Unprotected || c.ProtectedMode == "no"
+	var lns []net.Listener
+	if c.Addr != "" {
+		ln, err := srv.Listen(c.Addr, unprotected)
+		if err != nil {
+			return nil, err
+		}
+		lns = append(lns, ln)
 	}
-	if c.Requirepass != "" {
-		return "", errors.New("serve: give --requirepass or --requirepass-file, not both")
+	if c.TLSPort == "" {
+		return lns, nil
 	}
-	b, err := os.ReadFile(c.RequirepassFile)
+	cfg, err := files.ServerConfig()
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("serve: %w", err), closeAll(lns))
+	}
+	ln, err := srv.ListenTLS(tlsAddr(c.TLSPort, c.Addr), unprotected, cfg)
+	if err != nil {
+		return nil, errors.Join(err, closeAll(lns))
+	}
+	return append(lns, ln), nil
+}
+
+// tlsAddr is --tls-port as an address: a bare port gets --addr's host
+// (loopback without one).
+func tlsAddr(port, addr string) string {
+	if strings.Contains(port, ":") {
+		return port
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || host == "" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port)
+}
+
+func closeAll(lns []net.Listener) error {
+	var err error
+	for _, ln := range lns {
+		err = errors.Join(err, ln.Close())
+	}
+	return err
+}
+
+// secret returns a password given as flag's value (or its environment
+// variable) or in file (its first line), which must not both be given.
+func secret(flag, value, file string) (string, error) {
+	if file == "" {
+		return value, nil
+	}
+	if value != "" {
+		return "", fmt.Errorf("serve: give %s or %s-file, not both", flag, flag)
+	}
+	b, err := os.ReadFile(file)
 	if err != nil {
 		return "", fmt.Errorf("serve: %w", err)
 	}
 	pass, _, _ := strings.Cut(string(b), "\n")
 	pass = strings.TrimSuffix(pass, "\r")
 	if pass == "" {
-		return "", fmt.Errorf("serve: %s: empty password", c.RequirepassFile)
+		return "", fmt.Errorf("serve: %s: empty password", file)
 	}
 	return pass, nil
 }

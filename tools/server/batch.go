@@ -28,6 +28,9 @@ func (s *Server) execBatch(c *client, cmds []redcon.Command) int {
 		return 0
 	}
 	cmd := lookup(cmds[0].Args[0])
+	if c.allowed(cmd, cmds[0].Args) != "" {
+		return 0 // exec answers each with its NOPERM
+	}
 	if s.enter(c, cmd, cmds[0].Args) != "" {
 		return 0 // exec answers each with its redirection
 	}

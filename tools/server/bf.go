@@ -14,22 +14,6 @@ const (
 	maxErrorRate = 0.25 // larger rates are silently capped to it
 )
 
-func init() {
-	w, r := []string{"write", "denyoom"}, []string{"readonly", "fast"}
-	register(
-		&command{name: "bf.reserve", arity: -4, flags: w, first: 1, last: 1, step: 1, run: bfReserve},
-		&command{name: "bf.add", arity: 3, flags: w, first: 1, last: 1, step: 1, run: bfAdd},
-		&command{name: "bf.madd", arity: -3, flags: w, first: 1, last: 1, step: 1, run: bfMAdd},
-		&command{name: "bf.insert", arity: -4, flags: w, first: 1, last: 1, step: 1, run: bfInsert},
-		&command{name: "bf.exists", arity: 3, flags: r, first: 1, last: 1, step: 1, run: bfExists},
-		&command{name: "bf.mexists", arity: -3, flags: r, first: 1, last: 1, step: 1, run: bfMExists},
-		&command{name: "bf.info", arity: -2, flags: r, first: 1, last: 1, step: 1, run: bfInfo},
-		&command{name: "bf.card", arity: 2, flags: r, first: 1, last: 1, step: 1, run: bfCard},
-		&command{name: "bf.scandump", arity: 3, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: bfScanDump},
-		&command{name: "bf.loadchunk", arity: 4, flags: w, first: 1, last: 1, step: 1, run: bfLoadChunk},
-	)
-}
-
 // use runs fn on key's filter, opening it (or creating it from create)
 // first. A filter whose file changed under it is closed after fn, so the
 // next command opens the file anew. A folded key's items go to its

@@ -10,14 +10,6 @@ import (
 
 // Redis Cluster's commands, answered from the static cluster config.
 
-func init() {
-	register(
-		&command{name: "cluster", arity: -2, flags: []string{"stale"}, run: clusterCmd},
-		&command{name: "readonly", arity: 1, flags: []string{"loading", "stale", "fast"}, run: readMode},
-		&command{name: "readwrite", arity: 1, flags: []string{"loading", "stale", "fast"}, run: readMode},
-	)
-}
-
 const clusterDisabled = "ERR This instance has cluster support disabled"
 
 // READONLY / READWRITE: +OK in cluster mode; READONLY lets a replica

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/tidwall/redcon"
@@ -20,7 +21,8 @@ type client struct {
 	rd     *redcon.Reader
 	w      *redcon.Writer
 	id     int64
-	authed bool
+	authed bool                 // AUTH succeeded, or the default user needs none
+	user   atomic.Pointer[user] // the ACL user it runs as (acl.go)
 	// readonly: READONLY was sent (cluster mode): a replica serves this
 	// connection's reads of its primary's slots; READWRITE clears it.
 	readonly bool
@@ -33,8 +35,10 @@ type client struct {
 
 func newClient(s *Server, nc net.Conn) *client {
 	in := &guard{r: nc, max: s.cfg.MaxRequest}
-	return &client{s: s, nc: nc, in: in, rd: redcon.NewReader(in), w: redcon.NewWriter(nc),
-		id: s.nextID.Add(1), authed: s.cfg.Password == ""}
+	c := &client{s: s, nc: nc, in: in, rd: redcon.NewReader(in), w: redcon.NewWriter(nc),
+		id: s.nextID.Add(1), authed: s.acl.open()}
+	c.user.Store(s.acl.get("default"))
+	return c
 }
 
 // serveClient reads pipelines of commands and answers them until the

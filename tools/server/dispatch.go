@@ -8,15 +8,40 @@ import (
 	"github.com/tidwall/redcon"
 )
 
-// command is one entry of the command table, with what COMMAND reports.
+// command is one entry of the command table (commands.go), with what
+// COMMAND reports.
 type command struct {
 	name  string // lower case, as Redis reports it
 	arity int    // Redis's: n exact (name included), -n at least n
 	flags []string
 	// first, last, step: the key positions (0: no key; last -1: to the end).
 	first, last, step int
-	noAuth            bool // allowed before AUTH
+	acl               []string     // ACL categories beyond the flags', "@name"
+	cats              catBits      // every ACL category (categoriesOf)
+	id                int          // index in commandList, for ACL rules
+	docs              *commandDocs // COMMAND DOCS; nil: none reported
+	noAuth            bool         // allowed before AUTH
 	run               func(c *client, args [][]byte)
+	// subs are a container's subcommands (ACL SETUSER...), named
+	// "container|sub" once registered; run is then nil.
+	subs []*command
+}
+
+// commandDocs is what COMMAND DOCS reports of a command: Redis 7's
+// summary, since, group and argument specs.
+type commandDocs struct {
+	summary, since, group string
+	args                  []argSpec
+}
+
+// argSpec is one argument of COMMAND DOCS: its name, Redis's type
+// (key, string, integer, double, pure-token, oneof, block), the token
+// that introduces it, its flags (optional, multiple) and, for oneof and
+// block, its parts.
+type argSpec struct {
+	name, typ, token string
+	flags            []string
+	parts            []argSpec
 }
 
 // lastKey returns the index of the last key of a call of cmd with n
@@ -29,12 +54,29 @@ func (cmd *command) lastKey(n int) int {
 	return min(last, n-1)
 }
 
-// commands is the table, filled by init in commands.go.
+// commands indexes the table of commands.go by name.
 var commands = map[string]*command{}
 
+// commandList is the table in name order; a command's id is its index.
+var commandList []*command
+
+// register indexes the table, numbers its commands and works out their
+// ACL categories.
 func register(cmds ...*command) {
 	for _, c := range cmds {
 		commands[c.name] = c
+	}
+	commandList = commandList[:0]
+	for _, n := range commandNames() {
+		cmd := commands[n]
+		commandList = append(commandList, cmd)
+		for _, sub := range cmd.subs {
+			sub.name = cmd.name + "|" + sub.name
+			commandList = append(commandList, sub)
+		}
+	}
+	for i, c := range commandList {
+		c.id, c.cats = i, categoriesOf(c)
 	}
 }
 
@@ -52,6 +94,45 @@ func lookup(name []byte) *command {
 		lower[i] = b
 	}
 	return commands[string(lower)]
+}
+
+// lookupFull is lookup that also finds a subcommand by its full name,
+// "container|sub" (ACL rules, COMMAND INFO).
+func lookupFull(name string) *command {
+	if parent, sub, ok := strings.Cut(strings.ToLower(name), "|"); ok {
+		return subcommand(lookup([]byte(parent)), sub)
+	}
+	return lookup([]byte(name))
+}
+
+// subcommand returns the subcommand named sub (lower case) of cmd, or
+// nil.
+func subcommand(cmd *command, sub string) *command {
+	if cmd == nil {
+		return nil
+	}
+	for _, s := range cmd.subs {
+		if s.name[len(cmd.name)+1:] == sub {
+			return s
+		}
+	}
+	return nil
+}
+
+// resolve returns the command to run for args: cmd, or the subcommand
+// args[1] names when cmd is a container, or the error to answer.
+func resolve(cmd *command, args [][]byte) (*command, string) {
+	if cmd.subs == nil {
+		return cmd, ""
+	}
+	sub := subcommand(cmd, strings.ToLower(string(args[1])))
+	switch {
+	case sub == nil:
+		return nil, fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", clip(args[1]), strings.ToUpper(cmd.name))
+	case !arityOK(sub.arity, len(args)):
+		return nil, wrongArity(sub.name)
+	}
+	return sub, ""
 }
 
 // execPipeline runs the commands of one read, in order, answering each.
@@ -89,6 +170,14 @@ func (s *Server) exec(c *client, args [][]byte) {
 	case !arityOK(cmd.arity, len(args)):
 		c.w.WriteError(wrongArity(cmd.name))
 	default:
+		cmd, msg := resolve(cmd, args)
+		if msg == "" {
+			msg = c.allowed(cmd, args)
+		}
+		if msg != "" {
+			c.w.WriteError(msg)
+			return
+		}
 		if msg := s.enter(c, cmd, args); msg != "" {
 			c.w.WriteError(msg)
 			return

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"strconv"
@@ -18,29 +17,6 @@ import (
 // redis_version): clients enable features by it; INFO's
 // mmapbloom_version names this server.
 const compatVersion = "7.0.0"
-
-func init() {
-	ro, fast := []string{"readonly"}, []string{"fast"}
-	conn := []string{"noscript", "loading", "stale", "fast", "no_auth"}
-	register(
-		&command{name: "ping", arity: -1, flags: fast, run: ping},
-		&command{name: "echo", arity: 2, flags: fast, run: echo},
-		&command{name: "quit", arity: -1, flags: conn, noAuth: true, run: quit},
-		&command{name: "hello", arity: -1, flags: conn, noAuth: true, run: hello},
-		&command{name: "auth", arity: -2, flags: conn, noAuth: true, run: auth},
-		&command{name: "client", arity: -2, flags: []string{"noscript", "loading", "stale"}, run: clientCmd},
-		&command{name: "select", arity: 2, flags: fast, run: selectDB},
-		&command{name: "info", arity: -1, flags: []string{"loading", "stale"}, run: info},
-		&command{name: "command", arity: -1, flags: []string{"loading", "stale"}, run: commandCmd},
-		&command{name: "config", arity: -2, flags: []string{"admin", "noscript", "loading", "stale"}, run: configCmd},
-		&command{name: "type", arity: 2, flags: append(ro, "fast"), first: 1, last: 1, step: 1, run: typeCmd},
-		&command{name: "exists", arity: -2, flags: append(ro, "fast"), first: 1, last: -1, step: 1, run: existsCmd},
-		&command{name: "del", arity: -2, flags: []string{"write"}, first: 1, last: -1, step: 1, run: del},
-		&command{name: "dbsize", arity: 1, flags: append(ro, "fast"), run: dbsize},
-		&command{name: "scan", arity: -2, flags: ro, run: scan},
-		&command{name: "keys", arity: 2, flags: ro, run: keysCmd},
-	)
-}
 
 func ping(c *client, args [][]byte) {
 	switch len(args) {
@@ -78,7 +54,7 @@ func hello(c *client, args [][]byte) {
 	for i := 2; i < len(args); i++ {
 		switch {
 		case eq(args[i], "AUTH") && i+2 < len(args):
-			if !c.checkAuth(args[i+1], args[i+2]) {
+			if !c.login(args[i+1], args[i+2]) {
 				return
 			}
 			i += 2
@@ -121,32 +97,33 @@ func hello(c *client, args [][]byte) {
 
 // AUTH [user] password
 func auth(c *client, args [][]byte) {
-	user, pass := []byte("default"), args[len(args)-1]
 	switch len(args) {
 	case 2:
+		if c.s.acl.open() {
+			c.w.WriteError("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
+			return
+		}
+		if c.login([]byte("default"), args[1]) {
+			c.w.WriteString("OK")
+		}
 	case 3:
-		user = args[1]
+		if c.login(args[1], args[2]) {
+			c.w.WriteString("OK")
+		}
 	default:
 		c.w.WriteError(msgSyntax)
-		return
-	}
-	if c.checkAuth(user, pass) {
-		c.w.WriteString("OK")
 	}
 }
 
-// checkAuth authenticates c as user with pass, answering the error and
+// login authenticates c as user with pass, answering the error and
 // reporting false when that fails.
-func (c *client) checkAuth(user, pass []byte) bool {
-	if c.s.cfg.Password == "" {
-		c.w.WriteError("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
+func (c *client) login(user, pass []byte) bool {
+	u, err := c.s.acl.authenticate(user, pass)
+	if err != nil {
+		c.w.WriteError(err.Error())
 		return false
 	}
-	ok := string(user) == "default" && subtle.ConstantTimeCompare(pass, []byte(c.s.cfg.Password)) == 1
-	if !ok {
-		c.w.WriteError("WRONGPASS invalid username-password pair or user is disabled.")
-		return false
-	}
+	c.user.Store(u)
 	c.authed = true
 	return true
 }

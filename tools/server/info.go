@@ -111,7 +111,7 @@ func commandCmd(c *client, args [][]byte) {
 	case eq(args[1], "COUNT") && len(args) == 2:
 		c.w.WriteInt(len(commands))
 	case eq(args[1], "DOCS"):
-		c.w.WriteArray(0)
+		c.writeCommandDocs(args[2:])
 	case eq(args[1], "LIST") && len(args) == 2:
 		names := commandNames()
 		c.w.WriteArray(len(names))
@@ -121,7 +121,7 @@ func commandCmd(c *client, args [][]byte) {
 	case eq(args[1], "INFO"):
 		c.w.WriteArray(len(args) - 2)
 		for _, a := range args[2:] {
-			if cmd := lookup(a); cmd != nil {
+			if cmd := lookupFull(string(a)); cmd != nil {
 				c.writeCommandInfo(cmd)
 			} else {
 				c.w.WriteNull()
@@ -155,14 +155,11 @@ func (c *client) writeCommandInfo(cmd *command) {
 	c.w.WriteInt(cmd.first)
 	c.w.WriteInt(cmd.last)
 	c.w.WriteInt(cmd.step)
-	cat := "@connection"
-	if strings.HasPrefix(cmd.name, "bf.") {
-		cat = "@bloom"
-	} else if cmd.first > 0 {
-		cat = "@keyspace"
+	cats := cmd.cats.names()
+	c.w.WriteArray(len(cats))
+	for _, cat := range cats {
+		c.w.WriteString("@" + cat)
 	}
-	c.w.WriteArray(1)
-	c.w.WriteString(cat)
 	for range 3 {
 		c.w.WriteArray(0)
 	}

@@ -27,10 +27,6 @@ import (
 //	MBF.MIGRATE CANCEL
 //	    ends every pause of this node.
 
-func init() {
-	register(&command{name: "mbf.migrate", arity: -2, flags: []string{"admin"}, run: mbfMigrate})
-}
-
 func mbfMigrate(c *client, args [][]byte) {
 	s := c.s
 	if s.cluster.Load() == nil {

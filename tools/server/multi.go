@@ -26,15 +26,6 @@ type tx struct {
 	cross bool
 }
 
-func init() {
-	flags := []string{"noscript", "loading", "stale", "fast", "allow_busy"}
-	register(
-		&command{name: "multi", arity: 1, flags: flags, run: multi},
-		&command{name: "exec", arity: 1, flags: []string{"noscript", "loading", "stale", "skip_slowlog"}, run: execTx},
-		&command{name: "discard", arity: 1, flags: flags, run: discard},
-	)
-}
-
 // controlsTx reports whether cmd acts on the transaction itself rather
 // than being queued.
 func controlsTx(cmd *command) bool {
@@ -53,6 +44,12 @@ func (s *Server) enqueue(c *client, cmd *command, args [][]byte) {
 	case !arityOK(cmd.arity, len(args)):
 		msg = wrongArity(cmd.name)
 	default:
+		if cmd, msg = resolve(cmd, args); msg == "" {
+			msg = c.allowed(cmd, args)
+		}
+		if msg != "" {
+			break
+		}
 		if msg = s.enter(c, cmd, args); msg == "" {
 			s.leave(cmd)
 		}

@@ -40,10 +40,6 @@ var errFolding = errors.New("a replica must fold hash-tagged keys as its primary
 // errNotReplica refuses MBF.PULL on a node that is not a replica.
 var errNotReplica = errors.New("this node is not a replica (no replica-of line for it in the cluster config)")
 
-func init() {
-	register(&command{name: "mbf.pull", arity: 1, flags: []string{"admin"}, run: mbfPull})
-}
-
 // MBF.PULL: runs one pull now, after any pull in progress, and answers
 // the number of keys pulled, or the pull's first error.
 func mbfPull(c *client, _ [][]byte) {
@@ -187,9 +183,9 @@ func (s *Server) pull(ctx context.Context) (int, error) {
 			_ = p.rdb.Close()
 		}
 		p.addr = cs.me.Primary.Addr
-		p.rdb = redis.NewClient(&redis.Options{Addr: p.addr, Password: s.cfg.Password, Protocol: 2,
-			MaxRetries: -1, PoolSize: 1, DialTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
-			DisableIdentity: true})
+		p.rdb = redis.NewClient(&redis.Options{Addr: p.addr, Username: s.cfg.MasterUser, Password: s.masterAuth(),
+			TLSConfig: s.cfg.PullTLS, Protocol: 2, MaxRetries: -1, PoolSize: 1, DialTimeout: 5 * time.Second,
+			ReadTimeout: 30 * time.Second, DisableIdentity: true})
 	}
 	start := time.Now()
 	n, err := s.pullAll(ctx, p.rdb, cs)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log"
@@ -17,9 +18,27 @@ type Config struct {
 	// key. Required; it must exist.
 	Dir string
 
-	// Password, when set, is required by AUTH (or HELLO ... AUTH) before
-	// any other command, as Redis's requirepass. Default: none.
+	// Password, when set, is the default user's password, required by
+	// AUTH (or HELLO ... AUTH) before any other command, as Redis's
+	// requirepass. Default: none (the default user is nopass).
 	Password string
+
+	// ACLFile, when set, is an ACL file in Redis's users.acl syntax
+	// (acl_file.go) defining every user, read by New and by ACL LOAD,
+	// written by ACL SAVE. It excludes Password (give the default user's
+	// password in the file). Default: none (only the default user).
+	ACLFile string
+
+	// MasterUser and MasterAuth are the user and password a replica
+	// authenticates with to its primary, as Redis's masteruser and
+	// masterauth. Default: the default user with Password.
+	MasterUser, MasterAuth string
+
+	// PullTLS, when set, makes a replica pull over TLS with it
+	// (TLSFiles.ClientConfig), as Redis's tls-replication: the
+	// primary's address in ClusterConfig must be its TLS port.
+	// Default: plain TCP.
+	PullTLS *tls.Config
 
 	// MaxRequest is the most bytes one request may take: one command, or
 	// the unparsed rest of a pipeline. A client exceeding it gets a
@@ -105,10 +124,11 @@ const (
 type Server struct {
 	cfg   Config
 	store *store
+	acl   *acl
 	start time.Time
 
 	mu       sync.Mutex
-	ln       net.Listener
+	lns      []net.Listener // those of Serve, the first one first
 	clients  map[*client]struct{}
 	closing  bool
 	handlers sync.WaitGroup
@@ -148,7 +168,11 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("server: %w", err)
 		}
 	}
-	s := &Server{cfg: cfg, store: newStore(cfg.Dir, cfg.Sets, cfg.FilterIdle, cfg.FileCheck),
+	users, err := newACL(cfg.Password, cfg.ACLFile)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	s := &Server{cfg: cfg, store: newStore(cfg.Dir, cfg.Sets, cfg.FilterIdle, cfg.FileCheck), acl: users,
 		start: time.Now(), clients: map[*client]struct{}{}, puller: newPuller()}
 	if cs != nil {
 		s.cluster.Store(cs)
@@ -199,6 +223,9 @@ func fillDefaults(cfg *Config) error {
 	if (cfg.ClusterConfig == "") != (cfg.NodeID == "") {
 		return fmt.Errorf("server: %w: give both a cluster config and a node id, or neither", ErrNotCluster)
 	}
+	if cfg.Password != "" && cfg.ACLFile != "" {
+		return fmt.Errorf("server: %w: a password and an ACL file: give the default user's password in the file", ErrBadConfig)
+	}
 	if cfg.Log == nil {
 		cfg.Log = log.Default()
 	}
@@ -208,16 +235,17 @@ func fillDefaults(cfg *Config) error {
 	return checkFolding(cfg)
 }
 
-// Listen opens a TCP listener on addr for a server configured with
-// password. Like Redis's protected mode, it refuses an address that is
-// not loopback when password is empty, unless unprotected is true.
-func Listen(addr, password string, unprotected bool) (net.Listener, error) {
+// Listen opens a TCP listener on addr. Like Redis's protected mode, it
+// refuses an address that is not loopback while the default user needs
+// no password (no password, and no ACL file giving it one), unless
+// unprotected is true.
+func (s *Server) Listen(addr string, unprotected bool) (net.Listener, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, fmt.Errorf("server: address %q: %w", addr, err)
 	}
-	if password == "" && !unprotected && !loopback(host) {
-		return nil, fmt.Errorf("server: %s: %w (set a password, or pass --unprotected)", addr, ErrProtectedMode)
+	if s.acl.open() && !unprotected && !loopback(host) {
+		return nil, fmt.Errorf("server: %s: %w (set a password or users, or pass --protected-mode no)", addr, ErrProtectedMode)
 	}
 	return net.Listen("tcp", addr)
 }
@@ -232,7 +260,7 @@ func loopback(host string) bool {
 }
 
 // Serve accepts connections on ln until Shutdown, serving each on its own
-// goroutine. It returns nil after Shutdown, or the error of a listener
+// goroutine. It may run on several listeners at once (plain and TLS). It returns nil after Shutdown, or the error of a listener
 // closed by someone else. Other accept errors (too many open files) are
 // logged and retried after a pause, as net/http does.
 func (s *Server) Serve(ln net.Listener) error {
@@ -241,7 +269,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		s.mu.Unlock()
 		return ln.Close()
 	}
-	s.ln = ln
+	s.lns = append(s.lns, ln)
 	s.mu.Unlock()
 	pause := 5 * time.Millisecond
 	for {
@@ -299,8 +327,8 @@ func (s *Server) Shutdown() error {
 	}
 	s.closing = true
 	var err error
-	if s.ln != nil {
-		err = s.ln.Close()
+	for _, ln := range s.lns {
+		err = errors.Join(err, ln.Close())
 	}
 	for c := range s.clients {
 		c.interrupt()
@@ -311,12 +339,13 @@ func (s *Server) Shutdown() error {
 	return errors.Join(err, s.store.Close())
 }
 
-// Addr returns the listener's address, or nil before Serve.
+// Addr returns the address of the first listener Serve got, or nil
+// before Serve.
 func (s *Server) Addr() net.Addr {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.ln == nil {
+	if len(s.lns) == 0 {
 		return nil
 	}
-	return s.ln.Addr()
+	return s.lns[0].Addr()
 }

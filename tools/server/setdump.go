@@ -22,14 +22,6 @@ import (
 //	    the MANIFEST lists now): [next iterator, piece], the header at
 //	    iterator 0, then the bit array in pieces, next 0 at the end.
 
-func init() {
-	register(
-		&command{name: "mbf.setdump", arity: -2, flags: []string{"readonly"}, first: 1, last: 1, step: 1, run: mbfSetDump},
-		&command{name: "mbf.bucketdump", arity: -2, flags: []string{"readonly"}, run: mbfBucketDump},
-		&command{name: "mbf.buckets", arity: 1, flags: []string{"readonly"}, run: mbfBuckets},
-	)
-}
-
 // errNotSet refuses MBF.SETDUMP of a fixed filter.
 var errNotSet = errors.New("not a scaling or windowed set: dump it with BF.SCANDUMP")
 

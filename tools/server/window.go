@@ -22,11 +22,6 @@ import (
 // filters" the live layers, and "Expansion rate" e (0 without it: windows
 // do not grow).
 
-func init() {
-	register(&command{name: "mbf.reservewindow", arity: -8, flags: []string{"write", "denyoom"},
-		first: 1, last: 1, step: 1, run: mbfReserveWindow})
-}
-
 // maxKeep bounds KEEP (one layer file per window kept).
 const maxKeep = mmapbloom.MaxKeep
 
