@@ -20,6 +20,7 @@ import (
 type store struct {
 	dir  string
 	sets Sets
+	lim  *limiter
 
 	mu    sync.Mutex
 	open  map[string]*entry // by file-name stem (Stem, or foldedStem)
@@ -55,8 +56,8 @@ type createSpec struct {
 	refresh   bool
 }
 
-func newStore(dir string, sets Sets, idle time.Duration) *store {
-	s := &store{dir: dir, sets: sets, open: map[string]*entry{}, loads: map[string]*load{},
+func newStore(dir string, sets Sets, idle time.Duration, lim *limiter) *store {
+	s := &store{dir: dir, sets: sets, lim: lim, open: map[string]*entry{}, loads: map[string]*load{},
 		stop: make(chan struct{}), stopped: make(chan struct{})}
 	go s.closeIdle(idle)
 	return s
@@ -176,7 +177,12 @@ func (s *store) createStem(stem string, spec createSpec) (Bloom, error) {
 		var f *mmapbloom.Filter
 		var err error
 		if like, ok := s.shapes.Load(spec); ok {
+			if err := s.lim.header(like.(format.Header)); err != nil {
+				return nil, err
+			}
 			f, err = mmapbloom.CreateLike(file, like.(format.Header), nil)
+		} else if err := s.lim.fileOf(spec.n, spec.p); err != nil {
+			return nil, err
 		} else if f, err = mmapbloom.Create(file, spec.n, spec.p, nil); err == nil {
 			s.shapes.Store(spec, f.Header())
 		}
