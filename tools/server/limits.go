@@ -39,6 +39,13 @@ type Limits struct {
 	// MaxClientLoads the most one client may have. Defaults
 	// DefaultMaxLoads (64) and DefaultMaxClientLoads (4).
 	MaxLoads, MaxClientLoads int
+
+	// FilterFiles is the most file descriptors the open filters may hold
+	// (a fixed filter one, a set one per layer and one more); past it the
+	// least recently used filters no command uses are closed. Default
+	// DefaultFilterFiles (1024); the serve command fits it and
+	// --maxclients to RLIMIT_NOFILE (FitDescriptors).
+	FilterFiles int
 }
 
 // Defaults of Limits.
@@ -48,6 +55,7 @@ const (
 	DefaultMaxLayers      = 64
 	DefaultMaxLoads       = 64
 	DefaultMaxClientLoads = 4
+	DefaultFilterFiles    = 1024
 )
 
 // ErrLimit is wrapped by the errors of a request that a limit of Limits
@@ -87,6 +95,9 @@ func newLimiter(dir string, l Limits) (*limiter, error) {
 	}
 	if l.MaxLoads <= 0 {
 		l.MaxLoads = DefaultMaxLoads
+	}
+	if l.FilterFiles <= 0 {
+		l.FilterFiles = DefaultFilterFiles
 	}
 	if l.MaxClientLoads <= 0 {
 		l.MaxClientLoads = DefaultMaxClientLoads

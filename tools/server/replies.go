@@ -27,6 +27,8 @@ func (c *client) replyErr(err error) {
 		c.w.WriteError(msgNotFound)
 	case errors.Is(err, ErrKeyExists):
 		c.w.WriteError(msgItemExists)
+	case errors.Is(err, errNoDescriptors):
+		c.w.WriteError(errNoDescriptors.Error())
 	case errors.As(err, &lim):
 		c.w.WriteError("ERR " + lim.msg)
 	case errors.Is(err, mmapbloom.ErrInUse):

@@ -25,6 +25,7 @@ type store struct {
 	mu    sync.Mutex
 	open  map[string]*entry // by file-name stem (Stem, or foldedStem)
 	loads map[string]*load  // BF.LOADCHUNK in progress
+	uses  uint64            // commands that used a filter: entry.lru's clock
 	// shapes holds, per createSpec of a fixed file, the header of the
 	// first file this store created from it: the next ones are created
 	// like it (same m, k and seed), skipping the sizing search (about
@@ -42,6 +43,12 @@ type entry struct {
 	refs   int    // commands running on b; b is not closed while > 0
 	used   bool   // used since the idle closer last looked
 	broken bool   // b failed (its file changed): closed at the last release
+	// ready is closed once b is opened or err set (store_open.go): the
+	// store's lock is not held while a file is opened or created.
+	ready chan struct{}
+	err   error
+	fds   int    // descriptors b holds (store_open.go)
+	lru   uint64 // the store's use counter at b's last use
 }
 
 // createSpec is how to create a missing key: n keys at probability p,
@@ -83,29 +90,35 @@ func (s *store) stemPaths(stem string) (file, set string) {
 // is created from it. The caller must release the entry. Errors:
 // ErrNotFound, the library's errors.
 func (s *store) acquire(stem string, create *createSpec) (*entry, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil, mmapbloom.ErrClosed
-	}
-	if e := s.open[stem]; e != nil {
-		e.refs++
-		e.used = true
+	for {
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			return nil, mmapbloom.ErrClosed
+		}
+		if e := s.open[stem]; e != nil {
+			e.refs++
+			s.touchLocked(e)
+			s.mu.Unlock()
+			if retry, err := e.wait(create); retry || err != nil {
+				if retry {
+					continue
+				}
+				return nil, err
+			}
+			return e, nil
+		}
+		e := &entry{stem: stem, refs: 1, ready: make(chan struct{})}
+		s.open[stem] = e
+		s.touchLocked(e)
+		s.mu.Unlock()
+		b, err := s.openOrCreate(stem, create)
+		s.opened(e, b, err)
+		if err != nil {
+			return nil, err
+		}
 		return e, nil
 	}
-	b, err := s.openStem(stem)
-	if errors.Is(err, ErrNotFound) && create != nil {
-		b, err = s.createStem(stem, *create)
-		if errors.Is(err, mmapbloom.ErrExists) { // another process won
-			b, err = s.openStem(stem)
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	e := &entry{b: b, stem: stem, refs: 1, used: true}
-	s.open[stem] = e
-	return e, nil
 }
 
 // release ends a command's use of entry e; broken marks its filter
@@ -128,25 +141,25 @@ func (s *store) reserve(key []byte, spec createSpec) error {
 		return err
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return mmapbloom.ErrClosed
-	}
+	closed := s.closed
 	ok, err := s.existsLocked(stem)
-	if err != nil {
+	s.mu.Unlock()
+	switch {
+	case closed:
+		return mmapbloom.ErrClosed
+	case err != nil:
 		return err
-	}
-	if ok {
+	case ok:
 		return ErrKeyExists
 	}
-	b, err := s.createStem(stem, spec)
+	b, err := s.createStem(stem, spec) // without the store's lock
 	if errors.Is(err, mmapbloom.ErrExists) {
 		return ErrKeyExists
 	}
 	if err != nil {
 		return err
 	}
-	s.open[stem] = &entry{b: b, stem: stem, used: true}
+	s.adopt(stem, b)
 	return nil
 }
 
@@ -206,7 +219,7 @@ func (s *store) exists(key []byte) (bool, error) {
 }
 
 func (s *store) existsLocked(stem string) (bool, error) {
-	if s.open[stem] != nil {
+	if e := s.open[stem]; e != nil && e.b != nil {
 		return true, nil
 	}
 	file, set := s.stemPaths(stem)
@@ -320,7 +333,9 @@ func (s *store) Close() error {
 	close(s.stop)
 	var errs []error
 	for k, e := range s.open {
-		errs = append(errs, e.b.Sync(), e.b.Close())
+		if e.b != nil {
+			errs = append(errs, e.b.Sync(), e.b.Close())
+		}
 		delete(s.open, k)
 	}
 	for k := range s.loads {
