@@ -39,6 +39,7 @@ type serveCmd struct {
 	MaxLayers        int           `default:"64" help:"Most layers of a scaling or windowed set; the add needing one more is refused."`
 	MaxLoads         int           `default:"64" help:"Most BF.LOADCHUNK loads in progress at once."`
 	MaxClientLoads   int           `default:"4" help:"Most BF.LOADCHUNK loads in progress started by one client."`
+	FilterFiles      int           `default:"1024" help:"Most file descriptors the open filters hold (least recently used closed first); fitted with --maxclients to RLIMIT_NOFILE."`
 }
 
 // Validate refuses, before anything starts, flag values the server
@@ -49,7 +50,8 @@ func (c *serveCmd) Validate() error {
 		name string
 		v    int64
 	}{{"--maxclients", int64(c.Maxclients)}, {"--max-request", int64(c.MaxRequest)}, {"--fold-buckets", int64(c.FoldBuckets)},
-		{"--max-layers", int64(c.MaxLayers)}, {"--max-loads", int64(c.MaxLoads)}, {"--max-client-loads", int64(c.MaxClientLoads)}} {
+		{"--max-layers", int64(c.MaxLayers)}, {"--max-loads", int64(c.MaxLoads)}, {"--max-client-loads", int64(c.MaxClientLoads)},
+		{"--filter-files", int64(c.FilterFiles)}} {
 		if f.v <= 0 {
 			return fmt.Errorf("%s %d: want at least 1", f.name, f.v)
 		}
@@ -77,14 +79,19 @@ func (c *serveCmd) Run(e *env) error {
 		return err
 	}
 	logger := log.New(e.stderr, "mmapbloom serve: ", log.LstdFlags)
+	clients, files, note, err := server.FitDescriptors(c.Maxclients, c.FilterFiles)
+	if err != nil {
+		return err
+	}
+	logger.Print(note)
 	srv, err := server.New(server.Config{
-		Dir: c.Dir, Password: pass, MaxRequest: c.MaxRequest, MaxClients: c.Maxclients,
+		Dir: c.Dir, Password: pass, MaxRequest: c.MaxRequest, MaxClients: clients,
 		ClientIdle: c.Timeout, FilterIdle: c.FilterIdle, Log: logger,
 		DefaultCapacity: c.DefaultCapacity, DefaultErrorRate: c.DefaultErrorRate, DefaultExpansion: c.DefaultExpansion,
 		ClusterConfig: c.ClusterConfig, NodeID: c.NodeID, PullInterval: c.PullInterval,
 		FoldHashtags: c.FoldHashtags, FoldBuckets: c.FoldBuckets,
 		Limits: server.Limits{MaxFilterBytes: c.MaxFilterBytes, DiskReserve: c.DiskReserve, MaxLayers: c.MaxLayers,
-			MaxLoads: c.MaxLoads, MaxClientLoads: c.MaxClientLoads},
+			MaxLoads: c.MaxLoads, MaxClientLoads: c.MaxClientLoads, FilterFiles: files},
 	})
 	if err != nil {
 		return err

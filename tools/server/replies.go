@@ -27,7 +27,7 @@ func (c *client) replyErr(err error) {
 		c.w.WriteError(msgNotFound)
 	case errors.Is(err, ErrKeyExists):
 		c.w.WriteError(msgItemExists)
-	case errors.Is(err, errNoDescriptors):
+	case errors.Is(err, errNoDescriptors) || noDescriptors(err):
 		c.w.WriteError(errNoDescriptors.Error())
 	case errors.As(err, &lim):
 		c.w.WriteError("ERR " + lim.msg)

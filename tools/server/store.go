@@ -128,6 +128,9 @@ func (s *store) release(e *entry, broken bool) {
 	defer s.mu.Unlock()
 	e.refs--
 	e.broken = e.broken || broken
+	if !e.broken {
+		e.fds = descriptors(e.b) // a set may have grown
+	}
 	if e.broken && e.refs == 0 && s.open[e.stem] == e {
 		delete(s.open, e.stem)
 		_ = e.b.Close()
