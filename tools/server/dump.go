@@ -15,13 +15,25 @@ import (
 
 // BF.SCANDUMP and BF.LOADCHUNK move a fixed filter file as it is on disk:
 // the first chunk (iterator 1) is the 64-byte header, the next ones the
-// bit array in pieces of at most dumpChunk bytes. SCANDUMP key i (i >= 1)
+// bit array in pieces of at most chunkSize bytes. SCANDUMP key i (i >= 1)
 // returns the piece at offset i-1 with the iterator i+len, so that
 // LOADCHUNK key it data writes data at offset it-1-len(data). A load is
 // built in a hidden file beside the key's and linked into place with its
 // last piece, so the key appears whole or not at all.
 
 const dumpChunk = 4 << 20
+
+// chunkRoom is what a BF.LOADCHUNK request takes beside its piece: the
+// command, a key of MaxKeyBytes, the iterator and the RESP framing.
+const chunkRoom = 256 + MaxKeyBytes
+
+// chunkSize returns the largest piece a dump of this server sends:
+// dumpChunk (4 MiB, RedisBloom's), or less so that the BF.LOADCHUNK
+// request carrying it fits MaxRequest (a server started with a smaller
+// --max-request can load what a server alike dumps).
+func (s *Server) chunkSize() uint64 {
+	return uint64(max(min(dumpChunk, s.cfg.MaxRequest-chunkRoom), 1))
+}
 
 // setDumpRefused starts the error of BF.SCANDUMP on a set; a replica
 // pulling a key reads it as "use MBF.SETDUMP" (pull.go).
@@ -55,7 +67,7 @@ type load struct {
 // offset it-1 (next it+len), or no piece and next 0 past the end. Each
 // piece is read when asked for, so a dump sees every bit set before it
 // began (bits are only ever set), and maybe some set during it.
-func dumpFile(path string, it int64) (piece []byte, next int64, err error) {
+func dumpFile(path string, it int64, chunk uint64) (piece []byte, next int64, err error) {
 	hdr := make([]byte, format.HeaderSize)
 	if err := readAt(path, hdr, 0); err != nil {
 		return nil, 0, err
@@ -71,7 +83,7 @@ func dumpFile(path string, it int64) (piece []byte, next int64, err error) {
 	if off >= h.ByteSize {
 		return nil, 0, nil
 	}
-	buf := make([]byte, min(dumpChunk, h.ByteSize-off))
+	buf := make([]byte, min(chunk, h.ByteSize-off))
 	return buf, it + int64(len(buf)), readAt(path, buf, int64(format.HeaderSize+off))
 }
 
@@ -313,7 +325,7 @@ func bfScanDump(c *client, args [][]byte) {
 				return err
 			}
 		}
-		piece, next, err = dumpFile(f.Path(), it)
+		piece, next, err = dumpFile(f.Path(), it, c.s.chunkSize())
 		return err
 	})
 	switch {

@@ -142,3 +142,27 @@ func TestLoadsBounded(t *testing.T) {
 	require.NoError(t, two.BFLoadChunk(c, "d", 1, hdr).Err())
 	require.EqualValues(t, 1, one.Exists(c, "a").Val())
 }
+
+// TestScanDumpFitsMaxRequest: two servers started with MaxRequest 1 MiB
+// copy a 5 MB filter with BF.SCANDUMP and BF.LOADCHUNK (the pieces fit
+// the loader's request limit).
+func TestScanDumpFitsMaxRequest(t *testing.T) {
+	_, a1 := startServer(t, Config{MaxRequest: 1 << 20})
+	_, a2 := startServer(t, Config{MaxRequest: 1 << 20})
+	src, dst, c := dial(t, a1, ""), dial(t, a2, ""), ctx(t)
+	require.NoError(t, src.BFReserveNonScaling(c, "big", 0.001, 3_000_000).Err())
+	require.NoError(t, src.BFAdd(c, "big", "x").Err())
+	chunks := 0
+	for it := int64(0); ; chunks++ {
+		d, err := src.BFScanDump(c, "big", it).Result()
+		require.NoError(t, err)
+		if d.Iter == 0 {
+			break
+		}
+		assert.LessOrEqual(t, len(d.Data), 1<<20-chunkRoom)
+		require.NoError(t, dst.BFLoadChunk(c, "copy", d.Iter, d.Data).Err(), "chunk %d", chunks)
+		it = d.Iter
+	}
+	assert.Greater(t, chunks, 5)
+	assert.True(t, dst.BFExists(c, "copy", "x").Val())
+}
