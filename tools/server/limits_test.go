@@ -1,10 +1,14 @@
 package server
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
@@ -165,4 +169,43 @@ func TestScanDumpFitsMaxRequest(t *testing.T) {
 	}
 	assert.Greater(t, chunks, 5)
 	assert.True(t, dst.BFExists(c, "copy", "x").Val())
+}
+
+// TestMAddStopsWhenClientLeaves: a BF.MADD of 3,000 keys into a set of
+// capacity 1 growing by 1 (a layer per key; the layer limit raised to
+// 5,000) that has 100 layers already stops soon after its client closes
+// the connection: the set's layers stop growing well before 3,100.
+func TestMAddStopsWhenClientLeaves(t *testing.T) {
+	_, addr := startServer(t, Config{Limits: Limits{MaxLayers: 5000}})
+	rdb, c := dial(t, addr, ""), ctx(t)
+	require.NoError(t, rdb.BFReserveWithArgs(c, "k", &redis.BFReserveOptions{Error: 0.01, Capacity: 1, Expansion: 1}).Err())
+	first := make([]any, 100)
+	for i := range first {
+		first[i] = "first-" + strconv.Itoa(i)
+	}
+	require.NoError(t, rdb.BFMAdd(c, "k", first...).Err())
+	var req bytes.Buffer
+	fmt.Fprintf(&req, "*%d\r\n$7\r\nBF.MADD\r\n$1\r\nk\r\n", 3002)
+	for i := range 3000 {
+		item := strconv.Itoa(i)
+		fmt.Fprintf(&req, "$%d\r\n%s\r\n", len(item), item)
+	}
+	nc := rawConn(t, addr)
+	_, err := nc.Write(req.Bytes())
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return rdb.BFInfoFilters(c, "k").Val().Filters > 101 }, time.Minute, 10*time.Millisecond, "the MADD runs")
+	require.NoError(t, nc.Close())
+	// The layers stop growing: two readings half a second apart agree.
+	last := int64(-1)
+	for range 240 {
+		n, err := rdb.BFInfoFilters(c, "k").Result()
+		require.NoError(t, err)
+		if n.Filters == last {
+			break
+		}
+		last = n.Filters
+		time.Sleep(500 * time.Millisecond)
+	}
+	t.Logf("layers when the MADD stopped: %d (100 before it, 3,000 keys sent)", last)
+	assert.Less(t, last, int64(400), "the MADD stopped after its client left")
 }
