@@ -83,7 +83,6 @@ func (c *serveCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	logger.Print(note)
 	srv, err := server.New(server.Config{
 		Dir: c.Dir, Password: pass, MaxRequest: c.MaxRequest, MaxClients: clients,
 		ClientIdle: c.Timeout, FilterIdle: c.FilterIdle, Log: logger,
@@ -111,6 +110,7 @@ func (c *serveCmd) Run(e *env) error {
 	defer stop()
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
+	logger.Print(note)
 	logger.Printf("listening on %s (data directory %s)", ln.Addr(), c.Dir)
 	if c.ClusterConfig != "" {
 		logger.Printf("cluster mode: node %s of %s", c.NodeID, c.ClusterConfig)
