@@ -43,6 +43,15 @@ type OpenOptions struct {
 	// false: a cold single probe reads about one page. Kernels without
 	// THP ignore it.
 	HugePages bool
+
+	// BeforeLayer, when set, is called by a set handle before it creates
+	// a layer file (a scalable set or a window grows, a windowed set
+	// rotates), under the set's LOCK, with the number of layers the set
+	// will then hold and the new file's size in bytes (FileSize); an
+	// error refuses the layer, and the add that needed it returns the
+	// error wrapped. So a caller bounds the layers of a set and the disk
+	// its growth takes. Filters ignore it. Default nil: no check.
+	BeforeLayer func(layers int, size uint64) error
 }
 
 // Open maps the filter file at path. It reads and validates the 64-byte

@@ -100,6 +100,10 @@ type SetOptions struct {
 	// the returned Set (OpenSet takes OpenOptions.Now). Default nil:
 	// time.Now.
 	Now func() time.Time
+
+	// BeforeLayer is OpenOptions.BeforeLayer for the first layer and for
+	// the handle CreateSet returns. Default nil: no check.
+	BeforeLayer func(layers int, size uint64) error
 }
 
 // setView is what a handle knows of the set at one generation: the
@@ -165,10 +169,10 @@ func CreateSet(dir string, n uint64, p float64, opts *SetOptions) (*Set, error) 
 	if err != nil {
 		return nil, wrapf(err, "create set %s", dir)
 	}
-	if err := buildDir("create set", dir, func(tmp string) error { return buildSet(tmp, m) }); err != nil {
+	if err := buildDir("create set", dir, func(tmp string) error { return buildSet(tmp, m, o.BeforeLayer) }); err != nil {
 		return nil, err
 	}
-	return OpenSet(dir, &OpenOptions{Now: o.Now})
+	return OpenSet(dir, &OpenOptions{Now: o.Now, BeforeLayer: o.BeforeLayer})
 }
 
 // buildDir makes the set directory dir, which must not exist: build
@@ -327,13 +331,14 @@ func (m *manifest) checkOptions() error {
 }
 
 // buildSet writes the first layer, the MANIFEST, CONTROL and LOCK of a
-// new set into the empty directory dir.
-func buildSet(dir string, m *manifest) error {
+// new set into the empty directory dir; before checks the first layer
+// (OpenOptions.BeforeLayer).
+func buildSet(dir string, m *manifest, before func(int, uint64) error) error {
 	var window int64
 	if m.windowed() {
 		window = m.windowAt(time.Unix(0, m.T0))
 	}
-	if err := addLayer(dir, m, window); err != nil {
+	if err := addLayer(dir, m, window, before); err != nil {
 		return err
 	}
 	if err := writeManifest(dir, m); err != nil {

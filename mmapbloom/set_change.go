@@ -144,13 +144,17 @@ func (m *manifest) layerOptions(p float64) *CreateOptions {
 // addLayer creates the next layer file of m (for window window of a
 // windowed set: its first layer, or the next when the window grows) and appends it to m.Layers. A file already at its name is
 // the orphan of a change that crashed before its rename; the caller holds
-// LOCK, so it is removed first.
-func addLayer(dir string, m *manifest, window int64) error {
+// LOCK, so it is removed first. before, when not nil, may refuse the layer
+// first (OpenOptions.BeforeLayer).
+func addLayer(dir string, m *manifest, window int64, before func(int, uint64) error) error {
 	n, p, err := m.nextLayer(window)
 	if err != nil {
 		return err
 	}
 	name := layerName(m.Next)
+	if err := checkLayer(before, len(m.Layers)+1, n, p, m.layerOptions(p)); err != nil {
+		return fmt.Errorf("mmapbloom: set layer %s: %w", name, err)
+	}
 	path := filepath.Join(dir, name)
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("mmapbloom: remove orphan layer: %w", err)
@@ -166,4 +170,17 @@ func addLayer(dir string, m *manifest, window int64) error {
 	m.Layers = append(m.Layers, layerEntry{File: name, N: n, P: p, Window: window})
 	m.Next++
 	return nil
+}
+
+// checkLayer asks before (when not nil) whether a set may hold layers
+// layers with a new one of n keys at p made with opts.
+func checkLayer(before func(int, uint64) error, layers int, n uint64, p float64, opts *CreateOptions) error {
+	if before == nil {
+		return nil
+	}
+	size, err := FileSize(n, p, opts)
+	if err != nil {
+		return err
+	}
+	return before(layers, size)
 }

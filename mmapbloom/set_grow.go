@@ -86,7 +86,7 @@ func (s *Set) grow(v *setView) (*setView, error) {
 		case m.windowed() && m.windowAt(s.now()) > last.Window:
 			return nil, false, nil // the window is over: the next write rotates
 		}
-		return nil, true, addLayer(s.dir, m, last.Window)
+		return nil, true, addLayer(s.dir, m, last.Window, s.opts.BeforeLayer)
 	})
 	if err != nil {
 		return nil, err

@@ -35,7 +35,7 @@ func (s *Set) rotate() (bool, error) {
 		if cur <= m.Layers[len(m.Layers)-1].Window {
 			return nil, false, nil
 		}
-		if err := addLayer(s.dir, m, cur); err != nil {
+		if err := addLayer(s.dir, m, cur, s.opts.BeforeLayer); err != nil {
 			return nil, false, err
 		}
 		var dropped []string

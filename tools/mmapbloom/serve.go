@@ -47,6 +47,12 @@ type serveCmd struct {
 	PullInterval     time.Duration `default:"1s" help:"A replica pulls its primary's filters this often (MBF.PULL pulls at once)."`
 	FoldHashtags     bool          `help:"Fold keys with a {hash tag}: prefix{tag}suffix lives, behind its tag, in one scaling set per name prefix{}suffix and bucket of slots (a million hosts do not make a million files). Changes what such a key means; the data directory remembers it."`
 	FoldBuckets      int           `default:"64" help:"Buckets of slots with --fold-hashtags: a power of two from 1 to 16384."`
+	MaxFilterBytes   uint64        `default:"4294967296" help:"Largest filter file (or set layer) a create, load or growth may make, in bytes (docs/limits.md)."`
+	DiskReserve      uint64        `help:"Free bytes a create, load or growth must leave on --dir's file system (default: 1 GiB or 5% of its size, the smaller)."`
+	MaxLayers        int           `default:"64" help:"Most layers of a scaling or windowed set; the add needing one more is refused."`
+	MaxLoads         int           `default:"64" help:"Most BF.LOADCHUNK loads in progress at once."`
+	MaxClientLoads   int           `default:"4" help:"Most BF.LOADCHUNK loads in progress started by one client."`
+	FilterFiles      int           `default:"1024" help:"Most file descriptors the open filters hold (least recently used closed first); fitted with --maxclients to RLIMIT_NOFILE."`
 }
 
 // Validate refuses, before anything starts, flag values the server
@@ -56,10 +62,15 @@ func (c *serveCmd) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    int64
-	}{{"--maxclients", int64(c.Maxclients)}, {"--max-request", int64(c.MaxRequest)}, {"--fold-buckets", int64(c.FoldBuckets)}} {
+	}{{"--maxclients", int64(c.Maxclients)}, {"--max-request", int64(c.MaxRequest)}, {"--fold-buckets", int64(c.FoldBuckets)},
+		{"--max-layers", int64(c.MaxLayers)}, {"--max-loads", int64(c.MaxLoads)}, {"--max-client-loads", int64(c.MaxClientLoads)},
+		{"--filter-files", int64(c.FilterFiles)}} {
 		if f.v <= 0 {
 			return fmt.Errorf("%s %d: want at least 1", f.name, f.v)
 		}
+	}
+	if c.MaxFilterBytes == 0 {
+		return errors.New("--max-filter-bytes 0: want at least 1")
 	}
 	if c.DefaultCapacity == 0 {
 		return errors.New("--default-capacity 0: want at least 1")
@@ -92,13 +103,19 @@ func (c *serveCmd) Run(e *env) error {
 		}
 	}
 	logger := log.New(e.stderr, "mmapbloom serve: ", log.LstdFlags)
+	clients, files, note, err := server.FitDescriptors(c.Maxclients, c.FilterFiles)
+	if err != nil {
+		return err
+	}
 	srv, err := server.New(server.Config{
 		Dir: c.Dir, Password: pass, ACLFile: c.Aclfile, MasterUser: c.Masteruser, MasterAuth: masterauth, PullTLS: pullTLS,
-		MaxRequest: c.MaxRequest, MaxClients: c.Maxclients,
+		MaxRequest: c.MaxRequest, MaxClients: clients,
 		ClientIdle: c.Timeout, FilterIdle: c.FilterIdle, Log: logger,
 		DefaultCapacity: c.DefaultCapacity, DefaultErrorRate: c.DefaultErrorRate, DefaultExpansion: c.DefaultExpansion,
 		ClusterConfig: c.ClusterConfig, NodeID: c.NodeID, PullInterval: c.PullInterval,
 		FoldHashtags: c.FoldHashtags, FoldBuckets: c.FoldBuckets,
+		Limits: server.Limits{MaxFilterBytes: c.MaxFilterBytes, DiskReserve: c.DiskReserve, MaxLayers: c.MaxLayers,
+			MaxLoads: c.MaxLoads, MaxClientLoads: c.MaxClientLoads, FilterFiles: files},
 	})
 	if err != nil {
 		return err
@@ -117,6 +134,7 @@ func (c *serveCmd) Run(e *env) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	done := make(chan error, len(lns))
+	logger.Print(note)
 	for i, ln := range lns {
 		go func() { done <- srv.Serve(ln) }()
 		with := ""

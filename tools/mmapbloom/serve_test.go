@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -22,9 +23,10 @@ import (
 
 // served is a `mmapbloom serve` subprocess.
 type served struct {
-	cmd  *exec.Cmd
-	addr string
-	logs chan string // stderr lines after the listening line
+	cmd   *exec.Cmd
+	addr  string
+	early []string    // stderr lines before the listening line
+	logs  chan string // stderr lines after the listening line
 }
 
 // startServe runs `mmapbloom serve --dir dir --addr 127.0.0.1:0 args...`
@@ -32,7 +34,15 @@ type served struct {
 // killed, if still running, when the test ends.
 func startServe(t *testing.T, dir string, env []string, args ...string) *served {
 	t.Helper()
-	cmd := exec.Command(binary(t), append([]string{"serve", "--dir", dir, "--addr", "127.0.0.1:0"}, args...)...)
+	return startServeUnder(t, nil, dir, env, args...)
+}
+
+// startServeUnder is startServe with the command run under the program
+// and arguments of wrap (prlimit ...), if any.
+func startServeUnder(t *testing.T, wrap []string, dir string, env []string, args ...string) *served {
+	t.Helper()
+	argv := append(append(slices.Clone(wrap), binary(t), "serve", "--dir", dir, "--addr", "127.0.0.1:0"), args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
@@ -48,6 +58,7 @@ func startServe(t *testing.T, dir string, env []string, args ...string) *served 
 			s.addr, _, _ = strings.Cut(addr, " ")
 			break
 		}
+		s.early = append(s.early, sc.Text())
 	}
 	require.NotEmpty(t, s.addr, "no listening line")
 	go func() {

@@ -128,7 +128,7 @@ func bfMAdd(c *client, args [][]byte) { c.addItems(args[1], args[2:], c.s.autoCr
 // addItems adds items to key's filter in one batch and answers an array.
 func (c *client) addItems(key []byte, items [][]byte, create *createSpec) {
 	present := c.scratch(len(items))
-	err := c.use(key, create, func(b Bloom) error { return b.TestAndAddBatch(items, present) })
+	err := c.use(key, create, func(b Bloom) error { return c.addBatch(b, items, present) })
 	if err != nil {
 		c.replyErr(err)
 		return

@@ -6,19 +6,34 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
+	"time"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
 // BF.SCANDUMP and BF.LOADCHUNK move a fixed filter file as it is on disk:
 // the first chunk (iterator 1) is the 64-byte header, the next ones the
-// bit array in pieces of at most dumpChunk bytes. SCANDUMP key i (i >= 1)
+// bit array in pieces of at most chunkSize bytes. SCANDUMP key i (i >= 1)
 // returns the piece at offset i-1 with the iterator i+len, so that
 // LOADCHUNK key it data writes data at offset it-1-len(data). A load is
 // built in a hidden file beside the key's and linked into place with its
 // last piece, so the key appears whole or not at all.
 
 const dumpChunk = 4 << 20
+
+// chunkRoom is what a BF.LOADCHUNK request takes beside its piece: the
+// command, a key of MaxKeyBytes, the iterator and the RESP framing.
+const chunkRoom = 256 + MaxKeyBytes
+
+// chunkSize returns the largest piece a dump of this server sends:
+// dumpChunk (4 MiB, RedisBloom's), or less so that the BF.LOADCHUNK
+// request carrying it fits MaxRequest (a server started with a smaller
+// --max-request can load what a server alike dumps).
+func (s *Server) chunkSize() uint64 {
+	return uint64(max(min(dumpChunk, s.cfg.MaxRequest-chunkRoom), 1))
+}
 
 // setDumpRefused starts the error of BF.SCANDUMP on a set; a replica
 // pulling a key reads it as "use MBF.SETDUMP" (pull.go).
@@ -30,11 +45,21 @@ var errSetDump = errors.New(setDumpRefused + ": dump it with MBF.SETDUMP, copy i
 // errBadData is the reason a LOADCHUNK piece was refused.
 var errBadData = errors.New("received bad data")
 
-// load is a BF.LOADCHUNK in progress.
+// load is a BF.LOADCHUNK (or a pull's copy) in progress, admitted by
+// the limiter (limits.go) at its full size. Its pieces must come in
+// order, so that it is complete only once every byte has arrived.
 type load struct {
-	f    *os.File
-	path string // the key's file, linked from f at the end
-	size uint64 // bytes of the bit array
+	f     *os.File
+	path  string // the key's file, linked from f at the end
+	size  uint64 // bytes of the bit array
+	got   uint64 // bytes of the bit array received, from offset 0
+	hdr   format.Header
+	lim   *limiter
+	owner int64     // the client that started it
+	last  time.Time // of the last piece
+
+	mu   sync.Mutex // held while writing f
+	done bool       // claimed by publish or abort
 }
 
 // dumpFile answers iterator it of a dump of the filter file at path: its
@@ -42,7 +67,7 @@ type load struct {
 // offset it-1 (next it+len), or no piece and next 0 past the end. Each
 // piece is read when asked for, so a dump sees every bit set before it
 // began (bits are only ever set), and maybe some set during it.
-func dumpFile(path string, it int64) (piece []byte, next int64, err error) {
+func dumpFile(path string, it int64, chunk uint64) (piece []byte, next int64, err error) {
 	hdr := make([]byte, format.HeaderSize)
 	if err := readAt(path, hdr, 0); err != nil {
 		return nil, 0, err
@@ -58,7 +83,7 @@ func dumpFile(path string, it int64) (piece []byte, next int64, err error) {
 	if off >= h.ByteSize {
 		return nil, 0, nil
 	}
-	buf := make([]byte, min(dumpChunk, h.ByteSize-off))
+	buf := make([]byte, min(chunk, h.ByteSize-off))
 	return buf, it + int64(len(buf)), readAt(path, buf, int64(format.HeaderSize+off))
 }
 
@@ -77,9 +102,9 @@ func readAt(path string, buf []byte, off int64) error {
 	return err
 }
 
-// startLoad begins loading key from a dumped header: ErrKeyExists if the
-// key has a file.
-func (s *store) startLoad(key, header []byte) error {
+// startLoad begins loading key for client owner from a dumped header:
+// ErrKeyExists if the key has a file, a limitError past the limits.
+func (s *store) startLoad(owner int64, key, header []byte) error {
 	stem, err := Stem(key)
 	if err != nil {
 		return err
@@ -95,7 +120,8 @@ func (s *store) startLoad(key, header []byte) error {
 	}
 	file, _ := s.stemPaths(stem)
 	s.dropLoadLocked(key)
-	l, err := newLoad(s.dir, file, header, ".load*")
+	s.dropIdleLoadsLocked()
+	l, err := newLoad(s.lim, owner, s.dir, file, header, ".load*")
 	if err != nil {
 		return err
 	}
@@ -104,23 +130,32 @@ func (s *store) startLoad(key, header []byte) error {
 }
 
 // newLoad starts building, in a hidden temporary file of dir named
-// after path and pattern, a filter file from its dumped header.
-func newLoad(dir, path string, header []byte, pattern string) (*load, error) {
+// after path and pattern, a filter file from its dumped header, once
+// lim admitted its size for client owner. The file is locked while the
+// load runs, so that removeStaleLoads removes only the files of loads
+// that died with their server.
+func newLoad(lim *limiter, owner int64, dir, path string, header []byte, pattern string) (*load, error) {
 	hdr, err := format.Decode(header)
 	if err != nil || len(header) != format.HeaderSize {
 		return nil, fmt.Errorf("%w: not a filter header (%v)", errBadData, err)
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+pattern)
-	if err != nil {
+	if err := lim.startLoad(owner, format.HeaderSize+hdr.ByteSize); err != nil {
 		return nil, err
 	}
-	l := &load{f: f, path: path, size: hdr.ByteSize}
-	err = f.Chmod(0o644) // as the library creates filter files
+	l := &load{path: path, size: hdr.ByteSize, hdr: hdr, lim: lim, owner: owner, last: time.Now()}
+	if l.f, err = os.CreateTemp(dir, "."+filepath.Base(path)+pattern); err != nil {
+		lim.endLoad(owner, format.HeaderSize+hdr.ByteSize)
+		return nil, err
+	}
+	err = lockLoad(l.f)
 	if err == nil {
-		_, err = f.WriteAt(header, 0)
+		err = l.f.Chmod(0o644) // as the library creates filter files
 	}
 	if err == nil {
-		err = f.Truncate(int64(format.HeaderSize + hdr.ByteSize))
+		_, err = l.f.WriteAt(header, 0)
+	}
+	if err == nil {
+		err = l.f.Truncate(int64(format.HeaderSize + hdr.ByteSize))
 	}
 	if err != nil {
 		l.abort()
@@ -130,44 +165,92 @@ func newLoad(dir, path string, header []byte, pattern string) (*load, error) {
 }
 
 // write writes the bit-array piece data at offset off; errBadData if it
-// does not fit in the array.
+// does not follow the pieces received or does not fit in the array.
 func (l *load) write(off int64, data []byte) error {
 	if off < 0 || uint64(off)+uint64(len(data)) > l.size {
 		return fmt.Errorf("%w: piece at %d of %d bytes beyond the %d-byte bit array", errBadData, off, len(data), l.size)
 	}
-	_, err := l.f.WriteAt(data, int64(format.HeaderSize)+off)
-	return err
+	if uint64(off) != l.got {
+		return fmt.Errorf("%w: piece at %d of %d bytes: the next piece starts at %d", errBadData, off, len(data), l.got)
+	}
+	if _, err := l.f.WriteAt(data, int64(format.HeaderSize)+off); err != nil {
+		return err
+	}
+	l.got += uint64(len(data))
+	l.last = time.Now()
+	return nil
 }
 
-// loadPiece writes a piece of key's load; the piece that ends the bit
-// array publishes the file. ErrNotFound when no load of key is running.
+// loadPiece writes a piece of key's load; the piece that completes the
+// bit array publishes the file. ErrNotFound when no load of key is
+// running. The store's lock is not held while the piece is written.
 func (s *store) loadPiece(key []byte, it int64, data []byte) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	l := s.loads[string(key)]
+	s.mu.Unlock()
 	if l == nil {
 		return ErrNotFound
 	}
-	off := it - 1 - int64(len(data))
-	if err := l.write(off, data); err != nil {
+	complete, err := l.piece(it, data)
+	if err != nil || !complete {
 		return err
 	}
-	if uint64(off)+uint64(len(data)) < l.size {
-		return nil
+	s.mu.Lock()
+	if s.loads[string(key)] == l {
+		delete(s.loads, string(key))
 	}
-	delete(s.loads, string(key))
+	s.mu.Unlock()
 	return l.publish()
 }
 
-// publish makes a complete load durable and links it to the key's name.
+// piece writes the piece of iterator it and reports whether it completed
+// the load, which the caller then publishes. ErrNotFound if the load was
+// dropped meanwhile.
+func (l *load) piece(it int64, data []byte) (complete bool, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.done {
+		return false, ErrNotFound
+	}
+	if err := l.write(it-1-int64(len(data)), data); err != nil {
+		return false, err
+	}
+	l.done = l.got == l.size
+	return l.done, nil
+}
+
+// publish checks a complete load, makes it durable and links it to the
+// key's name.
 func (l *load) publish() error {
-	defer l.abort()
+	defer l.release()
+	if err := l.check(); err != nil {
+		return err
+	}
 	return l.link()
+}
+
+// check opens the complete load as the library would (header, sizes) and
+// verifies a sealed one's data checksum: errBadData if it fails.
+func (l *load) check() error {
+	f, err := mmapbloom.Open(l.f.Name(), &mmapbloom.OpenOptions{ReadOnly: true})
+	if err == nil && l.hdr.Sealed() {
+		err = f.Verify()
+	}
+	if f != nil {
+		err = errors.Join(err, f.Close())
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %w", errBadData, err)
+	}
+	return nil
 }
 
 // link makes a complete load durable and links it to l.path:
 // ErrKeyExists if something is there.
 func (l *load) link() error {
+	if l.got != l.size {
+		return fmt.Errorf("%w: %d of the %d bytes received", errBadData, l.got, l.size)
+	}
 	if err := l.f.Sync(); err != nil {
 		return err
 	}
@@ -180,16 +263,47 @@ func (l *load) link() error {
 	return nil
 }
 
-// abort closes and removes the load's temporary file.
+// abort drops a load not claimed by publish: its temporary file is
+// closed and removed.
 func (l *load) abort() {
+	l.mu.Lock()
+	claimed := l.done
+	l.done = true
+	l.mu.Unlock()
+	if !claimed {
+		l.release()
+	}
+}
+
+// release closes and removes the load's temporary file and returns its
+// admission to the limiter; called once, by abort or publish.
+func (l *load) release() {
 	_ = l.f.Close()
 	_ = os.Remove(l.f.Name())
+	l.lim.endLoad(l.owner, format.HeaderSize+l.size)
 }
 
 func (s *store) dropLoadLocked(key []byte) {
 	if l := s.loads[string(key)]; l != nil {
 		l.abort()
 		delete(s.loads, string(key))
+	}
+}
+
+// loadIdle is how long a load may wait for its next piece before a new
+// load drops it (an abandoned load must not hold its admission forever;
+// its pieces may come from new connections, as redis-cli sends them).
+const loadIdle = 5 * time.Minute
+
+// dropIdleLoadsLocked drops the loads that received nothing for loadIdle.
+func (s *store) dropIdleLoadsLocked() {
+	for k, l := range s.loads {
+		l.mu.Lock()
+		idle := time.Since(l.last) > loadIdle
+		l.mu.Unlock()
+		if idle {
+			s.dropLoadLocked([]byte(k))
+		}
 	}
 }
 
@@ -211,7 +325,7 @@ func bfScanDump(c *client, args [][]byte) {
 				return err
 			}
 		}
-		piece, next, err = dumpFile(f.Path(), it)
+		piece, next, err = dumpFile(f.Path(), it, c.s.chunkSize())
 		return err
 	})
 	switch {
@@ -237,7 +351,7 @@ func bfLoadChunk(c *client, args [][]byte) {
 	}
 	var err error
 	if it == 1 {
-		err = c.s.store.startLoad(args[1], args[3])
+		err = c.s.store.startLoad(c.id, args[1], args[3])
 	} else {
 		err = c.s.store.loadPiece(args[1], it, args[3])
 	}

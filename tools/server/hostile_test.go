@@ -201,3 +201,36 @@ func rssKiB(t *testing.T) int64 {
 	t.Fatal("no VmRSS")
 	return 0
 }
+
+// TestHostileSizes: forged sizes in every command that takes a size or
+// a dump (capacities and error rates implying a huge m, a dumped header
+// claiming 2^43 bits, a set's first layer of 2^30 keys at 1e-15: 9 GB files) are
+// refused with an error naming the limit; the server's RSS and the data
+// directory's disk bytes, measured before and after, stay bounded. The
+// data directory is a 64 MiB tmpfs (9bde835 went on to allocate them).
+func TestHostileSizes(t *testing.T) {
+	dir := smallFS(t, "64m")
+	_, addr := startServer(t, Config{Dir: dir})
+	rdb, c := dial(t, addr, ""), ctx(t)
+	rss, disk := rssKiB(t), dirBytes(t, dir)
+	const limit = "(--max-filter-bytes)"
+	for _, args := range [][]any{
+		{"BF.RESERVE", "r1", "1e-15", "1073741824", "NONSCALING"},
+		{"BF.RESERVE", "r2", "1e-15", "1073741824"},
+		{"BF.RESERVE", "r3", "1e-15", "1073741824", "EXPANSION", "32768"},
+		{"BF.INSERT", "i1", "CAPACITY", "1073741824", "ERROR", "1e-15", "NONSCALING", "ITEMS", "x"},
+		{"BF.INSERT", "i2", "CAPACITY", "1073741824", "ERROR", "1e-15", "ITEMS", "x"},
+		{"MBF.RESERVEWINDOW", "w1", "1e-15", "1073741824", "WINDOW", "60", "KEEP", "4"},
+		{"BF.LOADCHUNK", "l1", "1", forgedHeader(t, 1<<43)},
+		{"BF.LOADCHUNK", "l2", "1", forgedHeader(t, 1<<50)},
+	} {
+		err := rdb.Do(c, args...).Err()
+		require.Error(t, err, "%v", args[:2])
+		assert.Contains(t, err.Error(), limit, "%v", args[:2])
+		require.EqualValues(t, 0, rdb.Exists(c, args[1].(string)).Val(), "%v", args[:2])
+	}
+	grownRSS, grownDisk := rssKiB(t)-rss, dirBytes(t, dir)-disk
+	t.Logf("after the forged sizes: RSS +%d KiB, disk +%d bytes", grownRSS, grownDisk)
+	assert.Less(t, grownRSS, int64(32<<10), "RSS growth (KiB)")
+	assert.Less(t, grownDisk, int64(64<<10), "disk bytes")
+}

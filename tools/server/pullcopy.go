@@ -89,7 +89,7 @@ func (s *Server) pullKey(ctx context.Context, rdb *redis.Client, d *dump, key []
 	if done || err != nil {
 		return err
 	}
-	l, err := d.load(ctx, hdr, s.store.dir, file)
+	l, err := d.load(ctx, hdr, s.store, file)
 	if err != nil {
 		return err
 	}
@@ -101,13 +101,14 @@ func (s *Server) pullKey(ctx context.Context, rdb *redis.Client, d *dump, key []
 }
 
 // fetchFile copies a filter file of the primary by its dump d (BF.SCANDUMP
-// key, or MBF.SETDUMP key file) into a new load of path in dir.
-func fetchFile(ctx context.Context, d *dump, dir, path string) (*load, error) {
+// key, or MBF.SETDUMP key file) into a new load of path in st's
+// directory.
+func fetchFile(ctx context.Context, d *dump, st *store, path string) (*load, error) {
 	hdr, err := d.header(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return d.load(ctx, hdr, dir, path)
+	return d.load(ctx, hdr, st, path)
 }
 
 // header returns the dump's header (iterator 0, next iterator 1).
@@ -120,9 +121,10 @@ func (d *dump) header(ctx context.Context) ([]byte, error) {
 }
 
 // load copies the bit array of the dump whose header is hdr into a new
-// load of path in dir.
-func (d *dump) load(ctx context.Context, hdr []byte, dir, path string) (*load, error) {
-	l, err := newLoad(dir, path, hdr, ".pull*")
+// load of path in st's directory, admitted by st's limits as the
+// puller's (owner 0, no client's id).
+func (d *dump) load(ctx context.Context, hdr []byte, st *store, path string) (*load, error) {
+	l, err := newLoad(st.lim, 0, st.dir, path, hdr, ".pull*")
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +230,7 @@ func (s *Server) pullSet(ctx context.Context, rdb *redis.Client, name []any, ste
 // pullLayer fetches the layer file of the set named by name into path:
 // ORed into the file there, or linked there when there is none.
 func (s *Server) pullLayer(ctx context.Context, rdb *redis.Client, name []any, file, path string) error {
-	l, err := fetchFile(ctx, &dump{do: rdb.Do, prefix: append(slices.Clone(name), file)}, s.store.dir, path)
+	l, err := fetchFile(ctx, &dump{do: rdb.Do, prefix: append(slices.Clone(name), file)}, s.store, path)
 	if err != nil {
 		return err
 	}

@@ -395,7 +395,7 @@ func FuzzFetchFile(f *testing.F) {
 			return cmd
 		}
 		dir := t.TempDir()
-		l, err := fetchFile(context.Background(), &dump{do: do, prefix: []any{"BF.SCANDUMP", "k"}}, dir, filepath.Join(dir, "k.bloom"))
+		l, err := fetchFile(context.Background(), &dump{do: do, prefix: []any{"BF.SCANDUMP", "k"}}, limitedStore(t, dir), filepath.Join(dir, "k.bloom"))
 		if err != nil {
 			ents, _ := os.ReadDir(dir)
 			require.Empty(t, ents)

@@ -21,11 +21,16 @@ const (
 // replyErr answers err as a Redis error line: RedisBloom's text for the
 // cases it has, else "ERR " and the error with data-directory paths cut.
 func (c *client) replyErr(err error) {
+	var lim *limitError
 	switch {
 	case errors.Is(err, ErrNotFound):
 		c.w.WriteError(msgNotFound)
 	case errors.Is(err, ErrKeyExists):
 		c.w.WriteError(msgItemExists)
+	case errors.Is(err, errNoDescriptors) || noDescriptors(err):
+		c.w.WriteError(errNoDescriptors.Error())
+	case errors.As(err, &lim):
+		c.w.WriteError("ERR " + lim.msg)
 	case errors.Is(err, mmapbloom.ErrInUse):
 		c.w.WriteError("ERR key is open in another process (or in a running command): not removed")
 	default:

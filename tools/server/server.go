@@ -107,6 +107,10 @@ type Config struct {
 	// FoldBuckets is the number of buckets of slots with FoldHashtags, a
 	// power of two from 1 to 16384. Default DefaultFoldBuckets (64).
 	FoldBuckets int
+
+	// Limits bounds disk, layers and loads (limits.go). Default: the
+	// defaults of each Limits field.
+	Limits Limits
 }
 
 // Defaults of Config.
@@ -168,11 +172,21 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("server: %w", err)
 		}
 	}
+	lim, err := newLimiter(cfg.Dir, cfg.Limits)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Limits, cfg.Sets = lim.Limits, lim.sets(cfg.Sets)
+	if n, err := removeStaleLoads(cfg.Dir); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	} else if n > 0 {
+		cfg.Log.Printf("removed %d temporary files of loads interrupted by a crash", n)
+	}
 	users, err := newACL(cfg.Password, cfg.ACLFile)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	s := &Server{cfg: cfg, store: newStore(cfg.Dir, cfg.Sets, cfg.FilterIdle, cfg.FileCheck), acl: users,
+	s := &Server{cfg: cfg, store: newStore(cfg.Dir, cfg.Sets, cfg.FilterIdle, cfg.FileCheck, lim), acl: users,
 		start: time.Now(), clients: map[*client]struct{}{}, puller: newPuller()}
 	if cs != nil {
 		s.cluster.Store(cs)

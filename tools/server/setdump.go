@@ -105,7 +105,7 @@ func writeSetDump(c *client, args [][]byte, use func(fn func(Bloom) error) error
 				return err
 			}
 		}
-		piece, next, err = dumpFile(filepath.Join(st.Dir(), string(args[2])), it)
+		piece, next, err = dumpFile(filepath.Join(st.Dir(), string(args[2])), it, c.s.chunkSize())
 		return err
 	})
 	switch {

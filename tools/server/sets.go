@@ -13,13 +13,17 @@ type LibrarySets struct {
 	// Now is the clock of windowed sets (mmapbloom.OpenOptions.Now).
 	// Default nil: time.Now.
 	Now func() time.Time
+	// BeforeLayer checks each new layer (mmapbloom.OpenOptions.
+	// BeforeLayer). Default nil: the server's Limits (New sets it).
+	BeforeLayer func(layers int, size uint64) error
 }
 
 // Create makes the set directory dir: scalable with spec.Expansion
 // (tightening 0.5, RedisBloom's), or windowed when spec.Window > 0.
 func (l LibrarySets) Create(dir string, n uint64, p float64, spec SetSpec) (Bloom, error) {
 	st, err := mmapbloom.CreateSet(dir, n, p, &mmapbloom.SetOptions{
-		Expansion: spec.Expansion, Window: spec.Window, Keep: spec.Keep, Refresh: spec.Refresh, Now: l.Now})
+		Expansion: spec.Expansion, Window: spec.Window, Keep: spec.Keep, Refresh: spec.Refresh, Now: l.Now,
+		BeforeLayer: l.BeforeLayer})
 	if err != nil {
 		return nil, err
 	}
@@ -28,7 +32,7 @@ func (l LibrarySets) Create(dir string, n uint64, p float64, spec SetSpec) (Bloo
 
 // Open opens the set directory dir.
 func (l LibrarySets) Open(dir string) (Bloom, error) {
-	st, err := mmapbloom.OpenSet(dir, &mmapbloom.OpenOptions{Now: l.Now})
+	st, err := mmapbloom.OpenSet(dir, &mmapbloom.OpenOptions{Now: l.Now, BeforeLayer: l.BeforeLayer})
 	if err != nil {
 		return nil, err
 	}

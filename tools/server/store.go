@@ -21,10 +21,12 @@ import (
 type store struct {
 	dir  string
 	sets Sets
+	lim  *limiter
 
 	mu    sync.Mutex
 	open  map[string]*entry // by file-name stem (Stem, or foldedStem)
 	loads map[string]*load  // BF.LOADCHUNK in progress
+	uses  uint64            // commands that used a filter: entry.lru's clock
 	// shapes holds, per createSpec of a fixed file, the header of the
 	// first file this store created from it: the next ones are created
 	// like it (same m, k and seed), skipping the sizing search (about
@@ -45,8 +47,15 @@ type entry struct {
 	refs   int    // commands running on b; b is not closed while > 0
 	used   bool   // used since the idle closer last looked
 	broken bool   // b failed (its file changed): closed at the last release
+	// ready is closed once b is opened or err set (store_open.go): the
+	// store's lock is not held while a file is opened or created.
+	ready chan struct{}
+	err   error
+	fds   int    // descriptors b holds (store_open.go)
+	lru   uint64 // the store's use counter at b's last use
 	// id is the identity of the file (or set CONTROL page) b was opened
-	// from; checked, the check period it was last compared in.
+	// from; checked, the check period it was last compared in
+	// (filecheck.go).
 	id      os.FileInfo
 	checked uint64
 }
@@ -63,8 +72,8 @@ type createSpec struct {
 	refresh   bool
 }
 
-func newStore(dir string, sets Sets, idle, check time.Duration) *store {
-	s := &store{dir: dir, sets: sets, open: map[string]*entry{}, loads: map[string]*load{},
+func newStore(dir string, sets Sets, idle, check time.Duration, lim *limiter) *store {
+	s := &store{dir: dir, sets: sets, lim: lim, open: map[string]*entry{}, loads: map[string]*load{},
 		stop: make(chan struct{}), stopped: make(chan struct{})}
 	go s.closeIdle(idle)
 	go s.every(check, func() { s.period.Add(1) }) // the file check (filecheck.go)
@@ -91,31 +100,37 @@ func (s *store) stemPaths(stem string) (file, set string) {
 // is created from it. The caller must release the entry. Errors:
 // ErrNotFound, the library's errors.
 func (s *store) acquire(stem string, create *createSpec) (*entry, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil, mmapbloom.ErrClosed
-	}
-	if e := s.open[stem]; e != nil && !s.replacedLocked(e) {
-		e.refs++
-		e.used = true
+	for {
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			return nil, mmapbloom.ErrClosed
+		}
+		// A pending entry (b nil: another command is opening it) is not
+		// checked against its file: it has no identity yet.
+		if e := s.open[stem]; e != nil && (e.b == nil || !s.replacedLocked(e)) {
+			e.refs++
+			s.touchLocked(e)
+			s.mu.Unlock()
+			if retry, err := e.wait(create); retry || err != nil {
+				if retry {
+					continue
+				}
+				return nil, err
+			}
+			return e, nil
+		}
+		e := &entry{stem: stem, refs: 1, ready: make(chan struct{}), checked: s.period.Load()}
+		s.open[stem] = e
+		s.touchLocked(e)
+		s.mu.Unlock()
+		b, id, err := s.openOrCreate(stem, create)
+		s.opened(e, b, id, err)
+		if err != nil {
+			return nil, err
+		}
 		return e, nil
 	}
-	id := s.identify(stem) // before the open: a replacement meanwhile is seen at the next check
-	b, err := s.openStem(stem)
-	if errors.Is(err, ErrNotFound) && create != nil {
-		b, err = s.createStem(stem, *create)
-		if errors.Is(err, mmapbloom.ErrExists) { // another process won
-			b, err = s.openStem(stem)
-		}
-		id = s.identify(stem)
-	}
-	if err != nil {
-		return nil, err
-	}
-	e := &entry{b: b, stem: stem, refs: 1, used: true, id: id, checked: s.period.Load()}
-	s.open[stem] = e
-	return e, nil
 }
 
 // release ends a command's use of entry e; broken marks its filter
@@ -128,6 +143,9 @@ func (s *store) release(e *entry, broken bool) {
 		delete(s.open, e.stem)
 	}
 	e.broken = e.broken || broken
+	if !e.broken {
+		e.fds = descriptors(e.b) // a set may have grown
+	}
 	if e.broken && e.refs == 0 { // out of s.open: no new command can take it
 		_ = e.b.Close()
 	}
@@ -140,25 +158,25 @@ func (s *store) reserve(key []byte, spec createSpec) error {
 		return err
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return mmapbloom.ErrClosed
-	}
+	closed := s.closed
 	ok, err := s.existsLocked(stem)
-	if err != nil {
+	s.mu.Unlock()
+	switch {
+	case closed:
+		return mmapbloom.ErrClosed
+	case err != nil:
 		return err
-	}
-	if ok {
+	case ok:
 		return ErrKeyExists
 	}
-	b, err := s.createStem(stem, spec)
+	b, err := s.createStem(stem, spec) // without the store's lock
 	if errors.Is(err, mmapbloom.ErrExists) {
 		return ErrKeyExists
 	}
 	if err != nil {
 		return err
 	}
-	s.open[stem] = &entry{b: b, stem: stem, used: true, id: s.identify(stem), checked: s.period.Load()}
+	s.adopt(stem, b)
 	return nil
 }
 
@@ -189,7 +207,12 @@ func (s *store) createStem(stem string, spec createSpec) (Bloom, error) {
 		var f *mmapbloom.Filter
 		var err error
 		if like, ok := s.shapes.Load(spec); ok {
+			if err := s.lim.header(like.(format.Header)); err != nil {
+				return nil, err
+			}
 			f, err = mmapbloom.CreateLike(file, like.(format.Header), nil)
+		} else if err := s.lim.fileOf(spec.n, spec.p); err != nil {
+			return nil, err
 		} else if f, err = mmapbloom.Create(file, spec.n, spec.p, nil); err == nil {
 			s.shapes.Store(spec, f.Header())
 		}
@@ -213,7 +236,7 @@ func (s *store) exists(key []byte) (bool, error) {
 }
 
 func (s *store) existsLocked(stem string) (bool, error) {
-	if e := s.open[stem]; e != nil && !s.replacedLocked(e) {
+	if e := s.open[stem]; e != nil && e.b != nil && !s.replacedLocked(e) {
 		return true, nil
 	}
 	file, set := s.stemPaths(stem)
@@ -334,7 +357,9 @@ func (s *store) Close() error {
 	close(s.stop)
 	var errs []error
 	for k, e := range s.open {
-		errs = append(errs, e.b.Sync(), e.b.Close())
+		if e.b != nil {
+			errs = append(errs, e.b.Sync(), e.b.Close())
+		}
 		delete(s.open, k)
 	}
 	for k := range s.loads {

@@ -11,7 +11,10 @@ import (
 // period load and compare), without the filter probe; ns/op is per
 // command.
 func BenchmarkAcquireRelease(b *testing.B) {
-	st := newStore(b.TempDir(), LibrarySets{}, -1, DefaultFileCheck)
+	dir := b.TempDir()
+	lim, err := newLimiter(dir, Limits{})
+	require.NoError(b, err)
+	st := newStore(dir, LibrarySets{}, -1, DefaultFileCheck, lim)
 	b.Cleanup(func() { _ = st.Close() })
 	require.NoError(b, st.reserve([]byte("k"), createSpec{n: 1000, p: 0.01}))
 	b.ResetTimer()

@@ -1,0 +1,63 @@
+package server
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// The temporary files of loads (BF.LOADCHUNK's .KEY.bloom.load*, a
+// pull's .KEY.bloom.pull*, dump.go) are held with a shared flock by the
+// server building them (shared, as the library's own handles hold filter
+// files, so that checking and absorbing the load can open it). A server
+// killed during a load leaves its file; the next start removes the ones
+// whose exclusive flock it can take: no live process holds them.
+
+// lockLoad takes the shared flock of a new load's file f, held until f
+// is closed.
+func lockLoad(f *os.File) error { return unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB) }
+
+// staleLoad reports whether name is the name of a load's temporary file.
+func staleLoad(name string) bool {
+	return strings.HasPrefix(name, ".") && (strings.Contains(name, fileSuffix+".load") || strings.Contains(name, fileSuffix+".pull"))
+}
+
+// removeStaleLoads removes the loads' temporary files of dir that no
+// process has locked, and returns how many it removed.
+func removeStaleLoads(dir string) (int, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, de := range ents {
+		if !de.Type().IsRegular() || !staleLoad(de.Name()) {
+			continue
+		}
+		removed, err := removeUnlocked(filepath.Join(dir, de.Name()))
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return n, err
+		}
+		if removed {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// removeUnlocked removes the file at path unless another process holds
+// its flock.
+func removeUnlocked(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		return false, nil // a live load
+	}
+	return true, os.Remove(path)
+}

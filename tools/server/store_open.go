@@ -1,0 +1,155 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
+)
+
+// Opening and creating keys without the store's lock, and the bound on
+// the descriptors open filters hold.
+//
+// The store's lock is held only to find or register a key's entry: the
+// first command on a key that is not open registers a pending entry and
+// opens (or creates) the file without the lock, so that a slow creation
+// (a scaling set: a few files and fsyncs, about 24 ms) stalls only the
+// commands on that key, which wait for the entry to be ready. Once it is
+// open, the entries least recently used, and used by no command, are
+// closed until the open filters hold at most Limits.FilterFiles
+// descriptors (a fixed filter holds one, a set one per layer and its
+// CONTROL page).
+
+// errNoDescriptors is the retryable error of a key that could not be
+// opened or created for lack of file descriptors (EMFILE, ENFILE).
+var errNoDescriptors = errors.New("TRYAGAIN too many open files: the key could not be opened now, retry later")
+
+// wait waits until e, registered by another command, is ready. It
+// reports retry when that command found no file and this one may create
+// it (create not nil), and the opening's error otherwise.
+func (e *entry) wait(create *createSpec) (retry bool, err error) {
+	if e.ready != nil {
+		<-e.ready
+	}
+	if e.err == nil {
+		return false, nil
+	}
+	return create != nil && errors.Is(e.err, ErrNotFound), e.err
+}
+
+// openOrCreate opens stem's filter, creating it from create when it has
+// none; without descriptors left it closes unused filters and tries once
+// more, then fails with errNoDescriptors. id is the identity of the file
+// (or set CONTROL page) opened, for the file check (filecheck.go).
+func (s *store) openOrCreate(stem string, create *createSpec) (b Bloom, id os.FileInfo, err error) {
+	b, id, err = s.openCreate(stem, create)
+	if noDescriptors(err) {
+		s.mu.Lock()
+		s.evictLocked(true)
+		s.mu.Unlock()
+		b, id, err = s.openCreate(stem, create)
+	}
+	if noDescriptors(err) {
+		return nil, nil, fmt.Errorf("%w (%v)", errNoDescriptors, err)
+	}
+	return b, id, err
+}
+
+func (s *store) openCreate(stem string, create *createSpec) (Bloom, os.FileInfo, error) {
+	id := s.identify(stem) // before the open: a replacement meanwhile is seen at the next check
+	b, err := s.openStem(stem)
+	if errors.Is(err, ErrNotFound) && create != nil {
+		b, err = s.createStem(stem, *create)
+		if errors.Is(err, mmapbloom.ErrExists) { // another process won
+			b, err = s.openStem(stem)
+		}
+		id = s.identify(stem)
+	}
+	return b, id, err
+}
+
+// noDescriptors reports whether err is the lack of file descriptors.
+func noDescriptors(err error) bool {
+	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)
+}
+
+// opened makes the pending entry e ready with the filter b, or removes
+// it with the opening's error, and wakes the commands waiting for it.
+func (s *store) opened(e *entry, b Bloom, id os.FileInfo, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil || s.closed {
+		if err == nil {
+			err = mmapbloom.ErrClosed
+			_ = b.Close()
+		}
+		e.err = err
+		if s.open[e.stem] == e {
+			delete(s.open, e.stem)
+		}
+	} else {
+		e.b, e.fds, e.id = b, descriptors(b), id
+		s.evictLocked(false)
+	}
+	close(e.ready)
+}
+
+// adopt registers the filter b that BF.RESERVE created for stem, unless
+// a command opened the key meanwhile (b is then closed).
+func (s *store) adopt(stem string, b Bloom) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.open[stem] != nil || s.closed {
+		_ = b.Close()
+		return
+	}
+	e := &entry{b: b, stem: stem, fds: descriptors(b), id: s.identify(stem), checked: s.period.Load()}
+	s.open[stem] = e
+	s.touchLocked(e)
+	s.evictLocked(false)
+}
+
+// descriptors returns the descriptors an open filter holds.
+func descriptors(b Bloom) int {
+	if _, ok := b.(fixed); ok {
+		return 1
+	}
+	return b.Layers() + 1
+}
+
+// touchLocked marks e used now.
+func (s *store) touchLocked(e *entry) {
+	e.used = true
+	s.uses++
+	e.lru = s.uses
+}
+
+// evictLocked closes the least recently used filters no command uses
+// until the open ones hold at most FilterFiles descriptors (counted when
+// each was opened), or, with all (descriptors ran out), every one no
+// command uses.
+func (s *store) evictLocked(all bool) {
+	budget, total := s.lim.FilterFiles, 0
+	if all {
+		budget = 0
+	}
+	for _, e := range s.open {
+		total += e.fds
+	}
+	for total > budget {
+		var lru *entry
+		for _, e := range s.open {
+			if e.refs == 0 && e.b != nil && (lru == nil || e.lru < lru.lru) {
+				lru = e
+			}
+		}
+		if lru == nil {
+			return
+		}
+		delete(s.open, lru.stem)
+		_ = lru.b.Close() // adds are in the mapping already
+		total -= lru.fds
+	}
+}
