@@ -46,9 +46,11 @@ func (s *Server) execBatch(c *client, cmds []redcon.Command) int {
 	if kind == "bf.add" {
 		create = s.autoCreate()
 	}
-	err := c.use(key, create, func(b Bloom) error {
+	var full []bool // BF.ADDs a full NONSCALING filter refused
+	err := c.use(key, create, func(b Bloom) (err error) {
 		if create != nil {
-			return b.TestAndAddBatch(items, present)
+			full, err = c.addEach(b, items, present)
+			return err
 		}
 		return b.TestBatch(items, present)
 	})
@@ -56,6 +58,8 @@ func (s *Server) execBatch(c *client, cmds []redcon.Command) int {
 		switch {
 		case err != nil && (create != nil || !absent(err)):
 			c.replyErr(err)
+		case full != nil && full[i]:
+			c.w.WriteError(msgNonScalingFull)
 		case create != nil:
 			c.writeBool(!present[i])
 		default:

@@ -110,25 +110,43 @@ func reserveExpansion(args [][]byte) (uint32, string) {
 
 // BF.ADD key item: :1 if the item was new (the add set a bit), else :0.
 func bfAdd(c *client, args [][]byte) {
-	var present bool
-	err := c.use(args[1], c.s.autoCreate(), func(b Bloom) (err error) {
-		present, err = b.TestAndAdd(args[2])
+	present := c.scratch(1)
+	err := c.use(args[1], c.s.autoCreate(), func(b Bloom) error {
+		_, err := c.addBounded(b, args[2:3], present)
 		return err
 	})
+	if errors.Is(err, errNonScalingFull) {
+		c.w.WriteError(msgNonScalingFull)
+		return
+	}
 	if err != nil {
 		c.replyErr(err)
 		return
 	}
-	c.writeBool(!present)
+	c.writeBool(!present[0])
 }
 
 // BF.MADD key item...: an array of BF.ADD's answers.
 func bfMAdd(c *client, args [][]byte) { c.addItems(args[1], args[2:], c.s.autoCreate()) }
 
-// addItems adds items to key's filter in one batch and answers an array.
+// addItems adds items to key's filter in one batch and answers an array;
+// a full NONSCALING filter ends it with RedisBloom's error in place of
+// the first item it refused (addBounded).
 func (c *client) addItems(key []byte, items [][]byte, create *createSpec) {
 	present := c.scratch(len(items))
-	err := c.use(key, create, func(b Bloom) error { return c.addBatch(b, items, present) })
+	var done int
+	err := c.use(key, create, func(b Bloom) (err error) {
+		done, err = c.addBounded(b, items, present)
+		return err
+	})
+	if errors.Is(err, errNonScalingFull) {
+		c.w.WriteArray(done + 1)
+		for _, p := range present[:done] {
+			c.writeBool(!p)
+		}
+		c.w.WriteError(msgNonScalingFull)
+		return
+	}
 	if err != nil {
 		c.replyErr(err)
 		return
