@@ -16,7 +16,7 @@ import (
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/sizing"
 )
 
-// The README's sizing table of sets, computed from the sizing code that
+// The sizing table of sets in docs/sets.md, computed from the sizing code that
 // CreateSet and Create use (set_sizing.go, OptimalBlocked, OptimalClassic)
 // and kept in testdata/set-sizing.md; -update rewrites it. The measured
 // rates are in the FPR tests' logs (set_fpr_test.go).
@@ -107,5 +107,5 @@ func TestSetSizingTable(t *testing.T) {
 	}
 	want, err := os.ReadFile(path)
 	require.NoError(t, err)
-	require.Equal(t, string(want), got, "sizing changed: rerun with go test ./mmapbloom -run TestSetSizingTable -update and update the README table")
+	require.Equal(t, string(want), got, "sizing changed: rerun with go test ./mmapbloom -run TestSetSizingTable -update and update the table in docs/sets.md")
 }

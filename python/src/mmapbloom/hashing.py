@@ -1,6 +1,6 @@
 """Key to bit positions, for every hash scheme of format/FORMAT.md.
 
-The same positions as the Go library's locator (mmapbloom/locate.go,
+The same positions as the Go library's locator (mmapbloom/internal/hashing: locate.go,
 murmur.go, blocked.go) for every scheme; tests compare them with positions
 Go wrote (testdata/py). MurmurHash64A is pure Python; the xxh3 schemes use
 python-xxhash (Debian python3-xxhash), whose seeded xxh3 equals
