@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -139,10 +140,16 @@ func (c *client) allowed(cmd *command, args [][]byte) string {
 	return ""
 }
 
-// keyAllowed reports whether key matches one of p's key patterns.
+// keyAllowed reports whether key matches one of p's key patterns. A
+// pattern that is a plain prefix and "*" (seen:*) is compared as bytes,
+// without the glob matcher.
 func (p *perms) keyAllowed(key []byte) bool {
 	for _, pat := range p.keys {
-		if match.Match(string(key), pat) {
+		if prefix, ok := strings.CutSuffix(pat, "*"); ok && !strings.ContainsAny(prefix, "*?[\\") {
+			if len(key) >= len(prefix) && string(key[:len(prefix)]) == prefix {
+				return true
+			}
+		} else if match.Match(string(key), pat) {
 			return true
 		}
 	}
