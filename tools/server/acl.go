@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -91,6 +92,8 @@ func (a *acl) open() bool {
 
 // errWrongPass is Redis's reply to a wrong user or password, the same
 // whichever it was.
+//
+//lint:ignore ST1005 Redis's exact reply text
 var errWrongPass = errors.New("WRONGPASS invalid username-password pair or user is disabled.")
 
 // authenticate returns the user name if it exists, is on, and pass is
@@ -139,10 +142,16 @@ func (c *client) allowed(cmd *command, args [][]byte) string {
 	return ""
 }
 
-// keyAllowed reports whether key matches one of p's key patterns.
+// keyAllowed reports whether key matches one of p's key patterns. A
+// pattern that is a plain prefix and "*" (seen:*) is compared as bytes,
+// without the glob matcher.
 func (p *perms) keyAllowed(key []byte) bool {
 	for _, pat := range p.keys {
-		if match.Match(string(key), pat) {
+		if prefix, ok := strings.CutSuffix(pat, "*"); ok && !strings.ContainsAny(prefix, "*?[\\") {
+			if len(key) >= len(prefix) && string(key[:len(prefix)]) == prefix {
+				return true
+			}
+		} else if match.Match(string(key), pat) {
 			return true
 		}
 	}

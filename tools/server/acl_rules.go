@@ -1,3 +1,5 @@
+//lint:file-ignore ST1005 the rules' errors are Redis's exact reply texts
+
 package server
 
 import (

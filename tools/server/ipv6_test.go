@@ -54,6 +54,7 @@ func TestClusterIPv6Endpoints(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, nodes, "node1 ::1:"+ports[0]+"@")
 	assert.Contains(t, nodes, "node2 ::1:"+ports[1]+"@")
+	//lint:ignore SA1019 CLUSTER SLOTS (deprecated in Redis 7) is under test
 	slots, err := rdb.ClusterSlots(c).Result()
 	require.NoError(t, err)
 	require.Len(t, slots, 2)
