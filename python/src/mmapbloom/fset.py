@@ -40,6 +40,8 @@ class _View:
         self.adds = 0
         self.full = sm.grows(m) and layers[-1]._count() >= self.capacity
         self.hashable = all(f._test_hash is not None for f in layers)
+        self.checks = [f._check for f in layers]
+        self.tests = [f._test_hash for f in reversed(layers)] if self.hashable else []  # newest first
 
     def live(self, now: int) -> List[Filter]:
         """The layers that answer at now, oldest first (Go: setView.live)."""
@@ -274,6 +276,14 @@ class FilterSet:
     def __contains__(self, key: object) -> bool:
         kb = key if type(key) is bytes else hashing.key_bytes(key)  # type: ignore[arg-type]
         v = self._current()
+        if v.hashable and not sm.windowed(v.m):  # every layer live: the view's bound checks and tests
+            for c in v.checks:
+                c()
+            h = hashing.xxhash.xxh3_64_intdigest(kb, v.m["seed"])
+            for t in v.tests:
+                if t(h):
+                    return True
+            return False
         live = v.live(self.now())
         for f in live:
             f._check()
