@@ -1,0 +1,29 @@
+module github.com/mmapbloom/mmapbloom/tools
+
+go 1.26.8
+
+require (
+	github.com/alecthomas/kong v1.17.0
+	github.com/mmapbloom/mmapbloom v0.0.0
+	github.com/redis/go-redis/v9 v9.23.0
+	github.com/schollz/progressbar/v3 v3.19.1
+	github.com/stretchr/testify v1.12.1
+	github.com/tidwall/match v1.1.1
+	github.com/tidwall/redcon v1.6.4
+	golang.org/x/sys v0.50.0
+	golang.org/x/term v0.48.0
+)
+
+require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/edsrzf/mmap-go v1.2.0 // indirect
+	github.com/klauspost/cpuid/v2 v2.4.2 // indirect
+	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
+	github.com/rivo/uniseg v0.4.7 // indirect
+	github.com/tidwall/btree v1.1.0 // indirect
+	github.com/zeebo/xxh3 v1.1.0 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)
+
+replace github.com/mmapbloom/mmapbloom => ../
