@@ -55,6 +55,29 @@ class ShrinkTest(TempDirTest):
                         os.unlink(path)
             os.unlink(other)
 
+    def test_set_layer_changed_under_mapping(self):
+        # a set of 4 blocked layers (layers of 1,000 keys: smaller ones are
+        # classic) whose oldest layer file changes: an absent key probes
+        # every layer, so each call must find the change first
+        set_calls = {name: CALLS[name] for name in ("in", "add", "test_batch", "add_batch")}
+        other = self.path("other.bloom")
+        mmapbloom.create(other, 1000, 0.005).close()
+        for change in (truncate_to_0, shrink_by_a_page, header_of_another):
+            for name, call in set_calls.items():
+                with self.subTest(change=change.__name__, call=name):
+                    path = self.path(f"{name}.bfset")
+                    with mmapbloom.create(path, 1000, 0.01, expansion=1) as s:
+                        s.add_batch([f"k{i}" for i in range(3500)])
+                        self.assertEqual(len(s.layers), 4)
+                        oldest = os.path.join(path, s.layers[0]["file"])
+                        if change is shrink_by_a_page:  # a layer of 1,000 keys is smaller than a page
+                            os.truncate(oldest, 64)
+                        else:
+                            change(oldest, other)
+                        with self.assertRaises(mmapbloom.FileChanged):
+                            call(s)
+                    shutil.rmtree(path)
+
     def test_grown_file_still_works(self):
         path = self.path()
         with mmapbloom.create(path, 1000, 0.01) as f:

@@ -19,7 +19,7 @@ from . import atomics, errors, hashing, locks
 from . import set_manifest as sm
 from .create import create
 from .filter import Filter, Key
-from .header import LAYOUT_BLOCKED512, V2
+from .header import HEADER_SIZE, LAYOUT_BLOCKED512, V2
 from .sizing import MIN_BLOCKED_P, check_np
 
 RELOAD_TRIES = 8  # Go: reloadTries
@@ -40,8 +40,10 @@ class _View:
         self.adds = 0
         self.full = sm.grows(m) and layers[-1]._count() >= self.capacity
         self.hashable = all(f._test_hash is not None for f in layers)
-        self.checks = [f._check for f in layers]
-        self.tests = [f._test_hash for f in reversed(layers)] if self.hashable else []  # newest first
+        self.has, self.has_unchecked = _layers_have(layers) if self.hashable else (None, None)
+        # the older layers' probe of a set without windows, for batch adds that checked them once
+        fixed = self.hashable and len(layers) > 1 and not sm.windowed(m)
+        self.older_has = _layers_have(layers[:-1])[1] if fixed else None
 
     def live(self, now: int) -> List[Filter]:
         """The layers that answer at now, oldest first (Go: setView.live)."""
@@ -276,14 +278,8 @@ class FilterSet:
     def __contains__(self, key: object) -> bool:
         kb = key if type(key) is bytes else hashing.key_bytes(key)  # type: ignore[arg-type]
         v = self._current()
-        if v.hashable and not sm.windowed(v.m):  # every layer live: the view's bound checks and tests
-            for c in v.checks:
-                c()
-            h = hashing.xxhash.xxh3_64_intdigest(kb, v.m["seed"])
-            for t in v.tests:
-                if t(h):
-                    return True
-            return False
+        if v.has is not None and not sm.windowed(v.m):  # every layer live: the view's fused checks and probes
+            return v.has(hashing.xxhash.xxh3_64_intdigest(kb, v.m["seed"]))
         live = v.live(self.now())
         for f in live:
             f._check()
@@ -307,6 +303,9 @@ class FilterSet:
         live = list(reversed(v.live(self.now())))
         for f in live:
             f._check()
+        if v.has_unchecked is not None and not sm.windowed(v.m):
+            xxh, seed = hashing.xxhash.xxh3_64_intdigest, v.m["seed"]
+            return list(map(v.has_unchecked, (xxh(k, seed) for k in keys)))
         if v.hashable:
             xxh, seed = hashing.xxhash.xxh3_64_intdigest, v.m["seed"]
             tests = [f._test_hash for f in live]
@@ -345,12 +344,13 @@ class FilterSet:
         for f in older:
             f._check()
         active._check(True)
-        held = [f._test_hash for f in reversed(v.held(older, always))]
+        held_tests = [f._test_hash for f in reversed(v.held(older, always))]
+        held = v.older_has if v.older_has is not None and not always else lambda h: any(t(h) for t in held_tests)
         older_tests = [f._test_hash for f in reversed(older)]
         xxh, seed, add_hash, in_active = hashing.xxhash.xxh3_64_intdigest, v.m["seed"], active._add_hash, active._test_hash
         for key in keys[len(out):len(out) + CHUNK]:
             h = xxh(key, seed)
-            if any(t(h) for t in held):
+            if held(h):
                 out.append(True)
             elif v.full and not in_active(h):
                 return False
@@ -459,6 +459,41 @@ class FilterSet:
 
     def __repr__(self) -> str:
         return f"<mmapbloom.FilterSet {self.path!r} {'closed' if self._closed else ''}>"
+
+
+def _layers_have(layers: List[Filter]) -> Tuple[Callable[[int], bool], Callable[[int], bool]]:
+    """Two functions h -> whether a key of xxh3 hash h may be in one of the
+    blocked layers, newest first. The first checks each layer as
+    Filter._check does (one lseek for the file's size, three header words)
+    just before reading its block, so a key found in the newest layer checks
+    that layer alone (the layer's own _check, which raises the precise
+    error, runs when one of them is off); the second checks nothing, for a
+    batch that checked every layer once. The in-block masks of every layer
+    come from one multiply for the largest k (hashing.blocked_masks_of_hash)."""
+    masks = hashing.blocked_masks_of_hash(max(f.header.k for f in layers))
+    probes = [(f, f._mm, f.header.m // hashing.BLOCK_BITS, f.header.k - 1) for f in reversed(layers)]
+    checked = [(f._fd, f._size, f._words, f._want) + p for f, p in zip(reversed(layers), probes)]
+    lseek, end, off0, frm = os.lseek, os.SEEK_END, HEADER_SIZE, int.from_bytes
+
+    def has(h: int) -> bool:
+        ms = masks(h)
+        for fd, size, words, want, f, mm, blocks, i in checked:
+            if (f._closed or f._broken or lseek(fd, 0, end) < size
+                    or words[0] != want[0] or words[7] != want[2] or words[3] != want[1]):
+                f._check()
+            off = (((h * blocks) >> 64) << 6) + off0
+            if frm(mm[off:off + 64], "little") & ms[i] == ms[i]:
+                return True
+        return False
+
+    def has_unchecked(h: int) -> bool:
+        ms = masks(h)
+        for _, mm, blocks, i in probes:
+            off = (((h * blocks) >> 64) << 6) + off0
+            if frm(mm[off:off + 64], "little") & ms[i] == ms[i]:
+                return True
+        return False
+    return has, has_unchecked
 
 
 def _any_has(layers: List[Filter], key: bytes, h: Optional[int]) -> bool:

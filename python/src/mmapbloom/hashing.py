@@ -7,6 +7,7 @@ python-xxhash (Debian python3-xxhash), whose seeded xxh3 equals
 github.com/zeebo/xxh3.
 """
 
+import itertools
 import operator
 import struct
 from functools import reduce
@@ -101,6 +102,20 @@ def blocked_probe_of_hash(m, k):
     def probe(h):
         return ((h * blocks) >> 64) << 6, reduce(or_, map(bit, lanes(((h & MASK32) * packed).to_bytes(n, "little"))))
     return probe
+
+
+def blocked_masks_of_hash(k):
+    """Return a function h -> list of k 512-bit masks, mask i holding the
+    first i+1 in-block probes of the key whose xxh3-64 hash is h: a blocked
+    layer of k' <= k probes tests mask k'-1, so the layers of a filter set,
+    which share the key's hash, pay one multiply for all their masks."""
+    packed, n = _packed(k), 8 * k
+    lanes = struct.Struct("<" + "2xH4x" * k).unpack
+    bit, or_ = _LANE_BIT.__getitem__, operator.or_
+
+    def masks(h):
+        return list(itertools.accumulate(map(bit, lanes(((h & MASK32) * packed).to_bytes(n, "little"))), or_))
+    return masks
 
 
 def locator(scheme, m, k, seed):
