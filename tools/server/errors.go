@@ -3,7 +3,7 @@ package server
 import "errors"
 
 // Errors returned by this package's functions (the replies to clients are
-// Redis error strings, see replies.go).
+// Redis error strings, see conn_replies.go).
 var (
 	// ErrBadKey is returned for a key that cannot name a file: longer than
 	// MaxKeyBytes, or longer than MaxStemBytes once escaped.

@@ -35,7 +35,7 @@ type store struct {
 	closed  bool
 	stop    chan struct{}
 	stopped chan struct{}
-	// period is the file check period (filecheck.go): an open entry is
+	// period is the file check period (store_filecheck.go): an open entry is
 	// checked against its file at its first use in each.
 	period atomic.Uint64
 }
@@ -55,7 +55,7 @@ type entry struct {
 	lru   uint64 // the store's use counter at b's last use
 	// id is the identity of the file (or set CONTROL page) b was opened
 	// from; checked, the check period it was last compared in
-	// (filecheck.go).
+	// (store_filecheck.go).
 	id      os.FileInfo
 	checked uint64
 }
@@ -76,7 +76,7 @@ func newStore(dir string, sets Sets, idle, check time.Duration, lim *limiter) *s
 	s := &store{dir: dir, sets: sets, lim: lim, open: map[string]*entry{}, loads: map[string]*load{},
 		stop: make(chan struct{}), stopped: make(chan struct{})}
 	go s.closeIdle(idle)
-	go s.every(check, func() { s.period.Add(1) }) // the file check (filecheck.go)
+	go s.every(check, func() { s.period.Add(1) }) // the file check (store_filecheck.go)
 	return s
 }
 

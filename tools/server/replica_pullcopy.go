@@ -15,7 +15,7 @@ import (
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
-// Copying one key, set or bucket of the primary during a pull (pull.go):
+// Copying one key, set or bucket of the primary during a pull (replica_pull.go):
 // its dump is fetched iterator by iterator and ORed into the replica's
 // copy, in place or through a temporary file.
 

@@ -12,7 +12,7 @@ import (
 
 // MBF.SETDUMP moves a scaling or windowed set (a KEY.bfset directory,
 // which BF.SCANDUMP refuses) the way BF.SCANDUMP moves a fixed filter,
-// layer by layer (an extension; replicas use it, pull.go):
+// layer by layer (an extension; replicas use it, replica_pull.go):
 //
 //	MBF.SETDUMP key
 //	    an array: the set's MANIFEST as JSON (format/FORMAT.md, "Filter

@@ -10,7 +10,7 @@ import (
 )
 
 // The temporary files of loads (BF.LOADCHUNK's .KEY.bloom.load*, a
-// pull's .KEY.bloom.pull*, dump.go) are held with a shared flock by the
+// pull's .KEY.bloom.pull*, bf_dump.go) are held with a shared flock by the
 // server building them (shared, as the library's own handles hold filter
 // files, so that checking and absorbing the load can open it). A server
 // killed during a load leaves its file; the next start removes the ones

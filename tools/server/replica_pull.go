@@ -20,7 +20,7 @@ import (
 // of a slot the primary owns copies the filter with BF.SCANDUMP (a set
 // layer by layer with MBF.SETDUMP or MBF.BUCKETDUMP) and ORs it into its
 // own copy, in place (Filter.UnionPiece) or through a temporary file
-// (pullcopy.go; a set's MANIFEST is adopted last, AdoptSetManifest). A
+// (replica_pullcopy.go; a set's MANIFEST is adopted last, AdoptSetManifest). A
 // dump reads each piece when asked,
 // so it holds every bit set on the primary before the pull started:
 // once a pull completes without error, every add the primary
@@ -294,7 +294,7 @@ func (s *Server) bucketsOf(stems []string, cs *clusterState) []string {
 }
 
 // listKeys lists the primary's keys with SCAN, which returns every key
-// present from the listing's start to its end (scan.go). The server's
+// present from the listing's start to its end (generic_scan.go). The server's
 // cursor is a position in the order of the keys' hashes, so it only
 // grows until it ends at 0; a cursor that does not grow is errBadData (a
 // loop).

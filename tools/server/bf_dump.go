@@ -36,7 +36,7 @@ func (s *Server) chunkSize() uint64 {
 }
 
 // setDumpRefused starts the error of BF.SCANDUMP on a set; a replica
-// pulling a key reads it as "use MBF.SETDUMP" (pull.go).
+// pulling a key reads it as "use MBF.SETDUMP" (replica_pull.go).
 const setDumpRefused = "BF.SCANDUMP of a scaling or windowed set is not supported"
 
 // errSetDump refuses BF.SCANDUMP of a set (a directory of layers).
@@ -46,7 +46,7 @@ var errSetDump = errors.New(setDumpRefused + ": dump it with MBF.SETDUMP, copy i
 var errBadData = errors.New("received bad data")
 
 // load is a BF.LOADCHUNK (or a pull's copy) in progress, admitted by
-// the limiter (limits.go) at its full size. Its pieces must come in
+// the limiter (store_limits.go) at its full size. Its pieces must come in
 // order, so that it is complete only once every byte has arrived.
 type load struct {
 	f     *os.File
