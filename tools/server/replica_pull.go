@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
+	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
 )
 
 // A replica pulls its primary every Config.PullInterval, and on
@@ -279,7 +280,7 @@ func (s *Server) bucketsOf(stems []string, cs *clusterState) []string {
 	var out []string
 	width := cluster.Slots / max(s.cfg.FoldBuckets, 1)
 	for _, stem := range stems {
-		_, b, isSet, ok := FoldedOf(stem + setSuffix)
+		_, b, isSet, ok := keyname.FoldedOf(stem + keyname.SetSuffix)
 		if !ok || !isSet || b*width >= cluster.Slots {
 			continue // not a bucket: ignored, as a hostile listing
 		}

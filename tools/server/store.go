@@ -13,6 +13,7 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
+	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
 )
 
 // store maps keys to their open filters. A key's file is opened on its
@@ -24,7 +25,7 @@ type store struct {
 	lim  *limiter
 
 	mu    sync.Mutex
-	open  map[string]*entry // by file-name stem (Stem, or foldedStem)
+	open  map[string]*entry // by file-name stem (keyname.Stem, or a folded key's keyname.Fold)
 	loads map[string]*load  // BF.LOADCHUNK in progress
 	uses  uint64            // commands that used a filter: entry.lru's clock
 	// shapes holds, per createSpec of a fixed file, the header of the
@@ -82,7 +83,7 @@ func newStore(dir string, sets Sets, idle, check time.Duration, lim *limiter) *s
 
 // paths returns the fixed-file and set-directory paths of key.
 func (s *store) paths(key []byte) (file, set string, err error) {
-	stem, err := Stem(key)
+	stem, err := keyname.Stem(key)
 	if err != nil {
 		return "", "", err
 	}
@@ -92,10 +93,10 @@ func (s *store) paths(key []byte) (file, set string, err error) {
 
 // stemPaths returns the fixed-file and set-directory paths of a stem.
 func (s *store) stemPaths(stem string) (file, set string) {
-	return filepath.Join(s.dir, stem+fileSuffix), filepath.Join(s.dir, stem+setSuffix)
+	return filepath.Join(s.dir, stem+keyname.FileSuffix), filepath.Join(s.dir, stem+keyname.SetSuffix)
 }
 
-// acquire returns the open filter named stem (a key's Stem, or a folded
+// acquire returns the open filter named stem (a key's keyname.Stem, or a folded
 // bucket's), opening it if needed; with create non-nil a missing filter
 // is created from it. The caller must release the entry. Errors:
 // ErrNotFound, the library's errors.
@@ -153,7 +154,7 @@ func (s *store) release(e *entry, broken bool) {
 
 // reserve creates key from spec: ErrKeyExists if it has a file already.
 func (s *store) reserve(key []byte, spec createSpec) error {
-	stem, err := Stem(key)
+	stem, err := keyname.Stem(key)
 	if err != nil {
 		return err
 	}
@@ -226,7 +227,7 @@ func (s *store) createStem(stem string, spec createSpec) (Bloom, error) {
 
 // exists reports whether key has a file or set directory.
 func (s *store) exists(key []byte) (bool, error) {
-	stem, err := Stem(key)
+	stem, err := keyname.Stem(key)
 	if err != nil {
 		return false, err
 	}
@@ -253,7 +254,7 @@ func (s *store) existsLocked(stem string) (bool, error) {
 // remove deletes key's file or set: false if it had none. It fails with
 // mmapbloom.ErrInUse while a command or another process uses the key.
 func (s *store) remove(key []byte) (bool, error) {
-	stem, err := Stem(key)
+	stem, err := keyname.Stem(key)
 	if err != nil {
 		return false, err
 	}
@@ -291,7 +292,7 @@ func (s *store) keys() ([]string, error) {
 	seen := map[string]bool{}
 	out := make([]string, 0, len(ents))
 	for _, de := range ents {
-		key, set, ok := KeyOf(de.Name())
+		key, set, ok := keyname.KeyOf(de.Name())
 		if !ok || set != de.IsDir() || seen[key] {
 			continue
 		}

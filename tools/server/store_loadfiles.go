@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
 )
 
 // The temporary files of loads (BF.LOADCHUNK's .KEY.bloom.load*, a
@@ -22,7 +24,7 @@ func lockLoad(f *os.File) error { return unix.Flock(int(f.Fd()), unix.LOCK_SH|un
 
 // staleLoad reports whether name is the name of a load's temporary file.
 func staleLoad(name string) bool {
-	return strings.HasPrefix(name, ".") && (strings.Contains(name, fileSuffix+".load") || strings.Contains(name, fileSuffix+".pull"))
+	return strings.HasPrefix(name, ".") && (strings.Contains(name, keyname.FileSuffix+".load") || strings.Contains(name, keyname.FileSuffix+".pull"))
 }
 
 // removeStaleLoads removes the loads' temporary files of dir that no
