@@ -28,7 +28,7 @@ type client struct {
 	readonly bool
 	name     string
 	quit     bool
-	tx       tx // MULTI ... EXEC (multi.go)
+	tx       tx // MULTI ... EXEC (generic_multi.go)
 
 	present []bool // answers of batch calls, reused
 }
