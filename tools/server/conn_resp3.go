@@ -5,19 +5,18 @@ import "strconv"
 // RESP3 reply types (the Redis protocol specification, RESP3 section),
 // written on a connection that sent HELLO 3, each falling back to the
 // RESP2 form redis-server 7.0 gives (networking.c: addReplyMapLen,
-// addReplySetLen, addReplyNull, addReplyNullArray, addReplyBool,
+// addReplySetLen, addReplyNull, addReplyBool,
 // addReplyVerbatim). redcon's Writer knows RESP2 only; these append to
 // its buffer through WriteRaw.
 
 // Fixed replies, shared so that a boolean costs no allocation.
 var (
-	respTrue      = []byte("#t\r\n")
-	respFalse     = []byte("#f\r\n")
-	respOne       = []byte(":1\r\n")
-	respZero      = []byte(":0\r\n")
-	respNull      = []byte("_\r\n")
-	respNullBulk  = []byte("$-1\r\n")
-	respNullArray = []byte("*-1\r\n")
+	respTrue     = []byte("#t\r\n")
+	respFalse    = []byte("#f\r\n")
+	respOne      = []byte(":1\r\n")
+	respZero     = []byte(":0\r\n")
+	respNull     = []byte("_\r\n")
+	respNullBulk = []byte("$-1\r\n")
 )
 
 // writeHeader writes an aggregate or length header: kind, n, CRLF.
@@ -54,16 +53,6 @@ func (c *client) writeNull() {
 		c.w.WriteRaw(respNull)
 	} else {
 		c.w.WriteRaw(respNullBulk)
-	}
-}
-
-// writeNullArray answers nil where Redis writes a null array: RESP3's
-// _, RESP2's *-1.
-func (c *client) writeNullArray() {
-	if c.resp3 {
-		c.w.WriteRaw(respNull)
-	} else {
-		c.w.WriteRaw(respNullArray)
 	}
 }
 
