@@ -50,13 +50,17 @@ func aclSetUser(c *client, args [][]byte) {
 func aclGetUser(c *client, args [][]byte) {
 	u := c.s.acl.get(string(args[2]))
 	if u == nil {
-		c.w.WriteNull()
+		c.writeNull()
 		return
 	}
 	p := u.p.Load()
-	c.w.WriteArray(12)
+	c.writeMapLen(6)
 	c.w.WriteBulkString("flags")
-	c.writeStrings(p.flagNames())
+	flags := p.flagNames()
+	c.writeSetLen(len(flags))
+	for _, f := range flags {
+		c.w.WriteBulkString(f)
+	}
 	c.w.WriteBulkString("passwords")
 	c.writeStrings(p.passwords)
 	for _, kv := range [][2]string{{"commands", p.commandRules()}, {"keys", p.keyRules()}, {"channels", p.channelRules(false)}} {

@@ -75,7 +75,8 @@ func bfReserve(c *client, args [][]byte) {
 
 // reserveExpansion reads BF.RESERVE's EXPANSION and NONSCALING, found
 // anywhere after the capacity as RedisBloom's RMUtil_ArgIndex does: the
-// expansion (0 for a fixed filter) or an error reply.
+// expansion (0 for a fixed filter: NONSCALING or EXPANSION 0) or an
+// error reply, checked in RedisBloom's order (BFReserve_RedisCommand).
 func reserveExpansion(args [][]byte) (uint32, string) {
 	nonScaling, at := false, -1
 	for i := 4; i < len(args); i++ {
@@ -86,23 +87,23 @@ func reserveExpansion(args [][]byte) (uint32, string) {
 			at = i
 		}
 	}
-	if at < 0 {
-		if nonScaling {
-			return 0, ""
-		}
+	switch {
+	case at < 0 && nonScaling:
+		return 0, ""
+	case at < 0:
 		return 2, ""
-	}
-	if at+1 == len(args) {
+	case at+1 == len(args):
 		return 0, "ERR no expansion"
 	}
-	if nonScaling {
-		return 0, "Nonscaling filters cannot expand"
-	}
 	e, ok := parseInt(args[at+1])
-	if !ok {
+	switch {
+	case !ok:
 		return 0, "ERR bad expansion"
-	}
-	if e < 0 || e > maxExpansion {
+	case e == 0:
+		return 0, ""
+	case nonScaling:
+		return 0, "Nonscaling filters cannot expand"
+	case e < 0 || e > maxExpansion:
 		return 0, "ERR expansion must be in the range [0, 32768]"
 	}
 	return uint32(e), ""
@@ -211,7 +212,11 @@ func bfInsert(c *client, args [][]byte) {
 }
 
 // insertOption reads BF.INSERT's ERROR, EXPANSION or CAPACITY value into
-// spec (nil after NOCREATE: checked, then dropped), or an error reply.
+// spec (nil after NOCREATE: checked, then dropped), or RedisBloom's error
+// reply for a value it cannot parse or that is out of its range
+// (BFInsert_RedisCommand): error rate in (0, 1), capped at 0.25;
+// expansion in [0, 32768], 0 making a fixed filter; capacity in
+// [1, 2^30].
 func insertOption(spec *createSpec, opt string, val []byte) string {
 	var tmp createSpec
 	if spec == nil {
@@ -220,29 +225,20 @@ func insertOption(spec *createSpec, opt string, val []byte) string {
 	switch {
 	case opt[0] == 'e' && len(opt) > 1 && opt[1] == 'r':
 		p, ok := parseFloat(val)
-		if !ok {
+		if !ok || p <= 0 || p >= 1 {
 			return "Bad error rate"
-		}
-		if p <= 0 || p >= 1 {
-			return "Bad argument received"
 		}
 		spec.p = min(p, maxErrorRate)
 	case opt[0] == 'e':
 		e, ok := parseInt(val)
-		if !ok {
+		if !ok || e < 0 || e > maxExpansion {
 			return "Bad expansion"
-		}
-		if e < 1 || e > maxExpansion {
-			return "Bad argument received"
 		}
 		spec.expansion = uint32(e)
 	default:
 		n, ok := parseInt(val)
-		if !ok {
+		if !ok || n < 1 || n > maxCapacity {
 			return "Bad capacity"
-		}
-		if n < 1 || n > maxCapacity {
-			return "Bad argument received"
 		}
 		spec.n = uint64(n)
 	}
@@ -282,13 +278,24 @@ func bfMExists(c *client, args [][]byte) {
 // absent reports whether err means the key cannot hold anything.
 func absent(err error) bool { return errors.Is(err, ErrNotFound) || errors.Is(err, ErrBadKey) }
 
-// BF.INFO key [CAPACITY|SIZE|FILTERS|ITEMS|EXPANSION]
+// bfInfoFields are BF.INFO's fields: the selector of the single-field
+// form and the name in the full reply (RedisBloom's BFInfo_RedisCommand).
+var bfInfoFields = [5][2]string{
+	{"CAPACITY", "Capacity"}, {"SIZE", "Size"}, {"FILTERS", "Number of filters"},
+	{"ITEMS", "Number of items inserted"}, {"EXPANSION", "Expansion rate"},
+}
+
+// BF.INFO key [CAPACITY|SIZE|FILTERS|ITEMS|EXPANSION]: RedisBloom's
+// map of five fields (in RESP2 a flat array), or, with a selector, a
+// map of that one field (in RESP2 an array of its value). A fixed
+// (NONSCALING) filter's Expansion rate is nil, as in RedisBloom.
 func bfInfo(c *client, args [][]byte) {
 	if len(args) > 3 {
 		c.w.WriteError(wrongArity("bf.info"))
 		return
 	}
 	var vals [5]uint64
+	var nonScaling bool
 	err := c.use(args[1], nil, func(b Bloom) error {
 		n, err := b.Count()
 		if err != nil {
@@ -296,28 +303,48 @@ func bfInfo(c *client, args [][]byte) {
 		}
 		size, err := b.SizeBytes()
 		vals = [5]uint64{b.Capacity(), size, uint64(b.Layers()), n, uint64(b.Expansion())}
+		_, nonScaling = b.(fixed)
 		return err
 	})
 	if err != nil {
 		c.replyErr(err)
 		return
 	}
-	names := [5]string{"Capacity", "Size", "Number of filters", "Number of items inserted", "Expansion rate"}
-	if len(args) == 3 {
-		for i, sel := range [5]string{"CAPACITY", "SIZE", "FILTERS", "ITEMS", "EXPANSION"} {
-			if eq(args[2], sel) {
-				c.w.WriteArray(1)
-				c.w.WriteUint64(vals[i])
-				return
-			}
+	if len(args) == 2 {
+		c.writeMapLen(len(bfInfoFields))
+		for i, f := range bfInfoFields {
+			c.w.WriteString(f[1])
+			c.writeInfoValue(vals[i], i == 4 && nonScaling)
 		}
-		c.w.WriteError("Invalid information value")
 		return
 	}
-	c.w.WriteArray(10)
-	for i, name := range names {
+	for i, f := range bfInfoFields {
+		if eq(args[2], f[0]) {
+			c.writeInfoField(f[1], vals[i], i == 4 && nonScaling)
+			return
+		}
+	}
+	c.w.WriteError("Invalid information value")
+}
+
+// writeInfoField writes BF.INFO's single-field reply: RESP3's map of
+// name to v, RESP2's array of v.
+func (c *client) writeInfoField(name string, v uint64, null bool) {
+	if c.resp3 {
+		c.writeMapLen(1)
 		c.w.WriteString(name)
-		c.w.WriteUint64(vals[i])
+	} else {
+		c.w.WriteArray(1)
+	}
+	c.writeInfoValue(v, null)
+}
+
+// writeInfoValue writes one BF.INFO value, or nil.
+func (c *client) writeInfoValue(v uint64, null bool) {
+	if null {
+		c.writeNull()
+	} else {
+		c.w.WriteUint64(v)
 	}
 }
 

@@ -55,26 +55,34 @@ func BenchmarkExec(b *testing.B) {
 	dir := b.TempDir()
 	for _, cmd := range []string{"BF.ADD", "BF.EXISTS"} {
 		for _, batch := range []bool{true, false} {
-			b.Run(fmt.Sprintf("cmd=%s/batch=%v", cmd, batch), func(b *testing.B) {
-				s, err := New(Config{Dir: dir, FilterIdle: -1, Log: log.New(io.Discard, "", 0)})
-				require.NoError(b, err)
-				defer func() { require.NoError(b, s.Shutdown()) }()
-				s.noBatch = !batch
-				c := &client{s: s, w: redcon.NewWriter(io.Discard), id: 1, authed: true}
-				c.user.Store(s.acl.get("default"))
-				s.exec(c, [][]byte{[]byte("BF.RESERVE"), []byte("k"), []byte("0.01"), []byte("100000000"), []byte("NONSCALING")})
-				cmds := make([]redcon.Command, 1<<16)
-				for i := range cmds {
-					cmds[i].Args = [][]byte{[]byte(cmd), []byte("k"), fmt.Appendf(nil, "https://example.com/%d", i*7919)}
-				}
-				b.ResetTimer()
-				for i := 0; i < b.N; i += 16 {
-					at := i % len(cmds)
-					s.execPipeline(c, cmds[at:at+16])
-					c.w.SetBuffer(c.w.Buffer()[:0])
-				}
-			})
+			for _, resp3 := range []bool{false, true} {
+				b.Run(fmt.Sprintf("cmd=%s/batch=%v/resp3=%v", cmd, batch, resp3), func(b *testing.B) {
+					benchExec(b, dir, cmd, batch, resp3)
+				})
+			}
 		}
+	}
+}
+
+// benchExec is one case of BenchmarkExec: cmd on one filter, in
+// pipelines of 16, batched or not, answered in RESP2 or RESP3.
+func benchExec(b *testing.B, dir, cmd string, batch, resp3 bool) {
+	s, err := New(Config{Dir: dir, FilterIdle: -1, Log: log.New(io.Discard, "", 0)})
+	require.NoError(b, err)
+	defer func() { require.NoError(b, s.Shutdown()) }()
+	s.noBatch = !batch
+	c := &client{s: s, w: redcon.NewWriter(io.Discard), id: 1, authed: true, resp3: resp3}
+	c.user.Store(s.acl.get("default"))
+	s.exec(c, [][]byte{[]byte("BF.RESERVE"), []byte("k"), []byte("0.01"), []byte("100000000"), []byte("NONSCALING")})
+	cmds := make([]redcon.Command, 1<<16)
+	for i := range cmds {
+		cmds[i].Args = [][]byte{[]byte(cmd), []byte("k"), fmt.Appendf(nil, "https://example.com/%d", i*7919)}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i += 16 {
+		at := i % len(cmds)
+		s.execPipeline(c, cmds[at:at+16])
+		c.w.SetBuffer(c.w.Buffer()[:0])
 	}
 }
 

@@ -343,10 +343,12 @@ func bfScanDump(c *client, args [][]byte) {
 
 var errNotNumeric = errors.New("not numeric")
 
-// BF.LOADCHUNK key iterator data
+// BF.LOADCHUNK key iterator data: iterator 1 starts loading a missing
+// key from a dumped header, the next ones add its pieces; into a key
+// that exists, chunkIntoKey's errors.
 func bfLoadChunk(c *client, args [][]byte) {
 	it, ok := parseInt(args[2])
-	if !ok || it < 1 {
+	if !ok {
 		c.w.WriteError("ERR Second argument must be numeric")
 		return
 	}
@@ -356,13 +358,17 @@ func bfLoadChunk(c *client, args [][]byte) {
 	} else {
 		err = c.s.store.loadPiece(args[1], it, args[3])
 	}
-	if errors.Is(err, errBadData) {
+	if errors.Is(err, ErrKeyExists) || errors.Is(err, ErrNotFound) {
+		err = c.chunkIntoKey(args[1], it, args[3])
+	}
+	switch {
+	case errors.Is(err, errBadData):
+		c.w.WriteError(msgBadData)
+	case errors.Is(err, errChunkOffset) || errors.Is(err, errChunkTooBig) || errors.Is(err, errChunkLiveKey):
 		c.w.WriteError(err.Error())
-		return
-	}
-	if err != nil {
+	case err != nil:
 		c.replyErr(err)
-		return
+	default:
+		c.w.WriteString("OK")
 	}
-	c.w.WriteString("OK")
 }

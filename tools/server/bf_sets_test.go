@@ -155,16 +155,20 @@ func TestScalingCreateForms(t *testing.T) {
 	for key, set := range map[string]bool{"e4": true, "e0": false, "ns": false, "ins": true, "insns": false, "auto": true} {
 		assert.Equal(t, set, isSet(key), key)
 	}
-	for key, want := range map[string][2]int64{"e4": {100, 4}, "e0": {100, 0}, "ins": {50, 3}, "auto": {500, 4}} {
+	for key, want := range map[string][2]int64{"e4": {100, 4}, "ins": {50, 3}, "auto": {500, 4}} {
 		info, err := rdb.BFInfo(c, key).Result()
 		require.NoError(t, err, key)
 		assert.Equal(t, want, [2]int64{info.Capacity, info.ExpansionRate}, key)
+	}
+	// Fixed filters: Expansion rate nil, as RedisBloom's NONSCALING.
+	for _, key := range []string{"e0", "ns", "insns"} {
+		assert.Equal(t, []any{nil}, rdb.Do(c, "BF.INFO", key, "EXPANSION").Val(), key)
 	}
 
 	_, addr = startServer(t, Config{}) // DefaultExpansion 0: a fixed file
 	rdb = dial(t, addr, "")
 	require.NoError(t, rdb.BFAdd(c, "auto", "a").Err())
-	assert.Equal(t, int64(0), rdb.BFInfoExpansion(c, "auto").Val().ExpansionRate)
+	assert.Equal(t, []any{nil}, rdb.Do(c, "BF.INFO", "auto", "EXPANSION").Val())
 }
 
 // TestWindowedSet drives MBF.RESERVEWINDOW with an injected clock.

@@ -10,10 +10,16 @@ import (
 )
 
 // TestGoRedisHelpers drives every go-redis BF helper and checks each
-// reply's type and value.
+// reply's type and value, in RESP2 and in RESP3.
 func TestGoRedisHelpers(t *testing.T) {
+	for _, proto := range []int{2, 3} {
+		t.Run(fmt.Sprintf("RESP%d", proto), func(t *testing.T) { goRedisHelpers(t, proto) })
+	}
+}
+
+func goRedisHelpers(t *testing.T, proto int) {
 	_, addr := startServer(t, Config{})
-	rdb, c := dial(t, addr, ""), ctx(t)
+	rdb, c := dialProto(t, addr, "", proto), ctx(t)
 
 	require.Equal(t, "OK", rdb.BFReserveNonScaling(c, "fixed", 0.01, 1000).Val())
 	require.Equal(t, "OK", rdb.BFReserveWithArgs(c, "fixed2", &redis.BFReserveOptions{Error: 0.001, Capacity: 500, NonScaling: true}).Val())
@@ -51,19 +57,24 @@ func TestGoRedisHelpers(t *testing.T) {
 	assert.EqualValues(t, 3, card)
 	assert.EqualValues(t, 0, rdb.BFCard(c, "missing").Val())
 
-	info, err := rdb.BFInfo(c, "fixed").Result()
+	// A fixed filter's Expansion rate is nil, as in RedisBloom, which
+	// go-redis's BFInfo answers with redis.Nil; the other fields read.
+	_, err = rdb.BFInfo(c, "fixed").Result()
+	require.ErrorIs(t, err, redis.Nil)
+	require.Equal(t, "OK", rdb.BFReserve(c, "scaling", 0.01, 1000).Val())
+	require.Equal(t, []bool{true, true, true}, rdb.BFMAdd(c, "scaling", "a", "b", "c").Val())
+	info, err := rdb.BFInfo(c, "scaling").Result()
 	require.NoError(t, err)
-	assert.Equal(t, redis.BFInfo{Capacity: 1000, Size: info.Size, Filters: 1, ItemsInserted: 3, ExpansionRate: 0}, info)
+	assert.Equal(t, redis.BFInfo{Capacity: 1000, Size: info.Size, Filters: 1, ItemsInserted: 3, ExpansionRate: 2}, info)
 	assert.Greater(t, info.Size, int64(1000))
 	capInfo, err := rdb.BFInfoCapacity(c, "fixed").Result()
 	require.NoError(t, err)
 	assert.EqualValues(t, 1000, capInfo.Capacity)
-	assert.EqualValues(t, info.Size, rdb.BFInfoSize(c, "fixed").Val().Size)
+	assert.EqualValues(t, info.Size, rdb.BFInfoSize(c, "scaling").Val().Size)
 	assert.EqualValues(t, 1, rdb.BFInfoFilters(c, "fixed").Val().Filters)
 	assert.EqualValues(t, 3, rdb.BFInfoItems(c, "fixed").Val().ItemsInserted)
-	exp, err := rdb.BFInfoExpansion(c, "fixed").Result()
-	require.NoError(t, err)
-	assert.EqualValues(t, 0, exp.ExpansionRate)
+	_, err = rdb.BFInfoExpansion(c, "fixed").Result()
+	require.ErrorIs(t, err, redis.Nil)
 	_, err = rdb.BFInfo(c, "missing").Result()
 	require.EqualError(t, err, "ERR not found")
 
@@ -103,7 +114,7 @@ func TestScanDumpLoadChunk(t *testing.T) {
 	}
 	assert.EqualValues(t, 5000, dst.BFCard(c, "copy").Val())
 
-	require.EqualError(t, dst.BFLoadChunk(c, "new", 1, "short").Err(), "received bad data: not a filter header (format: header too short (need 64 bytes): got 5 bytes)")
+	require.EqualError(t, dst.BFLoadChunk(c, "new", 1, "short").Err(), msgBadData, "RedisBloom's text")
 	require.EqualError(t, dst.BFLoadChunk(c, "other", 99, "x").Err(), "ERR not found")
 	require.EqualError(t, src.BFScanDump(c, "missing", 0).Err(), "ERR not found")
 }

@@ -53,11 +53,11 @@ func clusterSub(c *client, cs *clusterState, sub string, args [][]byte) {
 	case "shards":
 		writeShards(c, cs)
 	case "nodes":
-		c.w.WriteBulkString(nodesText(cs))
+		c.writeVerbatim(nodesText(cs))
 	case "myid":
 		c.w.WriteBulkString(cs.me.ID)
 	case "info":
-		c.w.WriteBulkString(infoText(cs))
+		c.writeVerbatim(infoText(cs))
 	case "reload":
 		if err := c.s.Reload(); err != nil {
 			c.w.WriteError("ERR " + err.Error())
@@ -120,7 +120,7 @@ func writeShards(c *client, cs *clusterState) {
 	c.w.WriteArray(len(primaries))
 	for _, n := range primaries {
 		runs := cs.m.Runs(n)
-		c.w.WriteArray(4)
+		c.writeMapLen(2)
 		c.w.WriteBulkString("slots")
 		c.w.WriteArray(2 * len(runs))
 		for _, r := range runs {
@@ -139,7 +139,7 @@ func writeShards(c *client, cs *clusterState) {
 
 // writeShardNode writes one node of CLUSTER SHARDS.
 func writeShardNode(c *client, n *cluster.Node, role string) {
-	c.w.WriteArray(14)
+	c.writeMapLen(7)
 	c.w.WriteBulkString("id")
 	c.w.WriteBulkString(n.ID)
 	c.w.WriteBulkString("port")

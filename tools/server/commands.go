@@ -43,7 +43,7 @@ func commandTable() []*command {
 	bloom, keyspace, connection := []string{"@bloom"}, []string{"@keyspace"}, []string{"@connection"}
 	dangerous, tx := []string{"@admin", "@dangerous"}, []string{"@transaction"}
 	return []*command{
-		// RedisBloom's BF.* commands (bf.go, bf_dump.go).
+		// RedisBloom's BF.* commands (bf.go, bf_debug.go, bf_dump.go).
 		key1(&command{name: "bf.reserve", arity: -4, flags: fWrite, acl: bloom, run: bfReserve}),
 		key1(&command{name: "bf.add", arity: 3, flags: fWrite, acl: bloom, run: bfAdd}),
 		key1(&command{name: "bf.madd", arity: -3, flags: fWrite, acl: bloom, run: bfMAdd}),
@@ -52,6 +52,7 @@ func commandTable() []*command {
 		key1(&command{name: "bf.mexists", arity: -3, flags: fRead, acl: bloom, run: bfMExists}),
 		key1(&command{name: "bf.info", arity: -2, flags: fRead, acl: bloom, run: bfInfo}),
 		key1(&command{name: "bf.card", arity: 2, flags: fRead, acl: bloom, run: bfCard}),
+		key1(&command{name: "bf.debug", arity: 2, flags: fRead, acl: bloom, run: bfDebug}),
 		key1(&command{name: "bf.scandump", arity: 3, flags: fReadSlow, acl: bloom, run: bfScanDump}),
 		key1(&command{name: "bf.loadchunk", arity: 4, flags: fWrite, acl: []string{"@bloom", "@admin", "@dangerous"}, run: bfLoadChunk}),
 

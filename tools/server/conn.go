@@ -28,7 +28,8 @@ type client struct {
 	readonly bool
 	name     string
 	quit     bool
-	tx       tx // MULTI ... EXEC (generic_multi.go)
+	resp3    bool // HELLO 3 was sent: replies in RESP3 (conn_resp3.go)
+	tx       tx   // MULTI ... EXEC (generic_multi.go)
 
 	present []bool // answers of batch calls, reused
 }

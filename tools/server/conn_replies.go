@@ -61,18 +61,11 @@ func parseFloat(b []byte) (float64, bool) {
 	return v, err == nil && !math.IsNaN(v)
 }
 
-// writeBools answers an array of :1 (present[i] == want) or :0.
+// writeBools answers an array of booleans (writeBool): present[i] ==
+// want.
 func (c *client) writeBools(present []bool, want bool) {
 	c.w.WriteArray(len(present))
 	for _, p := range present {
 		c.writeBool(p == want)
-	}
-}
-
-func (c *client) writeBool(b bool) {
-	if b {
-		c.w.WriteInt(1)
-	} else {
-		c.w.WriteInt(0)
 	}
 }

@@ -74,9 +74,10 @@ func TestAuth(t *testing.T) {
 	require.True(t, conn.BFExists(c, "k", "a").Val())
 }
 
-// TestHelloFallback: go-redis opens with HELLO 3, falls back to RESP2 on
-// NOPROTO, then sends CLIENT SETINFO; a RESP2 client's HELLO 2 works.
-func TestHelloFallback(t *testing.T) {
+// TestHelloGoRedis: go-redis opens with HELLO 3, which is accepted (no
+// fallback to RESP2), then sends its CLIENT commands; a RESP2 client's
+// HELLO 2 answers RESP2's flat array.
+func TestHelloGoRedis(t *testing.T) {
 	var mu sync.Mutex
 	var seen []string
 	s, err := New(Config{Dir: t.TempDir()})
@@ -87,17 +88,30 @@ func TestHelloFallback(t *testing.T) {
 		seen = append(seen, strings.ToUpper(string(args[0]))+" "+strings.ToUpper(string(args[min(1, len(args)-1)])))
 	}
 	addr := serveOn(t, s)
-	rdb, c := dial(t, addr, ""), ctx(t)
+	rdb, c := dialProto(t, addr, "", 3), ctx(t)
 	require.True(t, rdb.BFAdd(c, "k", "a").Val())
 	mu.Lock()
-	assert.Equal(t, []string{"HELLO 3", "CLIENT SETINFO", "CLIENT SETINFO", "BF.ADD K"}, seen)
+	assert.Equal(t, "HELLO 3", seen[0])
+	assert.Equal(t, "BF.ADD K", seen[len(seen)-1])
+	assert.NotContains(t, seen, "HELLO 2", "no fallback")
 	mu.Unlock()
+	hello, err := rdb.Do(c, "HELLO").Result()
+	require.NoError(t, err)
+	assert.Equal(t, int64(3), hello.(map[any]any)["proto"])
+	assert.Equal(t, map[string]string{"maxclients": "10000"}, rdb.ConfigGet(c, "maxclients").Val(), "a map in RESP3")
+	assert.Contains(t, rdb.Info(c, "server").Val(), "redis_version:7.0.0", "a verbatim string in RESP3")
+	_, err = rdb.ClientGetName(c).Result()
+	assert.ErrorIs(t, err, redis.Nil)
+	info, err := rdb.Do(c, "COMMAND", "INFO", "bf.exists", "nosuch").Slice()
+	require.NoError(t, err)
+	assert.Equal(t, []any{"readonly", "fast"}, info[0].([]any)[2], "flags: a set")
+	assert.Nil(t, info[1])
 
 	r2 := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2})
 	defer r2.Close()
-	hello, err := r2.Do(c, "HELLO", "2").Slice()
+	flat, err := r2.Do(c, "HELLO", "2").Slice()
 	require.NoError(t, err)
-	assert.Equal(t, []any{"server", "mmapbloom", "version", "7.0.0", "proto", int64(2)}, hello[:6])
+	assert.Equal(t, []any{"server", "mmapbloom", "version", "7.0.0", "proto", int64(2)}, flat[:6])
 }
 
 // TestDelRefusedWhileOpen: DEL fails while another handle (here one

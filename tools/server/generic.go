@@ -36,19 +36,22 @@ func quit(c *client, _ [][]byte) {
 	c.quit = true
 }
 
-// HELLO [protover [AUTH user pass] [SETNAME name]]: RESP2 only; HELLO 3
-// is refused with Redis's NOPROTO error, which makes clients fall back.
+// HELLO [protover [AUTH user pass] [SETNAME name]]: switches the
+// connection to RESP2 or RESP3 and answers the server's description
+// (helloReply).
 func hello(c *client, args [][]byte) {
+	resp3 := c.resp3
 	if len(args) > 1 {
 		v, ok := parseInt(args[1])
 		if !ok {
 			c.w.WriteError("ERR Protocol version is not an integer or out of range")
 			return
 		}
-		if v != 2 {
+		if v != 2 && v != 3 {
 			c.w.WriteError("NOPROTO unsupported protocol version")
 			return
 		}
+		resp3 = v == 3
 	}
 	var name []byte
 	for i := 2; i < len(args); i++ {
@@ -73,13 +76,25 @@ func hello(c *client, args [][]byte) {
 	if name != nil {
 		c.name = string(name)
 	}
-	c.w.WriteArray(14)
+	c.resp3 = resp3
+	c.helloReply()
+}
+
+// helloReply is redis-server 7.0's HELLO reply, in the protocol just
+// chosen: a map of server, version, proto, id, mode, role and modules,
+// the module a map of its name and version.
+func (c *client) helloReply() {
+	c.writeMapLen(7)
 	for _, kv := range [][2]string{{"server", "mmapbloom"}, {"version", compatVersion}} {
 		c.w.WriteBulkString(kv[0])
 		c.w.WriteBulkString(kv[1])
 	}
 	c.w.WriteBulkString("proto")
-	c.w.WriteInt(2)
+	if c.resp3 {
+		c.w.WriteInt(3)
+	} else {
+		c.w.WriteInt(2)
+	}
 	c.w.WriteBulkString("id")
 	c.w.WriteInt64(c.id)
 	for _, kv := range [][2]string{{"mode", c.s.mode()}, {"role", "master"}} {
@@ -88,7 +103,7 @@ func hello(c *client, args [][]byte) {
 	}
 	c.w.WriteBulkString("modules")
 	c.w.WriteArray(1)
-	c.w.WriteArray(4)
+	c.writeMapLen(2)
 	c.w.WriteBulkString("name")
 	c.w.WriteBulkString("bf")
 	c.w.WriteBulkString("ver")
@@ -149,7 +164,7 @@ func clientCmd(c *client, args [][]byte) {
 		c.w.WriteString("OK")
 	case eq(sub, "GETNAME") && len(args) == 2:
 		if c.name == "" {
-			c.w.WriteNull()
+			c.writeNull()
 		} else {
 			c.w.WriteBulkString(c.name)
 		}
@@ -193,7 +208,7 @@ func configCmd(c *client, args [][]byte) {
 			}
 		}
 	}
-	c.w.WriteArray(len(out))
+	c.writeMapLen(len(out) / 2)
 	for _, s := range out {
 		c.w.WriteBulkString(s)
 	}

@@ -1,8 +1,8 @@
 package server
 
-// COMMAND DOCS [name...]: Redis 7's reply in RESP2, a flat array of
-// command names each followed by its docs as a flat array of field
-// names and values (summary, since, group, arguments). Commands whose
+// COMMAND DOCS [name...]: Redis 7's reply, a map of command names to
+// their docs, each a map of summary, since, group and arguments (in
+// RESP2 flat arrays of keys and values). Commands whose
 // table entry has no docs, and unknown names, are left out.
 func (c *client) writeCommandDocs(names [][]byte) {
 	var cmds []*command
@@ -23,11 +23,11 @@ func (c *client) writeCommandDocs(names [][]byte) {
 			out = append(out, cmd)
 		}
 	}
-	c.w.WriteArray(2 * len(out))
+	c.writeMapLen(len(out))
 	for _, cmd := range out {
 		c.w.WriteBulkString(cmd.name)
 		d := cmd.docs
-		c.w.WriteArray(8)
+		c.writeMapLen(4)
 		for _, kv := range [][2]string{{"summary", d.summary}, {"since", d.since}, {"group", d.group}} {
 			c.w.WriteBulkString(kv[0])
 			c.w.WriteBulkString(kv[1])
@@ -52,7 +52,7 @@ func (c *client) writeArgSpecs(specs []argSpec) {
 		if len(a.parts) > 0 {
 			n += 2
 		}
-		c.w.WriteArray(n)
+		c.writeMapLen(n / 2)
 		c.w.WriteBulkString("name")
 		c.w.WriteBulkString(a.name)
 		c.w.WriteBulkString("type")
@@ -63,7 +63,7 @@ func (c *client) writeArgSpecs(specs []argSpec) {
 		}
 		if len(a.flags) > 0 {
 			c.w.WriteBulkString("flags")
-			c.w.WriteArray(len(a.flags))
+			c.writeSetLen(len(a.flags))
 			for _, f := range a.flags {
 				c.w.WriteString(f)
 			}

@@ -39,7 +39,7 @@ func info(c *client, args [][]byte) {
 			fmt.Fprintf(&sb, "%s:%s\r\n", kv[0], kv[1])
 		}
 	}
-	c.w.WriteBulkString(sb.String())
+	c.writeVerbatim(sb.String())
 }
 
 // mode is Redis's redis_mode (INFO) and mode (HELLO): "cluster" with
@@ -124,7 +124,7 @@ func commandCmd(c *client, args [][]byte) {
 			if cmd := lookupFull(string(a)); cmd != nil {
 				c.writeCommandInfo(cmd)
 			} else {
-				c.w.WriteNull()
+				c.writeNull()
 			}
 		}
 	default:
@@ -148,7 +148,7 @@ func (c *client) writeCommandInfo(cmd *command) {
 	c.w.WriteArray(10)
 	c.w.WriteBulkString(cmd.name)
 	c.w.WriteInt(cmd.arity)
-	c.w.WriteArray(len(cmd.flags))
+	c.writeSetLen(len(cmd.flags))
 	for _, f := range cmd.flags {
 		c.w.WriteString(f)
 	}
@@ -156,11 +156,11 @@ func (c *client) writeCommandInfo(cmd *command) {
 	c.w.WriteInt(cmd.last)
 	c.w.WriteInt(cmd.step)
 	cats := cmd.cats.names()
-	c.w.WriteArray(len(cats))
+	c.writeSetLen(len(cats))
 	for _, cat := range cats {
 		c.w.WriteString("@" + cat)
 	}
-	for range 3 {
-		c.w.WriteArray(0)
+	for range 3 { // tips, key specifications, subcommands
+		c.writeSetLen(0)
 	}
 }

@@ -52,14 +52,21 @@ func serveLn(t testing.TB, s *Server, ln net.Listener) {
 	})
 }
 
-// dial returns a go-redis client of addr (RESP3 first, as go-redis
-// does by default), closed when the test ends. Its read timeout is the
+// dial returns a go-redis client of addr speaking RESP2, the replies
+// the tests assert (dialProto chooses; resp3_test.go covers RESP3),
+// closed when the test ends. Its read timeout is the
 // tests' context bound (ctx): a 1,000-command pipeline that creates sets
 // took over 30 s on a 2-core machine at load 12 (TestFoldCrawl), and a
 // hung server still fails the test through the context.
 func dial(t *testing.T, addr, password string) *redis.Client {
 	t.Helper()
-	rdb := redis.NewClient(&redis.Options{Addr: addr, Password: password,
+	return dialProto(t, addr, password, 2)
+}
+
+// dialProto is dial speaking RESP protocol version proto (2 or 3).
+func dialProto(t *testing.T, addr, password string, proto int) *redis.Client {
+	t.Helper()
+	rdb := redis.NewClient(&redis.Options{Addr: addr, Password: password, Protocol: proto,
 		DialTimeout: 5 * time.Second, ReadTimeout: 2 * time.Minute, MaxRetries: -1})
 	t.Cleanup(func() { _ = rdb.Close() })
 	return rdb

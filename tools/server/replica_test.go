@@ -29,7 +29,7 @@ var primaryAndReplica = []string{"0-16383", "replica-of node1"}
 // READONLY (one connection, so that the mode holds for every command).
 func readOnlyClient(t *testing.T, addr string) *redis.Client {
 	t.Helper()
-	rdb := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 1, MaxRetries: -1,
+	rdb := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, PoolSize: 1, MaxRetries: -1,
 		ReadTimeout: 30 * time.Second, OnConnect: func(c context.Context, cn *redis.Conn) error {
 			return cn.ReadOnly(c).Err()
 		}})
@@ -127,7 +127,7 @@ func TestReplicaCatchUp(t *testing.T) {
 	require.NoError(t, p.BFAdd(c, "re", "b").Err())
 	require.NoError(t, plain.Do(c, "MBF.PULL").Err())
 	assert.True(t, r.BFExists(c, "re", "b").Val())
-	assert.Equal(t, int64(5000), r.BFInfo(c, "re").Val().Capacity)
+	assert.Equal(t, int64(5000), r.BFInfoCapacity(c, "re").Val().Capacity)
 }
 
 // TestReplicaClusterShapes: CLUSTER SLOTS lists the replica after its

@@ -118,7 +118,7 @@ func createStall(b *testing.B, addr string) time.Duration {
 // benchClient returns a go-redis client of addr with one connection,
 // closed when the benchmark ends.
 func benchClient(b *testing.B, addr string) *redis.Client {
-	rdb := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 1, MaxRetries: -1, ReadTimeout: time.Minute})
+	rdb := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, PoolSize: 1, MaxRetries: -1, ReadTimeout: time.Minute})
 	b.Cleanup(func() { _ = rdb.Close() })
 	return rdb
 }

@@ -38,8 +38,9 @@ func needTool(t *testing.T, path string, check ...string) string {
 func port(addr string) string { return addr[strings.LastIndexByte(addr, ':')+1:] }
 
 // TestRedisCLITranscript runs testdata/serve/*.redis through redis-cli
-// (one command a line, replies typed with --no-raw) and compares the
-// output with the .golden file beside it (-update rewrites it).
+// (one command a line, replies typed with --no-raw; *.resp3.redis with
+// -3, in RESP3) and compares the output with the .golden file beside it
+// (-update rewrites it).
 func TestRedisCLITranscript(t *testing.T) {
 	cli := needTool(t, "redis-cli", "--version")
 	scripts, err := filepath.Glob("testdata/serve/*.redis")
@@ -50,7 +51,11 @@ func TestRedisCLITranscript(t *testing.T) {
 			s := startServe(t, t.TempDir(), nil)
 			in, err := os.ReadFile(script)
 			require.NoError(t, err)
-			cmd := exec.Command(cli, "-h", "127.0.0.1", "-p", port(s.addr), "--no-raw")
+			args := []string{"-h", "127.0.0.1", "-p", port(s.addr), "--no-raw"}
+			if strings.HasSuffix(script, ".resp3.redis") {
+				args = append(args, "-3")
+			}
+			cmd := exec.Command(cli, args...)
 			cmd.Stdin = bytes.NewReader(in)
 			out, err := cmd.CombinedOutput()
 			require.NoError(t, err, string(out))

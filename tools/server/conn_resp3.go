@@ -1,0 +1,84 @@
+package server
+
+import "strconv"
+
+// RESP3 reply types (the Redis protocol specification, RESP3 section),
+// written on a connection that sent HELLO 3, each falling back to the
+// RESP2 form redis-server 7.0 gives (networking.c: addReplyMapLen,
+// addReplySetLen, addReplyNull, addReplyBool,
+// addReplyVerbatim). redcon's Writer knows RESP2 only; these append to
+// its buffer through WriteRaw.
+
+// Fixed replies, shared so that a boolean costs no allocation.
+var (
+	respTrue     = []byte("#t\r\n")
+	respFalse    = []byte("#f\r\n")
+	respOne      = []byte(":1\r\n")
+	respZero     = []byte(":0\r\n")
+	respNull     = []byte("_\r\n")
+	respNullBulk = []byte("$-1\r\n")
+)
+
+// writeHeader writes an aggregate or length header: kind, n, CRLF.
+func (c *client) writeHeader(kind byte, n int) {
+	var buf [24]byte
+	b := append(buf[:0], kind)
+	b = strconv.AppendInt(b, int64(n), 10)
+	c.w.WriteRaw(append(b, '\r', '\n'))
+}
+
+// writeMapLen starts a map of n key-value pairs: RESP3's %n, RESP2's
+// flat array of 2n elements.
+func (c *client) writeMapLen(n int) {
+	if c.resp3 {
+		c.writeHeader('%', n)
+	} else {
+		c.w.WriteArray(2 * n)
+	}
+}
+
+// writeSetLen starts a set of n elements: RESP3's ~n, RESP2's array.
+func (c *client) writeSetLen(n int) {
+	if c.resp3 {
+		c.writeHeader('~', n)
+	} else {
+		c.w.WriteArray(n)
+	}
+}
+
+// writeNull answers nil where Redis writes a null bulk string: RESP3's
+// _, RESP2's $-1.
+func (c *client) writeNull() {
+	if c.resp3 {
+		c.w.WriteRaw(respNull)
+	} else {
+		c.w.WriteRaw(respNullBulk)
+	}
+}
+
+// writeBool answers a boolean as RedisBloom does: RESP3's #t or #f,
+// RESP2's :1 or :0.
+func (c *client) writeBool(b bool) {
+	switch {
+	case c.resp3 && b:
+		c.w.WriteRaw(respTrue)
+	case c.resp3:
+		c.w.WriteRaw(respFalse)
+	case b:
+		c.w.WriteRaw(respOne)
+	default:
+		c.w.WriteRaw(respZero)
+	}
+}
+
+// writeVerbatim answers text (INFO, CLUSTER INFO, CLUSTER NODES) as
+// Redis does: RESP3's verbatim string of format txt, RESP2's bulk
+// string.
+func (c *client) writeVerbatim(text string) {
+	if !c.resp3 {
+		c.w.WriteBulkString(text)
+		return
+	}
+	c.writeHeader('=', len(text)+4)
+	c.w.WriteRaw([]byte("txt:" + text + "\r\n"))
+}
