@@ -84,7 +84,14 @@ func commandTable() []*command {
 		{name: "select", arity: 2, flags: fFast, acl: connection, run: selectDB},
 		{name: "info", arity: -1, flags: []string{"loading", "stale"}, acl: []string{"@dangerous"}, run: info},
 		{name: "command", arity: -1, flags: []string{"loading", "stale"}, acl: connection, run: commandCmd},
-		{name: "config", arity: -2, flags: []string{"admin", "noscript", "loading", "stale"}, run: configCmd},
+		{name: "config", arity: -2, subs: []*command{
+			{name: "get", arity: -3, flags: fACL, run: configGet},
+			{name: "help", arity: 2, flags: []string{"loading", "stale"}, run: configHelp},
+			{name: "resetstat", arity: 2, flags: fACL, run: configResetStat},
+			{name: "set", arity: -4, flags: fACL, run: configSet},
+		}},
+		{name: "reset", arity: 1, flags: []string{"noscript", "loading", "stale", "fast", "no_auth", "allow_busy"}, acl: connection, noAuth: true, run: reset},
+		{name: "asking", arity: 1, flags: fFast, acl: connection, run: asking},
 
 		// Users (acl_cmd.go).
 		{name: "acl", arity: -2, subs: []*command{

@@ -62,10 +62,6 @@ func (s *Server) infoSections() []infoSection {
 	s.mu.Lock()
 	clients := len(s.clients)
 	s.mu.Unlock()
-	port := ""
-	if a := s.Addr(); a != nil {
-		port = a.String()[strings.LastIndexByte(a.String(), ':')+1:]
-	}
 	keys, _ := s.store.keys()
 	keyspace := [][2]string{}
 	if len(keys) > 0 {
@@ -76,12 +72,12 @@ func (s *Server) infoSections() []infoSection {
 		{"server", "Server", [][2]string{
 			{"redis_version", compatVersion}, {"mmapbloom_version", Version}, {"redis_mode", s.mode()},
 			{"os", runtime.GOOS + " " + runtime.GOARCH}, {"arch_bits", itoa(32 << (^uint(0) >> 63))},
-			{"process_id", itoa(os.Getpid())}, {"tcp_port", port},
+			{"process_id", itoa(os.Getpid())}, {"tcp_port", s.port()},
 			{"uptime_in_seconds", itoa(int64(time.Since(s.start).Seconds()))},
 			{"data_dir", s.cfg.Dir},
 		}},
 		{"clients", "Clients", [][2]string{
-			{"connected_clients", itoa(clients)}, {"maxclients", itoa(s.cfg.MaxClients)},
+			{"connected_clients", itoa(clients)}, {"maxclients", itoa(s.conf.maxClients.Load())},
 		}},
 		{"memory", "Memory", [][2]string{
 			{"used_memory", itoa(ms.HeapAlloc)}, {"used_memory_rss_go", itoa(ms.Sys)},
