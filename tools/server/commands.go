@@ -76,12 +76,12 @@ func commandTable() []*command {
 
 		// Connection and server commands (generic.go, info.go).
 		{name: "ping", arity: -1, flags: fFast, acl: connection, run: ping},
-		{name: "echo", arity: 2, flags: fFast, acl: connection, run: echo},
+		{name: "echo", arity: 2, flags: []string{"loading", "stale", "fast"}, acl: connection, run: echo},
 		{name: "quit", arity: -1, flags: fConn, acl: connection, noAuth: true, run: quit},
 		{name: "hello", arity: -1, flags: fConn, acl: connection, noAuth: true, run: hello},
 		{name: "auth", arity: -2, flags: fConn, acl: connection, noAuth: true, run: auth},
 		{name: "client", arity: -2, flags: []string{"noscript", "loading", "stale"}, acl: connection, run: clientCmd},
-		{name: "select", arity: 2, flags: fFast, acl: connection, run: selectDB},
+		{name: "select", arity: 2, flags: []string{"loading", "stale", "fast"}, acl: connection, run: selectDB},
 		{name: "info", arity: -1, flags: []string{"loading", "stale"}, acl: []string{"@dangerous"}, run: info},
 		{name: "command", arity: -1, flags: []string{"loading", "stale"}, acl: connection, run: commandCmd},
 		{name: "config", arity: -2, subs: []*command{

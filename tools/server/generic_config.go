@@ -218,7 +218,7 @@ func configNames() []string {
 // value is checked before any is applied, as Redis 7.0 does.
 func configSet(c *client, args [][]byte) {
 	if len(args)%2 != 0 {
-		c.w.WriteError(wrongArity("config|set"))
+		c.w.WriteError(msgSyntax)
 		return
 	}
 	var applies []func()
