@@ -114,6 +114,8 @@ func commandCmd(c *client, args [][]byte) {
 		for _, n := range names {
 			c.w.WriteBulkString(n)
 		}
+	case eq(args[1], "INFO") && len(args) == 2:
+		commandCmd(c, args[:1])
 	case eq(args[1], "INFO"):
 		c.w.WriteArray(len(args) - 2)
 		for _, a := range args[2:] {
@@ -139,7 +141,7 @@ func commandNames() []string {
 
 // writeCommandInfo writes Redis 7's ten-field COMMAND entry: name, arity,
 // flags, first key, last key, step, ACL categories, tips, key
-// specifications and subcommands (the last three empty).
+// specifications (none reported) and subcommands (each such an entry).
 func (c *client) writeCommandInfo(cmd *command) {
 	c.w.WriteArray(10)
 	c.w.WriteBulkString(cmd.name)
@@ -156,7 +158,13 @@ func (c *client) writeCommandInfo(cmd *command) {
 	for _, cat := range cats {
 		c.w.WriteString("@" + cat)
 	}
-	for range 3 {
-		c.w.WriteArray(0)
+	c.w.WriteArray(len(cmd.tips))
+	for _, tip := range cmd.tips {
+		c.w.WriteString(tip)
+	}
+	c.w.WriteArray(0)
+	c.w.WriteArray(len(cmd.subs))
+	for _, sub := range cmd.subs {
+		c.writeCommandInfo(sub)
 	}
 }
