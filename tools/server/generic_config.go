@@ -183,7 +183,7 @@ func configGet(c *client, args [][]byte) {
 	var out []string
 	seen := map[string]bool{}
 	for _, a := range args[2:] {
-		pat := string(a)
+		pat := configPattern(a)
 		if !strings.ContainsAny(pat, "*?[") {
 			if p := configParams[strings.ToLower(pat)]; p != nil && !seen[p.name] {
 				seen[p.name] = true
@@ -202,6 +202,13 @@ func configGet(c *client, args [][]byte) {
 	for _, s := range out {
 		c.w.WriteBulkString(s)
 	}
+}
+
+// configPattern is a CONFIG GET pattern as Redis reads it, a C string:
+// up to its first NUL byte.
+func configPattern(a []byte) string {
+	pat, _, _ := strings.Cut(string(a), "\x00")
+	return pat
 }
 
 // configNames returns the registry's names in order.

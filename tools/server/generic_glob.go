@@ -133,17 +133,32 @@ func (g *glob) class(p string, c byte) (string, bool) {
 	}
 }
 
-// inRange reports whether c lies between the range ends a and b (either
-// order), all read as C's signed char, as Redis compares them.
+// inRange reports whether c lies between the range ends a and b as
+// Redis compares them: as C's signed char, the ends put in order, then
+// (nocase) each through glibc's tolower, which also maps a negative
+// char to its unsigned value, so [X-a] and [\xe8-\x7f] match nothing
+// then.
 func (g *glob) inRange(a, b, c byte) bool {
-	if g.nocase {
-		a, b, c = lower(a), lower(b), lower(c)
-	}
-	lo, hi, v := int8(a), int8(b), int8(c)
+	lo, hi, v := int(int8(a)), int(int8(b)), int(int8(c))
 	if lo > hi {
 		lo, hi = hi, lo
 	}
+	if g.nocase {
+		lo, hi, v = ctolower(lo), ctolower(hi), ctolower(v)
+	}
 	return lo <= v && v <= hi
+}
+
+// ctolower is glibc's tolower in the C locale of a signed char's value
+// (-1, '\xff', is EOF and stays -1).
+func ctolower(x int) int {
+	if x < -1 {
+		return x + 256
+	}
+	if x < 0 {
+		return x
+	}
+	return int(lower(byte(x)))
 }
 
 // same compares two bytes, in any ASCII case with nocase.

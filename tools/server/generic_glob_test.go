@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -25,6 +26,7 @@ var globCases = []struct {
 	{"*", "", false, false}, {"**", "", false, false}, {"a*", "a", false, true}, {"a**", "a", false, true}, {"*a*b", "xaxxb", false, true},
 	{"MaxMemory", "maxmemory", true, true}, {"MAX[L-M]*", "maxmemory", true, true}, {"[\\M]", "m", true, false},
 	{"[a-\xff]", "Z", false, true}, {"[a-\xff]", "\x80", false, false},
+	{"[X-a]Z", "hz", true, false}, {"[X-a]Z", "hz", false, false}, {"[X-a]Z", "^Z", false, true}, {"[\xe8-\x7f]", "a", true, false}, {"[\xe8-\x7f]", "a", false, true}, {"[\xff-X]Z", "hz", true, true},
 }
 
 func TestGlobMatch(t *testing.T) {
@@ -74,5 +76,30 @@ func FuzzGlob(f *testing.F) {
 		}
 		want := redisMatches(t, rdb, pattern, subject)
 		require.Equal(t, want, keyMatch(pattern, subject), "%q %q", pattern, subject)
+	})
+}
+
+// FuzzGlobNocase compares globMatch with nocase against redis-server's
+// CONFIG GET, which matches its parameter names in any case, on the
+// patterns it is given, read as CONFIG GET reads them (configPattern;
+// those with a glob character: a plain name is looked up, not matched).
+func FuzzGlobNocase(f *testing.F) {
+	for _, p := range []string{"MAX[A-D]*", "*MEMORY?*", "[^a-l]*", "*-[^a-z]*", "m*[\\X]*"} {
+		f.Add(p)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: startRedisRef(f), Protocol: 2})
+	f.Cleanup(func() { _ = rdb.Close() })
+	all, err := rdb.ConfigGet(context.Background(), "*").Result()
+	require.NoError(f, err)
+	f.Fuzz(func(t *testing.T, pattern string) {
+		if len(pattern) > 32 || !strings.ContainsAny(configPattern([]byte(pattern)), "*?[") {
+			return
+		}
+		got, err := rdb.ConfigGet(context.Background(), pattern).Result()
+		require.NoError(t, err)
+		for name := range all {
+			_, want := got[name]
+			require.Equal(t, want, globMatch(configPattern([]byte(pattern)), name, true), "%q %q", pattern, name)
+		}
 	})
 }
