@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-
-	"github.com/tidwall/match"
 )
 
 // Users and what they may run, as Redis 6's ACLs: every connection runs
@@ -151,7 +149,7 @@ func (p *perms) keyAllowed(key []byte) bool {
 			if len(key) >= len(prefix) && string(key[:len(prefix)]) == prefix {
 				return true
 			}
-		} else if match.Match(string(key), pat) {
+		} else if globMatch(pat, string(key), false) {
 			return true
 		}
 	}

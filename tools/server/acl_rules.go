@@ -39,7 +39,7 @@ type perms struct {
 	future      bool     // +@all: commands added later allowed too; -@all ends it
 	cmds        cmdBits  // the commands allowed, by command id
 	allKeys     bool
-	keys        []string // key patterns (tidwall/match globs)
+	keys        []string // key patterns (Redis globs, generic_glob.go)
 	allChannels bool
 	channels    []string
 }

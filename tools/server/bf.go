@@ -34,7 +34,7 @@ func (c *client) use(key []byte, create *createSpec, fn func(b Bloom) error) err
 
 // autoCreate is the filter BF.ADD and BF.MADD make for a missing key.
 func (s *Server) autoCreate() *createSpec {
-	return &createSpec{n: s.cfg.DefaultCapacity, p: s.cfg.DefaultErrorRate, expansion: s.cfg.DefaultExpansion}
+	return s.conf.createSpec()
 }
 
 // BF.RESERVE key error_rate capacity [EXPANSION e] [NONSCALING]

@@ -20,7 +20,9 @@ package server
 //	       dumps whole filters past the key patterns (BF.LOADCHUNK,
 //	       MBF.SETDUMP, MBF.MIGRATE, MBF.PULL) and DEL, which removes
 //	       files, are @dangerous.
-//	docs   COMMAND DOCS: summary and argument specs (nil: none reported)
+//	tips   COMMAND INFO's tips, Redis 7.0's for its own commands
+//	docs   COMMAND DOCS: group, since, summary and argument specs (doc,
+//	       commanddocs.go); every command and subcommand has them
 //	noAuth runs before AUTH
 
 // Flag sets shared by many entries.
@@ -42,73 +44,149 @@ func commandTable() []*command {
 	keysAll := func(cmd *command) *command { cmd.first, cmd.last, cmd.step = 1, -1, 1; return cmd }
 	bloom, keyspace, connection := []string{"@bloom"}, []string{"@keyspace"}, []string{"@connection"}
 	dangerous, tx := []string{"@admin", "@dangerous"}, []string{"@transaction"}
+	multiShard := []string{"request_policy:multi_shard", "response_policy:agg_sum"}
+	item, items := aStr("item"), many(aStr("item"))
+	dumpArgs := []argSpec{opt(block("layer", aStr("file"), aInt("iterator")))}
+	const bfSince, own = "1.0.0", Version
 	return []*command{
 		// RedisBloom's BF.* commands (bf.go, bf_debug.go, bf_dump.go).
-		key1(&command{name: "bf.reserve", arity: -4, flags: fWrite, acl: bloom, run: bfReserve}),
-		key1(&command{name: "bf.add", arity: 3, flags: fWrite, acl: bloom, run: bfAdd}),
-		key1(&command{name: "bf.madd", arity: -3, flags: fWrite, acl: bloom, run: bfMAdd}),
-		key1(&command{name: "bf.insert", arity: -4, flags: fWrite, acl: bloom, run: bfInsert}),
-		key1(&command{name: "bf.exists", arity: 3, flags: fRead, acl: bloom, run: bfExists}),
-		key1(&command{name: "bf.mexists", arity: -3, flags: fRead, acl: bloom, run: bfMExists}),
-		key1(&command{name: "bf.info", arity: -2, flags: fRead, acl: bloom, run: bfInfo}),
-		key1(&command{name: "bf.card", arity: 2, flags: fRead, acl: bloom, run: bfCard}),
-		key1(&command{name: "bf.debug", arity: 2, flags: fRead, acl: bloom, run: bfDebug}),
-		key1(&command{name: "bf.scandump", arity: 3, flags: fReadSlow, acl: bloom, run: bfScanDump}),
-		key1(&command{name: "bf.loadchunk", arity: 4, flags: fWrite, acl: []string{"@bloom", "@admin", "@dangerous"}, run: bfLoadChunk}),
+		key1(&command{name: "bf.reserve", arity: -4, flags: fWrite, acl: bloom, run: bfReserve,
+			docs: doc("module", bfSince, "Creates a Bloom filter (a scaling set unless NONSCALING) for capacity items at error_rate.",
+				aKey("key"), aDbl("error_rate"), aInt("capacity"), opt(tok("EXPANSION", aInt("expansion"))), opt(aTok("NONSCALING")))}),
+		key1(&command{name: "bf.add", arity: 3, flags: fWrite, acl: bloom, run: bfAdd,
+			docs: doc("module", bfSince, "Adds an item, creating the filter if missing; 1 if it was new.", aKey("key"), item)}),
+		key1(&command{name: "bf.madd", arity: -3, flags: fWrite, acl: bloom, run: bfMAdd,
+			docs: doc("module", bfSince, "Adds items, creating the filter if missing; 1 for each new one.", aKey("key"), items)}),
+		key1(&command{name: "bf.insert", arity: -4, flags: fWrite, acl: bloom, run: bfInsert,
+			docs: doc("module", bfSince, "Adds items, creating the filter as the options say unless NOCREATE.",
+				aKey("key"), opt(tok("CAPACITY", aInt("capacity"))), opt(tok("ERROR", aDbl("error"))),
+				opt(tok("EXPANSION", aInt("expansion"))), opt(aTok("NOCREATE")), opt(aTok("NONSCALING")), aTok("ITEMS"), items)}),
+		key1(&command{name: "bf.exists", arity: 3, flags: fRead, acl: bloom, run: bfExists,
+			docs: doc("module", bfSince, "1 if the item may have been added, 0 if it certainly was not.", aKey("key"), item)}),
+		key1(&command{name: "bf.mexists", arity: -3, flags: fRead, acl: bloom, run: bfMExists,
+			docs: doc("module", bfSince, "BF.EXISTS of each item.", aKey("key"), items)}),
+		key1(&command{name: "bf.info", arity: -2, flags: fRead, acl: bloom, run: bfInfo,
+			docs: doc("module", bfSince, "Capacity, size, layers, items and expansion of a filter, or one of them.", aKey("key"),
+				opt(oneof("single_value", aTok("CAPACITY"), aTok("SIZE"), aTok("FILTERS"), aTok("ITEMS"), aTok("EXPANSION"))))}),
+		key1(&command{name: "bf.card", arity: 2, flags: fRead, acl: bloom, run: bfCard,
+			docs: doc("module", "2.4.4", "The number of items added (adds that set a bit).", aKey("key"))}),
+		key1(&command{name: "bf.debug", arity: 2, flags: fRead, acl: bloom, run: bfDebug,
+			docs: doc("module", bfSince, "The filter's layers: capacity, size, hash functions and bits of each.", aKey("key"))}),
+		key1(&command{name: "bf.scandump", arity: 3, flags: fReadSlow, acl: bloom, run: bfScanDump,
+			docs: doc("module", bfSince, "The next chunk of a filter's dump and the iterator after it (0: done).", aKey("key"), aInt("iterator"))}),
+		key1(&command{name: "bf.loadchunk", arity: 4, flags: fWrite, acl: []string{"@bloom", "@admin", "@dangerous"}, run: bfLoadChunk,
+			docs: doc("module", bfSince, "Loads a chunk BF.SCANDUMP gave.", aKey("key"), aInt("iterator"), aStr("data"))}),
 
 		// mmapbloom's own keyed commands: windows (bf_window.go), set dumps
 		// (bf_setdump.go).
-		key1(&command{name: "mbf.reservewindow", arity: -8, flags: fWrite, acl: bloom, run: mbfReserveWindow}),
-		key1(&command{name: "mbf.setdump", arity: -2, flags: fReadSlow, acl: dangerous, run: mbfSetDump}),
-		{name: "mbf.bucketdump", arity: -2, flags: fReadSlow, acl: dangerous, run: mbfBucketDump},
-		{name: "mbf.buckets", arity: 1, flags: fReadSlow, acl: dangerous, run: mbfBuckets},
+		key1(&command{name: "mbf.reservewindow", arity: -8, flags: fWrite, acl: bloom, run: mbfReserveWindow,
+			docs: doc("module", own, "Creates a windowed set: keys remembered for WINDOW seconds times KEEP windows.",
+				aKey("key"), aDbl("error_rate"), aInt("capacity"), tok("WINDOW", aInt("seconds")), tok("KEEP", aInt("windows")),
+				opt(aTok("REFRESH")), opt(tok("EXPANSION", aInt("expansion"))))}),
+		key1(&command{name: "mbf.setdump", arity: -2, flags: fReadSlow, acl: dangerous, run: mbfSetDump,
+			docs: doc("module", own, "A scaling or windowed set's manifest and layers, or the next chunk of one layer.",
+				append([]argSpec{aKey("key")}, dumpArgs...)...)}),
+		{name: "mbf.bucketdump", arity: -2, flags: fReadSlow, acl: dangerous, run: mbfBucketDump,
+			docs: doc("module", own, "MBF.SETDUMP of a bucket of folded keys, named by its stem.",
+				append([]argSpec{aStr("stem")}, dumpArgs...)...)},
+		{name: "mbf.buckets", arity: 1, flags: fReadSlow, acl: dangerous, run: mbfBuckets,
+			docs: doc("module", own, "The stems of the buckets of folded keys.")},
 
 		// Moving and copying filters between nodes (cluster_migrate.go, replica_pull.go).
-		{name: "mbf.migrate", arity: -2, flags: fAdmin, run: mbfMigrate},
-		{name: "mbf.pull", arity: 1, flags: fAdmin, run: mbfPull},
+		{name: "mbf.migrate", arity: -2, flags: fAdmin, run: mbfMigrate,
+			docs: doc("module", own, "Pauses slots and copies their filters into a directory, or ends every pause.",
+				oneof("operation", block("copy", aStr("ranges"), aStr("destdir")), aTok("CANCEL")))},
+		{name: "mbf.pull", arity: 1, flags: fAdmin, run: mbfPull,
+			docs: doc("module", own, "A replica pulls its primary's filters now.")},
 
 		// Generic keyspace commands (generic.go).
-		key1(&command{name: "type", arity: 2, flags: fRead, acl: keyspace, run: typeCmd}),
-		keysAll(&command{name: "exists", arity: -2, flags: fRead, acl: keyspace, run: existsCmd}),
-		keysAll(&command{name: "del", arity: -2, flags: []string{"write"}, acl: []string{"@keyspace", "@dangerous"}, run: del}),
-		{name: "dbsize", arity: 1, flags: fRead, acl: keyspace, run: dbsize},
-		{name: "scan", arity: -2, flags: fReadSlow, acl: keyspace, run: scan},
-		{name: "keys", arity: 2, flags: fReadSlow, acl: []string{"@keyspace", "@dangerous"}, run: keysCmd},
+		key1(&command{name: "type", arity: 2, flags: fRead, acl: keyspace, run: typeCmd,
+			docs: doc("generic", "1.0.0", "The type of a key (MBbloom--), or none.", aKey("key"))}),
+		keysAll(&command{name: "exists", arity: -2, flags: fRead, acl: keyspace, run: existsCmd, tips: multiShard,
+			docs: doc("generic", "1.0.0", "How many of the keys exist.", many(aKey("key")))}),
+		keysAll(&command{name: "del", arity: -2, flags: []string{"write"}, acl: []string{"@keyspace", "@dangerous"}, run: del, tips: multiShard,
+			docs: doc("generic", "1.0.0", "Removes keys (their files); how many were removed.", many(aKey("key")))}),
+		{name: "dbsize", arity: 1, flags: fRead, acl: keyspace, run: dbsize, tips: []string{"request_policy:all_shards", "response_policy:agg_sum"},
+			docs: doc("server", "1.0.0", "The number of keys.")},
+		{name: "scan", arity: -2, flags: fReadSlow, acl: keyspace, run: scan, tips: []string{"nondeterministic_output", "request_policy:special"},
+			docs: doc("generic", "2.8.0", "Iterates over the keys from a cursor.", aInt("cursor"), opt(tok("MATCH", aStr("pattern"))),
+				opt(tok("COUNT", aInt("count"))), opt(tok("TYPE", aStr("type"))))},
+		{name: "keys", arity: 2, flags: fReadSlow, acl: []string{"@keyspace", "@dangerous"}, run: keysCmd,
+			tips: []string{"request_policy:all_shards", "nondeterministic_output_order"},
+			docs: doc("generic", "1.0.0", "The keys matching a glob pattern.", aStr("pattern"))},
 
-		// Connection and server commands (generic.go, generic_info.go).
-		{name: "ping", arity: -1, flags: fFast, acl: connection, run: ping},
-		{name: "echo", arity: 2, flags: fFast, acl: connection, run: echo},
-		{name: "quit", arity: -1, flags: fConn, acl: connection, noAuth: true, run: quit},
-		{name: "hello", arity: -1, flags: fConn, acl: connection, noAuth: true, run: hello},
-		{name: "auth", arity: -2, flags: fConn, acl: connection, noAuth: true, run: auth},
-		{name: "client", arity: -2, flags: []string{"noscript", "loading", "stale"}, acl: connection, run: clientCmd},
-		{name: "select", arity: 2, flags: fFast, acl: connection, run: selectDB},
-		{name: "info", arity: -1, flags: []string{"loading", "stale"}, acl: []string{"@dangerous"}, run: info},
-		{name: "command", arity: -1, flags: []string{"loading", "stale"}, acl: connection, run: commandCmd},
-		{name: "config", arity: -2, flags: []string{"admin", "noscript", "loading", "stale"}, run: configCmd},
+		// Connection and server commands (generic.go, generic_info.go,
+		// generic_config.go, generic_session.go).
+		{name: "ping", arity: -1, flags: fFast, acl: connection, run: ping, tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"},
+			docs: doc("connection", "1.0.0", "PONG, or the message.", opt(aStr("message")))},
+		{name: "echo", arity: 2, flags: []string{"loading", "stale", "fast"}, acl: connection, run: echo,
+			docs: doc("connection", "1.0.0", "The message.", aStr("message"))},
+		{name: "quit", arity: -1, flags: fConn, acl: connection, noAuth: true, run: quit,
+			docs: doc("connection", "1.0.0", "Closes the connection.")},
+		{name: "hello", arity: -1, flags: fConn, acl: connection, noAuth: true, run: hello,
+			docs: doc("connection", "6.0.0", "Handshake: protocol, authentication, client name.",
+				opt(block("arguments", aInt("protover"), opt(tok("AUTH", block("username_password", aStr("username"), aStr("password")))),
+					opt(tok("SETNAME", aStr("clientname"))))))},
+		{name: "auth", arity: -2, flags: fConn, acl: connection, noAuth: true, run: auth,
+			docs: doc("connection", "1.0.0", "Authenticates the connection.", opt(aStr("username")), aStr("password"))},
+		{name: "client", arity: -2, flags: []string{"noscript", "loading", "stale"}, acl: connection, run: clientCmd,
+			docs: doc("connection", "2.4.0", "The connection's name, id and library: SETNAME, GETNAME, ID, SETINFO.",
+				aStr("subcommand"), opt(many(aStr("arg"))))},
+		{name: "select", arity: 2, flags: []string{"loading", "stale", "fast"}, acl: connection, run: selectDB,
+			docs: doc("connection", "1.0.0", "Selects database 0, the only one.", aInt("index"))},
+		{name: "reset", arity: 1, flags: []string{"noscript", "loading", "stale", "fast", "no_auth", "allow_busy"}, acl: connection, noAuth: true, run: reset,
+			docs: doc("connection", "6.2.0", "Resets the connection's state.")},
+		{name: "info", arity: -1, flags: []string{"loading", "stale"}, acl: []string{"@dangerous"}, run: info,
+			tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
+			docs: doc("server", "1.0.0", "The server's state and statistics, by section.", opt(many(aStr("section"))))},
+		{name: "command", arity: -1, flags: []string{"loading", "stale"}, acl: connection, run: commandCmd,
+			tips: []string{"nondeterministic_output_order"},
+			docs: doc("server", "2.8.13", "The commands and what they take: COUNT, DOCS, INFO, LIST.",
+				opt(block("subcommand", aStr("name"), opt(many(aStr("command-name"))))))},
+		{name: "config", arity: -2, docs: doc("server", "2.0.0", "Reads and changes parameters."), subs: []*command{
+			{name: "get", arity: -3, flags: fACL, run: configGet,
+				docs: doc("server", "2.0.0", "The parameters matching the patterns.", many(aStr("parameter")))},
+			{name: "help", arity: 2, flags: []string{"loading", "stale"}, run: configHelp,
+				docs: doc("server", "5.0.0", "The subcommands.")},
+			{name: "resetstat", arity: 2, flags: fACL, run: configResetStat,
+				docs: doc("server", "2.0.0", "Resets INFO's counters.")},
+			{name: "set", arity: -4, flags: fACL, run: configSet, tips: []string{"request_policy:all_nodes", "response_policy:all_succeeded"},
+				docs: doc("server", "2.0.0", "Changes parameters, all or none.", many(block("data", aStr("parameter"), aStr("value"))))},
+		}},
 
 		// Users (acl_cmd.go).
-		{name: "acl", arity: -2, subs: []*command{
-			{name: "cat", arity: -2, flags: fACLRead, run: aclCat},
-			{name: "deluser", arity: -3, flags: fACL, run: aclDelUser},
-			{name: "getuser", arity: 3, flags: fACL, run: aclGetUser},
-			{name: "list", arity: 2, flags: fACL, run: aclList},
-			{name: "load", arity: 2, flags: fACL, run: aclLoad},
-			{name: "save", arity: 2, flags: fACL, run: aclSave},
-			{name: "setuser", arity: -3, flags: fACL, run: aclSetUser},
-			{name: "users", arity: 2, flags: fACL, run: aclUsers},
-			{name: "whoami", arity: 2, flags: fACLRead, run: aclWhoAmI},
+		{name: "acl", arity: -2, docs: doc("server", "6.0.0", "Users and their permissions."), subs: []*command{
+			{name: "cat", arity: -2, flags: fACLRead, run: aclCat,
+				docs: doc("server", "6.0.0", "The ACL categories, or the commands of one.", opt(aStr("category")))},
+			{name: "deluser", arity: -3, flags: fACL, run: aclDelUser,
+				docs: doc("server", "6.0.0", "Removes users.", many(aStr("username")))},
+			{name: "getuser", arity: 3, flags: fACL, run: aclGetUser,
+				docs: doc("server", "6.0.0", "A user's rules.", aStr("username"))},
+			{name: "list", arity: 2, flags: fACL, run: aclList, docs: doc("server", "6.0.0", "Every user's rules, as ACL file lines.")},
+			{name: "load", arity: 2, flags: fACL, run: aclLoad, docs: doc("server", "6.0.0", "Reloads the users from the ACL file.")},
+			{name: "save", arity: 2, flags: fACL, run: aclSave, docs: doc("server", "6.0.0", "Writes the users to the ACL file.")},
+			{name: "setuser", arity: -3, flags: fACL, run: aclSetUser,
+				docs: doc("server", "6.0.0", "Creates or changes a user.", aStr("username"), opt(many(aStr("rule"))))},
+			{name: "users", arity: 2, flags: fACL, run: aclUsers, docs: doc("server", "6.0.0", "The users' names.")},
+			{name: "whoami", arity: 2, flags: fACLRead, run: aclWhoAmI, docs: doc("server", "6.0.0", "The connection's user.")},
 		}},
 
 		// Transactions (generic_multi.go).
-		{name: "multi", arity: 1, flags: fTx, acl: tx, run: multi},
-		{name: "exec", arity: 1, flags: []string{"noscript", "loading", "stale", "skip_slowlog"}, acl: tx, run: execTx},
-		{name: "discard", arity: 1, flags: fTx, acl: tx, run: discard},
+		{name: "multi", arity: 1, flags: fTx, acl: tx, run: multi, docs: doc("transactions", "1.2.0", "Starts a transaction.")},
+		{name: "exec", arity: 1, flags: []string{"noscript", "loading", "stale", "skip_slowlog"}, acl: tx, run: execTx,
+			docs: doc("transactions", "1.2.0", "Runs the queued commands.")},
+		{name: "discard", arity: 1, flags: fTx, acl: tx, run: discard, docs: doc("transactions", "2.0.0", "Drops the queued commands.")},
 
-		// Cluster (cluster_cmd.go).
-		{name: "cluster", arity: -2, flags: []string{"stale"}, run: clusterCmd},
-		{name: "readonly", arity: 1, flags: []string{"loading", "stale", "fast"}, acl: connection, run: readMode},
-		{name: "readwrite", arity: 1, flags: []string{"loading", "stale", "fast"}, acl: connection, run: readMode},
+		// Cluster (cluster_cmd.go, generic_session.go).
+		{name: "cluster", arity: -2, flags: []string{"stale"}, run: clusterCmd,
+			docs: doc("cluster", "3.0.0", "The cluster's layout: SLOTS, SHARDS, NODES, MYID, INFO, KEYSLOT, COUNTKEYSINSLOT, GETKEYSINSLOT, RELOAD.",
+				aStr("subcommand"), opt(many(aStr("arg"))))},
+		{name: "readonly", arity: 1, flags: []string{"loading", "stale", "fast"}, acl: connection, run: readMode,
+			docs: doc("cluster", "3.0.0", "Lets a replica serve this connection's reads.")},
+		{name: "readwrite", arity: 1, flags: []string{"loading", "stale", "fast"}, acl: connection, run: readMode,
+			docs: doc("cluster", "3.0.0", "Ends READONLY.")},
+		{name: "asking", arity: 1, flags: fFast, acl: connection, run: asking,
+			docs: doc("cluster", "3.0.0", "Marks the next command as sent after an ASK redirection.")},
 	}
 }
 

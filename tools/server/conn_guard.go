@@ -14,9 +14,10 @@ import (
 // no "-0"), and drops the array headers that Redis ignores ("*0\r\n",
 // "*-1\r\n", any count <= 0), which redcon would refuse: an unfinished
 // array header is withheld from the reader until its line ends. It
-// frames RESP only as far as needed to find those headers; inline
-// commands pass through, bounded by the request-size limit. It also
-// counts the bytes of the current request (reset by reset).
+// frames RESP only as far as needed to find those headers. An inline
+// command is withheld until its line ends, then given to the reader as
+// the RESP array Redis reads it as (conn_inline.go). It also counts the
+// bytes of the current request (reset by reset).
 type guard struct {
 	r       io.Reader
 	max     int // most bytes of one request, and of one bulk string
@@ -25,6 +26,10 @@ type guard struct {
 	line    []byte // header line being read
 	left    int64  // bulk strings left in the array
 	skip    int64  // bytes of bulk payload (and CRLF) left to pass
+	inline  []byte // inline line being read
+	pending []byte // an inline command as RESP, to give before rest
+	rest    []byte // bytes read but not scanned yet (after an inline line)
+	late    error  // the read error that came with rest, given after it
 	failErr error
 }
 
@@ -59,6 +64,11 @@ func (g *guard) Read(p []byte) (int, error) {
 		if g.n > g.max {
 			return 0, ErrRequestTooLarge
 		}
+		if len(g.pending) > 0 {
+			n := copy(p, g.pending)
+			g.pending = g.pending[n:]
+			return n, nil
+		}
 		k := 0
 		if g.state == gCount {
 			if len(p) <= 1+len(g.line) {
@@ -67,12 +77,14 @@ func (g *guard) Read(p []byte) (int, error) {
 			p[0] = '*'
 			k = 1 + copy(p[1:], g.line)
 		}
-		n, err := g.r.Read(p[k:])
-		g.n += n
+		n, err := g.input(p[k:])
 		w, ferr := g.scan(p, k, k+n)
 		if ferr != nil {
 			g.failErr = ferr
 			return 0, ferr
+		}
+		if err != nil && (len(g.pending) > 0 || len(g.rest) > 0) {
+			g.late, err = err, nil
 		}
 		if w > 0 || err != nil {
 			return w, err
@@ -81,6 +93,49 @@ func (g *guard) Read(p []byte) (int, error) {
 }
 
 func (g *guard) reset() { g.n = 0 }
+
+// input reads the next bytes to scan: those left after an inline line,
+// else the client's.
+func (g *guard) input(p []byte) (int, error) {
+	if len(g.rest) > 0 {
+		n := copy(p, g.rest)
+		g.rest = g.rest[n:]
+		return n, nil
+	}
+	if g.late != nil {
+		return 0, g.late
+	}
+	n, err := g.r.Read(p)
+	g.n += n
+	return n, err
+}
+
+// inlineByte takes the next byte c of an inline line. At its LF it
+// splits the line and, for a command, keeps it as RESP in g.pending and
+// reports done, so that scan stops there.
+func (g *guard) inlineByte(c byte) (done bool, err error) {
+	if c != '\n' {
+		if g.inline = append(g.inline, c); len(g.inline) > maxInline {
+			return false, errBigInline
+		}
+		return false, nil
+	}
+	g.state = gStart
+	line := g.inline
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	args, ok := splitArgs(line)
+	g.inline = g.inline[:0]
+	if !ok {
+		return false, errUnbalanced
+	}
+	if len(args) == 0 {
+		return false, nil
+	}
+	g.pending = appendRESP(g.pending[:0], args)
+	return true, nil
+}
 
 // scan advances the framing state over p[k:end] and moves the bytes the
 // reader is to see down to p[:w]: it leaves out the array headers Redis
@@ -101,18 +156,24 @@ func (g *guard) scan(p []byte, k, end int) (w int, err error) {
 			continue
 		}
 		c := p[i]
+		if g.state == gInline || g.state == gStart && c != '*' && c != '\n' {
+			g.state = gInline
+			done, err := g.inlineByte(c)
+			if err != nil {
+				return 0, err
+			}
+			if done { // give p[:w], then the command, then the rest
+				g.rest = append(append([]byte(nil), p[i+1:end]...), g.rest...)
+				return w, nil
+			}
+			continue
+		}
 		p[w] = c
 		w++
 		switch g.state {
 		case gStart:
 			if c == '*' {
 				g.state, g.line, head = gCount, g.line[:0], w-1
-			} else if c != '\n' {
-				g.state = gInline
-			}
-		case gInline:
-			if c == '\n' {
-				g.state = gStart
 			}
 		case gCount, gBulkLen:
 			if c != '\n' {

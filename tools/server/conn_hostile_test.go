@@ -113,7 +113,7 @@ func TestSlowHugeRequest(t *testing.T) {
 		// close as a reset, having sent more than the server read.
 		got, err := io.ReadAll(nc)
 		if err == nil {
-			assert.Equal(t, "-ERR Protocol error: request larger than 1048576 bytes\r\n", string(got))
+			assert.Equal(t, "-ERR Protocol error: too big inline request\r\n", string(got))
 		} else {
 			assert.ErrorIs(t, err, syscall.ECONNRESET)
 		}

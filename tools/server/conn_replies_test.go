@@ -121,7 +121,7 @@ func TestGenericCommands(t *testing.T) {
 	assert.Equal(t, int8(1), add.FirstKeyPos)
 	assert.True(t, cmds["bf.exists"].ReadOnly)
 	assert.EqualValues(t, len(cmds), rdb.Do(c, "COMMAND", "COUNT").Val())
-	assert.Equal(t, []any{}, rdb.Do(c, "COMMAND", "DOCS").Val())
+	assert.Len(t, rdb.Do(c, "COMMAND", "DOCS").Val(), 2*len(cmds), "every command's docs")
 	cfg, err := rdb.ConfigGet(c, "maxclients").Result()
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{"maxclients": "10000"}, cfg)

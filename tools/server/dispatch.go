@@ -19,7 +19,8 @@ type command struct {
 	acl               []string     // ACL categories beyond the flags', "@name"
 	cats              catBits      // every ACL category (categoriesOf)
 	id                int          // index in commandList, for ACL rules
-	docs              *commandDocs // COMMAND DOCS; nil: none reported
+	docs              *commandDocs // COMMAND DOCS (every command has them)
+	tips              []string     // COMMAND INFO's tips (request_policy:...)
 	noAuth            bool         // allowed before AUTH
 	run               func(c *client, args [][]byte)
 	// subs are a container's subcommands (ACL SETUSER...), named
@@ -76,6 +77,9 @@ func register(cmds ...*command) {
 		}
 	}
 	for i, c := range commandList {
+		if c.docs == nil {
+			panic("server: command without docs: " + c.name)
+		}
 		c.id, c.cats = i, categoriesOf(c)
 	}
 }

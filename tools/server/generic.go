@@ -3,9 +3,6 @@ package server
 import (
 	"errors"
 	"fmt"
-	"strconv"
-
-	"github.com/tidwall/match"
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
@@ -62,6 +59,10 @@ func hello(c *client, args [][]byte) {
 			}
 			i += 2
 		case eq(args[i], "SETNAME") && i+1 < len(args):
+			if msg := checkClientName(args[i+1]); msg != "" {
+				c.w.WriteError(msg)
+				return
+			}
 			name = args[i+1]
 			i++
 		default:
@@ -154,11 +155,9 @@ func clientCmd(c *client, args [][]byte) {
 		}
 		c.w.WriteString("OK")
 	case eq(sub, "SETNAME") && len(args) == 3:
-		for _, b := range args[2] {
-			if b < '!' || b > '~' {
-				c.w.WriteError("ERR Client names cannot contain spaces, newlines or special characters.")
-				return
-			}
+		if msg := checkClientName(args[2]); msg != "" {
+			c.w.WriteError(msg)
+			return
 		}
 		c.name = string(args[2])
 		c.w.WriteString("OK")
@@ -175,6 +174,17 @@ func clientCmd(c *client, args [][]byte) {
 	}
 }
 
+// checkClientName returns Redis's error for a client name holding a
+// byte outside '!'..'~' (CLIENT SETNAME, HELLO SETNAME), or "".
+func checkClientName(name []byte) string {
+	for _, b := range name {
+		if b < '!' || b > '~' {
+			return "ERR Client names cannot contain spaces, newlines or special characters."
+		}
+	}
+	return ""
+}
+
 func selectDB(c *client, args [][]byte) {
 	if v, ok := parseInt(args[1]); !ok {
 		c.w.WriteError(msgNotInteger)
@@ -182,35 +192,6 @@ func selectDB(c *client, args [][]byte) {
 		c.w.WriteError("ERR DB index is out of range")
 	} else {
 		c.w.WriteString("OK")
-	}
-}
-
-// CONFIG GET parameter...: the few parameters that apply here.
-func configCmd(c *client, args [][]byte) {
-	if !eq(args[1], "GET") || len(args) < 3 {
-		c.w.WriteError("ERR unknown subcommand or wrong number of arguments for '" + string(clip(args[1])) + "'. Try CONFIG HELP.")
-		return
-	}
-	params := [][2]string{
-		{"maxclients", strconv.Itoa(c.s.cfg.MaxClients)},
-		{"timeout", strconv.Itoa(int(max(c.s.cfg.ClientIdle, 0).Seconds()))},
-		{"proto-max-bulk-len", strconv.Itoa(c.s.cfg.MaxRequest)},
-		{"databases", "1"},
-		{"save", ""},
-		{"appendonly", "no"},
-	}
-	var out []string
-	for _, p := range params {
-		for _, pat := range args[2:] {
-			if match.Match(p[0], string(pat)) {
-				out = append(out, p[0], p[1])
-				break
-			}
-		}
-	}
-	c.writeMapLen(len(out) / 2)
-	for _, s := range out {
-		c.w.WriteBulkString(s)
 	}
 }
 
@@ -286,7 +267,7 @@ func keysCmd(c *client, args [][]byte) {
 	}
 	out := keys[:0]
 	for _, k := range keys {
-		if match.Match(k, string(args[1])) {
+		if keyMatch(string(args[1]), k) {
 			out = append(out, k)
 		}
 	}

@@ -62,10 +62,6 @@ func (s *Server) infoSections() []infoSection {
 	s.mu.Lock()
 	clients := len(s.clients)
 	s.mu.Unlock()
-	port := ""
-	if a := s.Addr(); a != nil {
-		port = a.String()[strings.LastIndexByte(a.String(), ':')+1:]
-	}
 	keys, _ := s.store.keys()
 	keyspace := [][2]string{}
 	if len(keys) > 0 {
@@ -76,12 +72,12 @@ func (s *Server) infoSections() []infoSection {
 		{"server", "Server", [][2]string{
 			{"redis_version", compatVersion}, {"mmapbloom_version", Version}, {"redis_mode", s.mode()},
 			{"os", runtime.GOOS + " " + runtime.GOARCH}, {"arch_bits", itoa(32 << (^uint(0) >> 63))},
-			{"process_id", itoa(os.Getpid())}, {"tcp_port", port},
+			{"process_id", itoa(os.Getpid())}, {"tcp_port", s.port()},
 			{"uptime_in_seconds", itoa(int64(time.Since(s.start).Seconds()))},
 			{"data_dir", s.cfg.Dir},
 		}},
 		{"clients", "Clients", [][2]string{
-			{"connected_clients", itoa(clients)}, {"maxclients", itoa(s.cfg.MaxClients)},
+			{"connected_clients", itoa(clients)}, {"maxclients", itoa(s.conf.maxClients.Load())},
 		}},
 		{"memory", "Memory", [][2]string{
 			{"used_memory", itoa(ms.HeapAlloc)}, {"used_memory_rss_go", itoa(ms.Sys)},
@@ -118,6 +114,8 @@ func commandCmd(c *client, args [][]byte) {
 		for _, n := range names {
 			c.w.WriteBulkString(n)
 		}
+	case eq(args[1], "INFO") && len(args) == 2:
+		commandCmd(c, args[:1])
 	case eq(args[1], "INFO"):
 		c.w.WriteArray(len(args) - 2)
 		for _, a := range args[2:] {
@@ -143,7 +141,7 @@ func commandNames() []string {
 
 // writeCommandInfo writes Redis 7's ten-field COMMAND entry: name, arity,
 // flags, first key, last key, step, ACL categories, tips, key
-// specifications and subcommands (the last three empty).
+// specifications (none reported) and subcommands (each such an entry).
 func (c *client) writeCommandInfo(cmd *command) {
 	c.w.WriteArray(10)
 	c.w.WriteBulkString(cmd.name)
@@ -160,7 +158,20 @@ func (c *client) writeCommandInfo(cmd *command) {
 	for _, cat := range cats {
 		c.w.WriteString("@" + cat)
 	}
-	for range 3 { // tips, key specifications, subcommands
+	// tips, key specifications and subcommands: sets in RESP3 as Redis
+	// 7.0 writes them (addReplyCommandTips, addReplyCommandKeySpecs),
+	// and the subcommands an array unless there are none
+	c.writeSetLen(len(cmd.tips))
+	for _, tip := range cmd.tips {
+		c.w.WriteString(tip)
+	}
+	c.writeSetLen(0)
+	if len(cmd.subs) == 0 {
 		c.writeSetLen(0)
+		return
+	}
+	c.w.WriteArray(len(cmd.subs))
+	for _, sub := range cmd.subs {
+		c.writeCommandInfo(sub)
 	}
 }

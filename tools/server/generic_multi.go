@@ -29,7 +29,7 @@ type tx struct {
 // controlsTx reports whether cmd acts on the transaction itself rather
 // than being queued.
 func controlsTx(cmd *command) bool {
-	return cmd != nil && (cmd.name == "multi" || cmd.name == "exec" || cmd.name == "discard" || cmd.name == "quit")
+	return cmd != nil && (cmd.name == "multi" || cmd.name == "exec" || cmd.name == "discard" || cmd.name == "quit" || cmd.name == "reset")
 }
 
 // enqueue checks a command sent inside a transaction and queues it, or

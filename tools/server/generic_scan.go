@@ -5,8 +5,6 @@ import (
 	"hash/fnv"
 	"slices"
 	"strconv"
-
-	"github.com/tidwall/match"
 )
 
 // SCAN cursor [MATCH pattern] [COUNT count] [TYPE type].
@@ -42,7 +40,7 @@ func scan(c *client, args [][]byte) {
 	page, next := scanPage(keys, cursor, count)
 	out := page[:0]
 	for _, k := range page {
-		if match.Match(k, pattern) && (typ == "" || typ == "MBbloom--") {
+		if keyMatch(pattern, k) && (typ == "" || typ == "MBbloom--") {
 			out = append(out, k)
 		}
 	}

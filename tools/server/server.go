@@ -127,6 +127,7 @@ const (
 // run it with Serve, stop it with Shutdown.
 type Server struct {
 	cfg   Config
+	conf  liveConfig // what CONFIG SET changes (generic_config.go)
 	store *store
 	acl   *acl
 	start time.Time
@@ -188,6 +189,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, store: newStore(cfg.Dir, cfg.Sets, cfg.FilterIdle, cfg.FileCheck, lim), acl: users,
 		start: time.Now(), clients: map[*client]struct{}{}, puller: newPuller()}
+	s.conf.init(&s.cfg)
 	if cs != nil {
 		s.cluster.Store(cs)
 		go s.pullLoop()
@@ -317,7 +319,7 @@ func (s *Server) admit(nc net.Conn) {
 		_ = nc.Close()
 		return
 	}
-	if len(s.clients) >= s.cfg.MaxClients {
+	if int64(len(s.clients)) >= s.conf.maxClients.Load() {
 		s.rejected.Add(1)
 		_ = nc.SetWriteDeadline(time.Now().Add(time.Second))
 		_, _ = nc.Write([]byte("-ERR max number of clients reached\r\n"))
