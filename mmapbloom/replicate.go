@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
 )
 
 // Replication helpers: what a copy of a filter or set (a `serve`
@@ -183,7 +184,7 @@ func AdoptSetManifest(dir string, raw []byte) error {
 		if err := writeControl(dir, m.Generation); err != nil {
 			return err
 		}
-		return writeSynced(filepath.Join(dir, lockName), nil)
+		return mapping.WriteSynced(filepath.Join(dir, lockName), nil)
 	}
 	unlock, err := lockSet(dir, true)
 	if err != nil {

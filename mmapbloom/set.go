@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
 )
 
 // Set is a filter set: a directory NAME.bfset/ holding one ordinary v2
@@ -347,7 +348,7 @@ func buildSet(dir string, m *manifest, before func(int, uint64) error) error {
 	if err := writeControl(dir, m.Generation); err != nil {
 		return err
 	}
-	return writeSynced(filepath.Join(dir, lockName), nil)
+	return mapping.WriteSynced(filepath.Join(dir, lockName), nil)
 }
 
 // publishDir renames the finished directory tmp to dir, refusing to
@@ -363,7 +364,7 @@ func publishDir(what, tmp, dir string) error {
 		}
 		return fmt.Errorf("mmapbloom: %s: %w", what, err)
 	}
-	return syncDir(filepath.Dir(dir))
+	return mapping.SyncDir(filepath.Dir(dir))
 }
 
 // OpenSet opens the filter set in dir: it maps CONTROL, reads MANIFEST

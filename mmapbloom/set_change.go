@@ -8,10 +8,11 @@ import (
 	"path/filepath"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
 )
 
 // lockName is the file of a set whose exclusive open file description
-// lock (lock.go's upgradeLock) is held while a layer is added or dropped
+// lock (mapping.Upgrade) is held while a layer is added or dropped
 // or garbage is collected, and only then.
 const lockName = "LOCK"
 
@@ -104,9 +105,9 @@ func lockSet(dir string, wait bool) (unlock func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("mmapbloom: %w", err)
 	}
-	lock := upgradeLock
+	lock := mapping.Upgrade
 	if wait {
-		lock = waitExclusive
+		lock = mapping.WaitExclusive
 	}
 	if err := lock(f); err != nil {
 		_ = f.Close()
@@ -125,7 +126,7 @@ func shareSet(dir string) (unlock func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("mmapbloom: %w", err)
 	}
-	if err := waitShared(f); err != nil {
+	if err := mapping.WaitShared(f); err != nil {
 		_ = f.Close()
 		return nil, err
 	}

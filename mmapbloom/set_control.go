@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 
 	"github.com/edsrzf/mmap-go"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
 )
 
 // The CONTROL file of a filter set is one 4096-byte page that every handle
@@ -44,7 +46,7 @@ func writeControl(dir string, gen uint64) error {
 	copy(page[:], controlMagic)
 	binary.LittleEndian.PutUint32(page[4:], controlVersion)
 	binary.LittleEndian.PutUint64(page[8:], gen)
-	return writeSynced(filepath.Join(dir, controlName), page[:])
+	return mapping.WriteSynced(filepath.Join(dir, controlName), page[:])
 }
 
 // openControl maps dir's CONTROL page.
@@ -74,7 +76,7 @@ func mapControl(file *os.File, readOnly bool) (*control, error) {
 	if st.Size() != controlSize {
 		return nil, fmt.Errorf("mmapbloom: %s: %d bytes: %w", file.Name(), st.Size(), ErrBadSet)
 	}
-	data, err := mapFile(file, controlSize, readOnly, false)
+	data, err := mapping.Map(file, controlSize, readOnly, false)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +84,7 @@ func mapControl(file *os.File, readOnly bool) (*control, error) {
 		_ = data.Unmap()
 		return nil, fmt.Errorf("mmapbloom: %s: bad magic or version: %w", file.Name(), ErrBadSet)
 	}
-	words, err := wordsOf(data)
+	words, err := mapping.Words(data)
 	if err != nil {
 		_ = data.Unmap()
 		return nil, err
@@ -122,7 +124,7 @@ func (c *control) recoverFault(restore bool, err *error) {
 		return
 	}
 	fault, ok := r.(interface{ Addr() uintptr })
-	if !ok || !inMapping(c.data, fault.Addr()) {
+	if !ok || !mapping.Contains(c.data, fault.Addr()) {
 		panic(r)
 	}
 	*err = fmt.Errorf("mmapbloom: %s: fault at %#x (file truncated or shrunk?): %w", c.file.Name(), fault.Addr(), ErrFileChanged)

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
 )
 
 // ExportOptions tunes Set.Export. A nil *ExportOptions means the defaults.
@@ -82,7 +84,7 @@ func copySet(dir, tmp string) (sealed bool, err error) {
 	if err := writeControl(tmp, m.Generation); err != nil {
 		return false, err
 	}
-	if err := writeSynced(filepath.Join(tmp, lockName), nil); err != nil {
+	if err := mapping.WriteSynced(filepath.Join(tmp, lockName), nil); err != nil {
 		return false, err
 	}
 	return m.Sealed, writeManifest(tmp, m)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
 )
 
 // The MANIFEST of a filter set (format/FORMAT.md, "Filter sets") is a JSON
@@ -179,29 +180,12 @@ func writeManifest(dir string, m *manifest) error {
 		return fmt.Errorf("mmapbloom: encode manifest: %w", err)
 	}
 	tmp := filepath.Join(dir, manifestName+".tmp."+strconv.Itoa(os.Getpid()))
-	if err := writeSynced(tmp, append(b, '\n')); err != nil {
+	if err := mapping.WriteSynced(tmp, append(b, '\n')); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp, filepath.Join(dir, manifestName)); err != nil {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("mmapbloom: %w", err)
 	}
-	return syncDir(dir)
-}
-
-// writeSynced creates path with the bytes b and fsyncs it.
-func writeSynced(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return fmt.Errorf("mmapbloom: %w", err)
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if err = errors.Join(err, f.Close()); err != nil {
-		_ = os.Remove(path)
-		return fmt.Errorf("mmapbloom: write %s: %w", path, err)
-	}
-	return nil
+	return mapping.SyncDir(dir)
 }
