@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/manifest"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
 )
 
@@ -43,7 +44,7 @@ func Remove(path string) error {
 // (fs.ErrNotExist for a missing set) wrapped.
 func RemoveSet(dir string) error {
 	dir = filepath.Clean(dir)
-	if _, err := os.Stat(filepath.Join(dir, controlName)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, manifest.ControlName)); err != nil {
 		return fmt.Errorf("mmapbloom: remove set: %w", err)
 	}
 	unlock, err := lockSet(dir, false)
@@ -51,7 +52,7 @@ func RemoveSet(dir string) error {
 		return err
 	}
 	defer unlock()
-	m, err := readManifest(dir)
+	m, err := manifest.Read(dir)
 	if err != nil {
 		return err
 	}

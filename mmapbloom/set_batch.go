@@ -221,7 +221,7 @@ func (s *Set) insertChunk(v *setView, keys [][]byte, present []bool, add bool) (
 			return 0, err
 		}
 	}
-	if v.m.grows() {
+	if v.m.Grows() {
 		room := min(v.room(), len(keys))
 		keys, present = keys[:room], present[:room]
 	}

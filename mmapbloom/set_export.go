@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/manifest"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
 )
 
@@ -81,13 +82,13 @@ func copySet(dir, tmp string) (sealed bool, err error) {
 			return false, fmt.Errorf("mmapbloom: export set %s: layer %s: %w", dir, l.File, err)
 		}
 	}
-	if err := writeControl(tmp, m.Generation); err != nil {
+	if err := manifest.WriteControl(tmp, m.Generation); err != nil {
 		return false, err
 	}
 	if err := mapping.WriteSynced(filepath.Join(tmp, lockName), nil); err != nil {
 		return false, err
 	}
-	return m.Sealed, writeManifest(tmp, m)
+	return m.Sealed, manifest.Write(tmp, m)
 }
 
 // copySynced copies the file src to the new file dst and fsyncs dst. On

@@ -93,7 +93,7 @@ func (s *Set) insert(key []byte, add bool) (present bool, err error) {
 // Refresh. A key the current window holds already (in an older layer of
 // a window that grew) is not added again.
 func (v *setView) addsAlways(add bool) bool {
-	return v.m.windowed() && (add || v.m.Refresh)
+	return v.m.Windowed() && (add || v.m.Refresh)
 }
 
 // held returns the layers older than the newest in which an insert looks
