@@ -339,7 +339,7 @@ func TestExclusiveContention(t *testing.T) {
 			require.NoError(t, err)
 			requireAllPresent(t, f, 0, 0, lockKeys)
 			require.NoError(t, f.Close())
-			checkInvariants(t, path, hdr)
+			testkit.CheckFilterFile(t, path, hdr)
 		})
 	}
 }
