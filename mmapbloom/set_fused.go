@@ -43,7 +43,7 @@ type fusedPipe struct {
 	bufs   [2]fusedPiece
 	cur    int
 	hit    [kernel.ChunkKeys]bool // scratch for the newest layer's answers (set)
-	lines  []kernel.Layer         // the layers, for the kernels of kernel_layers_amd64.go
+	lines  []kernel.Layer         // the layers, for kernel.TestLayers and LocateLayers
 	lanes  bool                   // every layer has k <= kernel.MaxLaneK: TestLayers applies
 }
 
