@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/internal/testkit/filecheck"
 )
 
 // update is the one switch that rewrites the golden files the Go code
@@ -18,7 +18,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files the Go code writes (../testdata/py, ../testdata/set-sizing.md)")
 
 // newTestFilter creates a filter in t.TempDir and, when the test ends,
-// checks its invariants (testkit.CheckFilterFile: the file validates,
+// checks its invariants (filecheck.Check: the file validates,
 // its immutable header is unchanged, no bit beyond m is set). Black-box
 // tests use internal/testkit/filtertest, which also reopens the file.
 func newTestFilter(t *testing.T, n uint64, p float64, opts *CreateOptions) *Filter {
@@ -36,6 +36,6 @@ func watch(t *testing.T, f *Filter) {
 	path, hdr := f.Path(), f.Header()
 	t.Cleanup(func() {
 		require.NoError(t, f.Close())
-		testkit.CheckFilterFile(t, path, hdr)
+		filecheck.Check(t, path, hdr)
 	})
 }

@@ -34,7 +34,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/internal/testkit/filecheck"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
 )
 
@@ -482,7 +482,7 @@ func TestManyProcesses(t *testing.T) {
 			for w := range uint32(writers) {
 				requireAllPresent(t, f, w, 0, perWriter)
 			}
-			testkit.CheckFilterFile(t, path, hdr)
+			filecheck.Check(t, path, hdr)
 		})
 	}
 }

@@ -2,7 +2,7 @@
 // mmapbloom and checks their invariants when a test ends, as bbolt's
 // internal/btesting does for its databases. It imports mmapbloom, so the
 // library's own (package mmapbloom) tests cannot use it; they share its
-// checks through testkit.CheckFilterFile.
+// checks through filecheck.Check.
 package filtertest
 
 import (
@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/internal/testkit/filecheck"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
@@ -27,14 +27,14 @@ func Create(t testing.TB, n uint64, p float64, opts *mmapbloom.CreateOptions) *m
 }
 
 // Watch registers, for when the test ends, f's Close (which may have
-// happened already), the file checks of testkit.CheckFilterFile against
+// happened already), the file checks of filecheck.Check against
 // the header f has now, and a read-only Open of the file by the library.
 func Watch(t testing.TB, f *mmapbloom.Filter) {
 	t.Helper()
 	path, hdr := f.Path(), f.Header()
 	t.Cleanup(func() {
 		require.NoError(t, f.Close())
-		testkit.CheckFilterFile(t, path, hdr)
+		filecheck.Check(t, path, hdr)
 		g, err := mmapbloom.Open(path, &mmapbloom.OpenOptions{ReadOnly: true})
 		require.NoError(t, err, "the file reopens")
 		require.NoError(t, g.Close())

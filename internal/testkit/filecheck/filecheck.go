@@ -1,4 +1,7 @@
-package testkit
+// Package filecheck checks the invariants of a filter file on disk. It is
+// apart from package testkit, which format's own tests import, because it
+// imports format.
+package filecheck
 
 import (
 	"os"
@@ -9,12 +12,12 @@ import (
 	"github.com/mmapbloom/mmapbloom/format"
 )
 
-// CheckFilterFile checks the invariants of the filter file at path, which
+// Check checks the invariants of the filter file at path, which
 // no handle writes any more, against want, its header when it was opened:
 // the file decodes and validates, its immutable header fields are
 // unchanged (only Count may differ), its size is the header's, and no
 // padding bit beyond m is set.
-func CheckFilterFile(t testing.TB, path string, want format.Header) {
+func Check(t testing.TB, path string, want format.Header) {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
