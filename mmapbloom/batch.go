@@ -5,6 +5,7 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/kernel"
 )
 
 // The batch calls work on chunks of keys in a two-stage pipeline: hash
@@ -12,25 +13,18 @@ import (
 // then test or set the current chunk, whose lines were prefetched while the
 // next chunk was hashed. Misses overlap instead of queueing behind each
 // other and behind locked instructions (which do not overlap their
-// misses). Results equal the single-key calls in key order.
-
-// chunkKeys is the number of cache lines hashed and prefetched together:
-// enough misses in flight to cover memory latency, few enough that the
-// CPU keeps every prefetch (one that finds its miss buffers full may drop
-// it). Measured at 10M keys on the development machine (AMD EPYC,
-// AVX-512): 12 lines gave 21 ns/key for TestBatch and about 30 for AddBatch,
-// 32 lines 31 and 55-70. A classic key needs k lines, so a classic chunk
-// holds chunkKeys/k keys, at least one.
-const chunkKeys = 12
+// misses). Results equal the single-key calls in key order. A chunk is
+// kernel.ChunkKeys keys (kernel.ChunkKeys/k, at least one, for the
+// classic layout, whose keys need k lines each).
 
 // chunk holds the hashed keys of one chunk.
 type chunk struct {
 	n     int
-	start int                                   // offset of the chunk's first key in the batch
-	first [chunkKeys]uint64                     // blocked: first bit of each key's block
-	gs    [chunkKeys]uint32                     // blocked: in-block hash
-	masks [chunkKeys][hashing.BlockWords]uint64 // blocked, when setting: probe masks
-	locs  [chunkKeys * format.MaxK]uint64       // classic: k positions per key
+	start int                                          // offset of the chunk's first key in the batch
+	first [kernel.ChunkKeys]uint64                     // blocked: first bit of each key's block
+	gs    [kernel.ChunkKeys]uint32                     // blocked: in-block hash
+	masks [kernel.ChunkKeys][hashing.BlockWords]uint64 // blocked, when setting: probe masks
+	locs  [kernel.ChunkKeys * format.MaxK]uint64       // classic: k positions per key
 }
 
 // pipeline yields the hashed chunks of a batch, each prefetched one chunk
@@ -65,9 +59,9 @@ func (p *pipeline) chunk() *chunk {
 
 // load hashes the next chunk of keys into c and prefetches its lines.
 func (p *pipeline) load(c *chunk) {
-	f, per := p.f, chunkKeys
+	f, per := p.f, kernel.ChunkKeys
 	if !f.blocked {
-		per = max(1, chunkKeys/int(f.hdr.K))
+		per = max(1, kernel.ChunkKeys/int(f.hdr.K))
 	}
 	keys := p.keys[p.next:min(p.next+per, len(p.keys))]
 	c.n, c.start = len(keys), p.next
@@ -83,20 +77,20 @@ func (p *pipeline) load(c *chunk) {
 			}
 			c.first[i], c.gs[i] = block*hashing.BlockBits, g
 		}
-		active.prefetch(f.words, c.first[:c.n])
+		kernel.Active.Prefetch(f.words, c.first[:c.n])
 		return
 	}
 	k := int(f.hdr.K)
 	for i, key := range keys {
 		f.loc.Locate(key, c.locs[i*k:(i+1)*k])
 	}
-	active.prefetch(f.words, c.locs[:c.n*k])
+	kernel.Active.Prefetch(f.words, c.locs[:c.n*k])
 }
 
 // maskChunk computes the probe masks of a blocked chunk, for setChunk.
 func (f *Filter) maskChunk(c *chunk) {
 	if f.blocked {
-		active.blockMasks(c.gs[:c.n], f.hdr.K, c.masks[:c.n])
+		kernel.Active.BlockMasks(c.gs[:c.n], f.hdr.K, c.masks[:c.n])
 	}
 }
 
@@ -113,7 +107,7 @@ func (f *Filter) setChunk(c *chunk, i int, report bool) bool {
 // testChunk sets out[i] to whether key i of c may be present.
 func (f *Filter) testChunk(c *chunk, out []bool) {
 	if f.blocked {
-		active.testBlocks(f.words, c.first[:c.n], c.gs[:c.n], f.hdr.K, out)
+		kernel.Active.TestBlocks(f.words, c.first[:c.n], c.gs[:c.n], f.hdr.K, out)
 		return
 	}
 	k := int(f.hdr.K)
@@ -132,7 +126,7 @@ func (f *Filter) AddBatch(keys [][]byte) error {
 		p.start(f, keys, nil)
 		for c := p.chunk(); c != nil; c = p.chunk() {
 			if f.blocked {
-				if n, ok := active.addBlocks(f, c.first[:c.n], c.gs[:c.n]); ok {
+				if n, ok := kernel.Active.AddBlocks(f.words, c.first[:c.n], c.gs[:c.n], f.hdr.K); ok {
 					added += n
 					continue
 				}

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/kernel/kerneltest"
 )
 
 var batchLayouts = []*CreateOptions{
@@ -49,7 +50,7 @@ func TestBatchMatchesSingle(t *testing.T) {
 		o := *opts
 		o.Seed, o.FixedSeed = 9, true
 		t.Run(fmt.Sprintf("%v-%v-%v", o.Format, o.Layout, o.Scheme), func(t *testing.T) {
-			forEachKernel(t, func(t *testing.T) {
+			kerneltest.ForEach(t, func(t *testing.T) {
 				single := newTestFilter(t, 2000, 0.01, &o)
 				batch := newTestFilter(t, 2000, 0.01, &o)
 				wantNew := make([]bool, len(added))

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/kernel"
 )
 
 // Benchmarks of this store alone (the comparison with other libraries is
@@ -43,8 +44,8 @@ func BenchmarkProbe(b *testing.B) {
 	present, absent := keysOf(0, n), keysOf(1, n)
 	for _, layout := range []format.Layout{format.LayoutBlocked512, format.LayoutClassic} {
 		f := benchFilter(b, layout, present)
-		for _, kern := range kernels {
-			active = kern
+		for _, kern := range kernel.Available {
+			kernel.Active = kern
 			name := fmt.Sprintf("layout=%v/impl=%s/n=%d", layout, kern, n)
 			b.Run(name+"/op=test-present", func(b *testing.B) { benchTest(b, f, present) })
 			b.Run(name+"/op=test-absent", func(b *testing.B) { benchTest(b, f, absent) })
@@ -54,7 +55,7 @@ func BenchmarkProbe(b *testing.B) {
 			b.Run(name+"/op=add", func(b *testing.B) { benchAdd(b, f, absent) })
 			b.Run(name+"/op=batch-add", func(b *testing.B) { benchBatchAdd(b, f, absent) })
 		}
-		active = kernels[0]
+		kernel.Active = kernel.Available[0]
 	}
 }
 

@@ -1,5 +1,9 @@
 package mmapbloom
 
+import (
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
+)
+
 // Clear sets every bit to 0 and the count to 0 (the reset of the
 // v1.1 reference code and of the usual C filters). It is not monotone,
 // so it needs every other handle on the file closed: it fails at once with
@@ -20,12 +24,12 @@ func (f *Filter) exclusive(what string, op func() error) error {
 }
 
 // alone runs op with the file's advisory lock converted to exclusive (see
-// lock.go), then converts it back. On ErrInUse the handle keeps its shared
+// internal/mapping/lock.go), then converts it back. On ErrInUse the handle keeps its shared
 // lock. The caller holds mu exclusively.
 func (f *Filter) alone(what string, op func() error) error {
-	if err := upgradeLock(f.file); err != nil {
+	if err := mapping.Upgrade(f.file); err != nil {
 		return wrapf(err, "%s", what)
 	}
-	defer func() { _ = downgradeLock(f.file) }()
+	defer func() { _ = mapping.Downgrade(f.file) }()
 	return op()
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/internal/testkit/filecheck"
 )
 
 // TestCrashedWriters kills writer processes with SIGKILL at random
@@ -93,7 +95,7 @@ func TestCrashedWriters(t *testing.T) {
 				require.LessOrEqual(t, c, count+done+maxLost, "round %d: count above the adds made", r)
 				count, total = c, total+done
 				require.NoError(t, f.Close())
-				checkInvariants(t, path, hdr)
+				filecheck.Check(t, path, hdr)
 			}
 			t.Logf("%d adds returned before the kills, count %d", total, count)
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/sizing"
 )
 
@@ -272,7 +273,7 @@ func buildTemp(path string, header []byte, size int64) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mmapbloom: create %s: %w", path, err)
 	}
-	err = reserve(tmp, size)
+	err = mapping.Reserve(tmp, size)
 	if err != nil {
 		err = fmt.Errorf("reserve %d bytes: %w", size, err)
 	} else if _, err = tmp.WriteAt(header, 0); err == nil {
@@ -307,7 +308,7 @@ func publish(tmp, path string, overwrite bool) error {
 		}
 		_ = os.Remove(tmp)
 	}
-	return syncDir(filepath.Dir(path))
+	return mapping.SyncDir(filepath.Dir(path))
 }
 
 // replace renames tmp over path while holding an exclusive lock on the
@@ -319,7 +320,7 @@ func replace(tmp, path string) error {
 	old, err := os.Open(path)
 	if err == nil {
 		defer old.Close()
-		if err := lockExclusive(old); err != nil {
+		if err := mapping.LockExclusive(old); err != nil {
 			return wrapf(err, "overwrite %s", path)
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -327,18 +328,6 @@ func replace(tmp, path string) error {
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("mmapbloom: overwrite %s: %w", path, err)
-	}
-	return nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("mmapbloom: sync directory %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("mmapbloom: sync directory %s: %w", dir, err)
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/internal/testkit/filecheck"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
 )
 
@@ -144,7 +145,7 @@ func TestSyncDurable(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, sequentialCount(f, procKeys(3, 0, keys)), got.Count, "count found by plain reads")
 			require.NoError(t, f.Close())
-			checkInvariants(t, path, hdr)
+			filecheck.Check(t, path, hdr)
 		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
 )
 
 // Filter is a Bloom filter that lives in a memory-mapped file: the 64-byte
@@ -47,7 +48,7 @@ type Filter struct {
 
 // newFilter builds a Filter over a file already locked shared and mapped.
 func newFilter(file *os.File, data mmap.MMap, hdr format.Header, opts OpenOptions) (*Filter, error) {
-	all, err := wordsOf(data)
+	all, err := mapping.Words(data)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +63,7 @@ func newFilter(file *os.File, data mmap.MMap, hdr format.Header, opts OpenOption
 	}
 	f.want.Store(f.immutableWords())
 	if hdr.Version == format.V1 {
-		f.count32 = uint32At(data, format.OffCount)
+		f.count32 = mapping.Uint32At(data, format.OffCount)
 		f.countCalls = true
 	}
 	return f, nil

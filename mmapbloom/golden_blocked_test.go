@@ -17,6 +17,7 @@ import (
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/kernel/kerneltest"
 )
 
 // blockedVector is one golden vector of testdata/blocked512, written by a
@@ -102,7 +103,7 @@ func TestBlocked512Golden(t *testing.T) {
 			for _, g := range append(v.added, v.probed...) {
 				require.Equal(t, g.locs, f.Locations(g.key), "line %d: Locations", g.line)
 			}
-			forEachKernel(t, func(t *testing.T) {
+			kerneltest.ForEach(t, func(t *testing.T) {
 				single := newBlockedVectorFilter(t, v)
 				for _, a := range v.added {
 					present, err := single.TestAndAdd(a.key)

@@ -2,9 +2,10 @@ package mmapbloom
 
 import (
 	"fmt"
-	"reflect"
 	"runtime/debug"
 	"sync/atomic"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
 )
 
 // run executes op against the mapping with the checks every call needs:
@@ -114,10 +115,8 @@ func (f *Filter) faultError(addr uintptr) error {
 }
 
 // maps reports whether addr lies in f's mapping.
-func (f *Filter) maps(addr uintptr) bool { return inMapping(f.data, addr) }
+func (f *Filter) maps(addr uintptr) bool { return mapping.Contains(f.data, addr) }
 
-// inMapping reports whether addr lies in the mapping data.
-func inMapping(data []byte, addr uintptr) bool {
-	start := reflect.ValueOf(data).Pointer()
-	return addr >= start && addr-start < uintptr(len(data))
-}
+// guardAll runs op, which may touch every page of the mapping, inside
+// run's checks (mapping.Allocate's guard).
+func (f *Filter) guardAll(op func() error) error { return f.run(false, false, op) }

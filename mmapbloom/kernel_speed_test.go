@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/kernel"
 )
 
 // Every kernel this CPU can run is timed against the pure-Go one on the
@@ -43,10 +44,10 @@ const kernelBatch = 4096
 // this goroutine's thread (time waiting for a core, when other processes
 // load the machine, is not counted) op takes over keys (in calls of
 // kernelBatch keys) with kern active.
-func timeKernel(tb testing.TB, f *Filter, op kernelOp, kern kernel, keys [][]byte) time.Duration {
-	saved := active
-	defer func() { active = saved }()
-	active = kern
+func timeKernel(tb testing.TB, f *Filter, op kernelOp, kern kernel.Kernel, keys [][]byte) time.Duration {
+	saved := kernel.Active
+	defer func() { kernel.Active = saved }()
+	kernel.Active = kern
 	require.NoError(tb, f.Clear())
 	require.NoError(tb, op.setup(f, keys))
 	out := make([]bool, kernelBatch)
@@ -89,7 +90,7 @@ func BenchmarkKernels(b *testing.B) {
 func benchKernels(b *testing.B, keys [][]byte, n uint64, p float64) {
 	f := newBenchFilter(b, n, p)
 	for _, op := range kernelOps {
-		for _, kern := range kernels {
+		for _, kern := range kernel.Available {
 			b.Run(fmt.Sprintf("op=%s/impl=%s", op.name, kern), func(b *testing.B) {
 				var total time.Duration
 				for b.Loop() {
@@ -118,7 +119,7 @@ func newBenchFilter(tb testing.TB, n uint64, p float64) *Filter {
 // time of several alternating runs, so load from other processes that
 // slows some runs does not decide the outcome. Skipped under the race detector.
 func TestKernelsNotSlowerThanGeneric(t *testing.T) {
-	if len(kernels) == 1 {
+	if len(kernel.Available) == 1 {
 		t.Skip("no kernel but the generic one on this CPU")
 	}
 	if raceEnabled {
@@ -127,21 +128,21 @@ func TestKernelsNotSlowerThanGeneric(t *testing.T) {
 	const n, runs, maxRatio = 200_000, 7, 2.0
 	keys := keysOf(3, n)
 	f := newBenchFilter(t, n, 1e-4)
-	for _, kern := range kernels[:len(kernels)-1] {
+	for _, kern := range kernel.Available[:len(kernel.Available)-1] {
 		for _, op := range kernelOps {
 			t.Run(fmt.Sprintf("impl=%s/op=%s", kern, op.name), func(t *testing.T) {
-				best := map[kernel]time.Duration{}
+				best := map[kernel.Kernel]time.Duration{}
 				for range runs {
-					for _, k := range []kernel{kernelGeneric, kern} {
+					for _, k := range []kernel.Kernel{kernel.Generic, kern} {
 						d := timeKernel(t, f, op, k, keys)
 						if b, ok := best[k]; !ok || d < b {
 							best[k] = d
 						}
 					}
 				}
-				ratio := float64(best[kern]) / float64(best[kernelGeneric])
-				t.Logf("%s %v, generic %v: %.2fx", kern, best[kern], best[kernelGeneric], ratio)
-				require.LessOrEqual(t, ratio, maxRatio, "%s %v against generic %v", kern, best[kern], best[kernelGeneric])
+				ratio := float64(best[kern]) / float64(best[kernel.Generic])
+				t.Logf("%s %v, generic %v: %.2fx", kern, best[kern], best[kernel.Generic], ratio)
+				require.LessOrEqual(t, ratio, maxRatio, "%s %v against generic %v", kern, best[kern], best[kernel.Generic])
 			})
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/internal/testkit/filecheck"
 )
 
 // lockKeys is the number of keys the lock tests add (writer 0's sequence).
@@ -339,7 +340,7 @@ func TestExclusiveContention(t *testing.T) {
 			require.NoError(t, err)
 			requireAllPresent(t, f, 0, 0, lockKeys)
 			require.NoError(t, f.Close())
-			checkInvariants(t, path, hdr)
+			filecheck.Check(t, path, hdr)
 		})
 	}
 }

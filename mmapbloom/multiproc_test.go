@@ -33,6 +33,9 @@ import (
 	"github.com/edsrzf/mmap-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/internal/testkit/filecheck"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
 )
 
 const (
@@ -307,9 +310,9 @@ func openProgress(t *testing.T, path string) *progress {
 	defer file.Close()
 	st, err := file.Stat()
 	require.NoError(t, err)
-	data, err := mapFile(file, uint64(st.Size()), false, false)
+	data, err := mapping.Map(file, uint64(st.Size()), false, false)
 	require.NoError(t, err)
-	slots, err := wordsOf(data)
+	slots, err := mapping.Words(data)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = data.Unmap() })
 	return &progress{path: path, data: data, slots: slots}
@@ -479,7 +482,7 @@ func TestManyProcesses(t *testing.T) {
 			for w := range uint32(writers) {
 				requireAllPresent(t, f, w, 0, perWriter)
 			}
-			checkInvariants(t, path, hdr)
+			filecheck.Check(t, path, hdr)
 		})
 	}
 }

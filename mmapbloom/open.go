@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
 )
 
 // OpenOptions tunes Open. A nil *OpenOptions means the defaults.
@@ -87,7 +88,7 @@ func Open(path string, opts *OpenOptions) (*Filter, error) {
 		return nil, err
 	}
 	if !readOnly {
-		if err := f.allocate(); err != nil {
+		if err := mapping.Allocate(f.file, f.data, f.guardAll); err != nil {
 			_ = f.Close()
 			return nil, err
 		}
@@ -97,14 +98,14 @@ func Open(path string, opts *OpenOptions) (*Filter, error) {
 
 // openFile locks, validates and maps an open file.
 func openFile(file *os.File, opts OpenOptions) (*Filter, error) {
-	if err := lockShared(file); err != nil {
+	if err := mapping.LockShared(file); err != nil {
 		return nil, err
 	}
 	hdr, err := readHeader(file)
 	if err != nil {
 		return nil, err
 	}
-	data, err := mapFile(file, format.HeaderSize+hdr.ByteSize, opts.ReadOnly, opts.HugePages)
+	data, err := mapping.Map(file, format.HeaderSize+hdr.ByteSize, opts.ReadOnly, opts.HugePages)
 	if err != nil {
 		return nil, err
 	}

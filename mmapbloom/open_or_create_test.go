@@ -1,4 +1,4 @@
-package mmapbloom
+package mmapbloom_test
 
 import (
 	"path/filepath"
@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/internal/testkit/filtertest"
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
 // TestOpenOrCreate: a missing file is created; an existing one is opened
@@ -17,30 +19,31 @@ import (
 // is refused naming both.
 func TestOpenOrCreate(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "f.bloom")
-	f, err := OpenOrCreate(path, 1000, 0.01, &CreateOptions{Seed: 7, FixedSeed: true})
+	f, err := mmapbloom.OpenOrCreate(path, 1000, 0.01, &mmapbloom.CreateOptions{Seed: 7, FixedSeed: true})
 	require.NoError(t, err)
+	filtertest.Watch(t, f) // the opens below keep the file's immutable header
 	require.NoError(t, f.AddString("a"))
 	require.NoError(t, f.Close())
 	for _, tc := range []struct {
 		name string
 		n    uint64
 		p    float64
-		opts *CreateOptions
+		opts *mmapbloom.CreateOptions
 		err  string
 	}{
-		{name: "same", n: 1000, p: 0.01, opts: &CreateOptions{Seed: 7, FixedSeed: true, Format: format.V2}},
+		{name: "same", n: 1000, p: 0.01, opts: &mmapbloom.CreateOptions{Seed: 7, FixedSeed: true, Format: format.V2}},
 		{name: "nothing given", n: 0, p: 0},
 		{name: "n differs", n: 5, p: 0.01, err: "n 5 given, the file has 1000"},
 		{name: "p differs", n: 1000, p: 0.5, err: "p 0.5 given, the file has 0.01"},
-		{name: "seed differs", opts: &CreateOptions{Seed: 9, FixedSeed: true}, err: "seed 9 given, the file has 7"},
-		{name: "format differs", opts: &CreateOptions{Format: format.V1}, err: "format v1.1 given, the file has v2"},
-		{name: "layout differs", opts: &CreateOptions{Layout: format.LayoutClassic}, err: "layout classic given, the file has blocked512"},
-		{name: "prime", opts: &CreateOptions{PrimeM: true}, err: "prime m true given"},
+		{name: "seed differs", opts: &mmapbloom.CreateOptions{Seed: 9, FixedSeed: true}, err: "seed 9 given, the file has 7"},
+		{name: "format differs", opts: &mmapbloom.CreateOptions{Format: format.V1}, err: "format v1.1 given, the file has v2"},
+		{name: "layout differs", opts: &mmapbloom.CreateOptions{Layout: format.LayoutClassic}, err: "layout classic given, the file has blocked512"},
+		{name: "prime", opts: &mmapbloom.CreateOptions{PrimeM: true}, err: "prime m true given"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, err := OpenOrCreate(path, tc.n, tc.p, tc.opts)
+			f, err := mmapbloom.OpenOrCreate(path, tc.n, tc.p, tc.opts)
 			if tc.err != "" {
-				require.ErrorIs(t, err, ErrOptionDiffers)
+				require.ErrorIs(t, err, mmapbloom.ErrOptionDiffers)
 				assert.Contains(t, err.Error(), tc.err)
 				return
 			}
@@ -52,8 +55,8 @@ func TestOpenOrCreate(t *testing.T) {
 			assert.Equal(t, uint64(7), f.Header().Seed)
 		})
 	}
-	_, err = OpenOrCreate(filepath.Join(t.TempDir(), "g.bloom"), 0, 0.01, nil)
-	require.ErrorIs(t, err, ErrInvalidN, "creating needs n")
+	_, err = mmapbloom.OpenOrCreate(filepath.Join(t.TempDir(), "g.bloom"), 0, 0.01, nil)
+	require.ErrorIs(t, err, mmapbloom.ErrInvalidN, "creating needs n")
 }
 
 // TestOpenOrCreateRace: goroutines racing to create the same file and
@@ -71,14 +74,14 @@ func TestOpenOrCreateRace(t *testing.T) {
 				defer wg.Done()
 				key := []byte{byte(i)}
 				if set {
-					s, err := OpenOrCreateSet(name, 1000, 0.01, nil)
+					s, err := mmapbloom.OpenOrCreateSet(name, 1000, 0.01, nil)
 					if errs[i] = err; err == nil {
 						errs[i] = s.AddBatch([][]byte{key})
 						_ = s.Close()
 					}
 					return
 				}
-				f, err := OpenOrCreate(name, 1000, 0.01, nil)
+				f, err := mmapbloom.OpenOrCreate(name, 1000, 0.01, nil)
 				if errs[i] = err; err == nil {
 					errs[i] = f.Add(key)
 					_ = f.Close()
@@ -95,12 +98,12 @@ func TestOpenOrCreateRace(t *testing.T) {
 		}
 		present := make([]bool, racers)
 		if set {
-			s, err := OpenSet(name, nil)
+			s, err := mmapbloom.OpenSet(name, nil)
 			require.NoError(t, err)
 			require.NoError(t, s.TestBatch(keys, present))
 			require.NoError(t, s.Close())
 		} else {
-			f, err := Open(name, nil)
+			f, err := mmapbloom.Open(name, nil)
 			require.NoError(t, err)
 			require.NoError(t, f.TestBatch(keys, present))
 			require.NoError(t, f.Close())
@@ -116,27 +119,27 @@ func TestOpenOrCreateRace(t *testing.T) {
 // naming both.
 func TestOpenOrCreateSet(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "w.bfset")
-	s, err := OpenOrCreateSet(dir, 100, 0.01, &SetOptions{Window: time.Hour, Keep: 3})
+	s, err := mmapbloom.OpenOrCreateSet(dir, 100, 0.01, &mmapbloom.SetOptions{Window: time.Hour, Keep: 3})
 	require.NoError(t, err)
 	require.NoError(t, s.Close())
 	for _, tc := range []struct {
 		name string
 		n    uint64
-		opts *SetOptions
+		opts *mmapbloom.SetOptions
 		err  string
 	}{
-		{name: "same", n: 100, opts: &SetOptions{Window: time.Hour, Keep: 3}},
+		{name: "same", n: 100, opts: &mmapbloom.SetOptions{Window: time.Hour, Keep: 3}},
 		{name: "nothing given"},
 		{name: "n differs", n: 200, err: "n 200 given, the file has 100"},
-		{name: "window differs", opts: &SetOptions{Window: 24 * time.Hour}, err: "window 24h0m0s given, the file has 1h0m0s"},
-		{name: "keep differs", opts: &SetOptions{Keep: 2}, err: "keep 2 given, the file has 3"},
-		{name: "refresh differs", opts: &SetOptions{Refresh: true}, err: "refresh true given, the file has false"},
-		{name: "expansion differs", opts: &SetOptions{Expansion: 4}, err: "expansion 4 given, the file has 0"},
+		{name: "window differs", opts: &mmapbloom.SetOptions{Window: 24 * time.Hour}, err: "window 24h0m0s given, the file has 1h0m0s"},
+		{name: "keep differs", opts: &mmapbloom.SetOptions{Keep: 2}, err: "keep 2 given, the file has 3"},
+		{name: "refresh differs", opts: &mmapbloom.SetOptions{Refresh: true}, err: "refresh true given, the file has false"},
+		{name: "expansion differs", opts: &mmapbloom.SetOptions{Expansion: 4}, err: "expansion 4 given, the file has 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := OpenOrCreateSet(dir, tc.n, 0, tc.opts)
+			s, err := mmapbloom.OpenOrCreateSet(dir, tc.n, 0, tc.opts)
 			if tc.err != "" {
-				require.ErrorIs(t, err, ErrOptionDiffers)
+				require.ErrorIs(t, err, mmapbloom.ErrOptionDiffers)
 				assert.Contains(t, err.Error(), tc.err)
 				return
 			}
@@ -146,10 +149,10 @@ func TestOpenOrCreateSet(t *testing.T) {
 		})
 	}
 	scalable := filepath.Join(t.TempDir(), "s.bfset")
-	s, err = OpenOrCreateSet(scalable, 100, 0.01, nil)
+	s, err = mmapbloom.OpenOrCreateSet(scalable, 100, 0.01, nil)
 	require.NoError(t, err)
 	require.NoError(t, s.Close())
-	_, err = OpenOrCreateSet(scalable, 0, 0, &SetOptions{Window: time.Hour})
-	require.ErrorIs(t, err, ErrOptionDiffers)
+	_, err = mmapbloom.OpenOrCreateSet(scalable, 0, 0, &mmapbloom.SetOptions{Window: time.Hour})
+	require.ErrorIs(t, err, mmapbloom.ErrOptionDiffers)
 	assert.Contains(t, err.Error(), "window 1h0m0s given, the file has none (a scalable set)")
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/kernel"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
 )
 
 // Add inserts key. Every bit of the key is set with an atomic 64-bit OR
@@ -25,7 +27,7 @@ func (f *Filter) Add(key []byte) error {
 }
 
 // AddString is Add for a string key, without copying it.
-func (f *Filter) AddString(key string) error { return f.Add(bytesOf(key)) }
+func (f *Filter) AddString(key string) error { return f.Add(mapping.Bytes(key)) }
 
 // Test reports whether key may be in the filter: false means definitely
 // absent; true means present, or a false positive with probability about
@@ -40,7 +42,7 @@ func (f *Filter) Test(key []byte) (present bool, err error) {
 }
 
 // TestString is Test for a string key, without copying it.
-func (f *Filter) TestString(key string) (bool, error) { return f.Test(bytesOf(key)) }
+func (f *Filter) TestString(key string) (bool, error) { return f.Test(mapping.Bytes(key)) }
 
 // TestAndAdd adds key and reports whether it may have been present
 // before: present is false exactly when this call set at least one bit
@@ -69,7 +71,7 @@ func (f *Filter) TestAndAdd(key []byte) (present bool, err error) {
 }
 
 // TestAndAddString is TestAndAdd for a string key, without copying it.
-func (f *Filter) TestAndAddString(key string) (bool, error) { return f.TestAndAdd(bytesOf(key)) }
+func (f *Filter) TestAndAddString(key string) (bool, error) { return f.TestAndAdd(mapping.Bytes(key)) }
 
 // Locations returns the k bit positions of key in [0, m), in the order of
 // the hash scheme (the hash method of the murmur2-seeds reference filter,
@@ -99,7 +101,7 @@ func (f *Filter) hashKey(key []byte) blockKey {
 	}
 	block, g := f.loc.BlockHash(key)
 	if !raceEnabled { // f.words is read without the lock that Close takes
-		prefetchBit(f.words, block*hashing.BlockBits)
+		kernel.PrefetchBit(f.words, block*hashing.BlockBits)
 	}
 	return blockKey{block, g}
 }
@@ -109,7 +111,7 @@ func (f *Filter) hashKey(key []byte) blockKey {
 func (f *Filter) testKey(key []byte, h blockKey) bool {
 	if f.blocked {
 		first, gs, out := [1]uint64{h.block * hashing.BlockBits}, [1]uint32{h.g}, [1]bool{}
-		active.testBlocks(f.words, first[:], gs[:], f.hdr.K, out[:])
+		kernel.Active.TestBlocks(f.words, first[:], gs[:], f.hdr.K, out[:])
 		return out[0]
 	}
 	var buf [format.MaxK]uint64

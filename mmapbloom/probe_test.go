@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/kernel/kerneltest"
 )
 
 // TestAndAdd reports a key new exactly when one of its bits was clear:
@@ -20,7 +21,7 @@ func TestTestAndAddSeesEveryClearBit(t *testing.T) {
 		o := *opts
 		o.Seed, o.FixedSeed = 3, true
 		t.Run(layoutName(&o), func(t *testing.T) {
-			forEachKernel(t, func(t *testing.T) { testAndAddEveryClearBit(t, &o) })
+			kerneltest.ForEach(t, func(t *testing.T) { testAndAddEveryClearBit(t, &o) })
 		})
 	}
 }

@@ -22,6 +22,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/manifest"
 )
 
 // pySetKeys writes keys to a file, one a line, and returns its path.
@@ -87,15 +89,15 @@ func toBytes(keys []string) [][]byte {
 func compareSet(t *testing.T, py, dir string, now time.Time, queries []string) []bool {
 	t.Helper()
 	ns := strconv.FormatInt(now.UnixNano(), 10)
-	m, err := readManifest(dir)
+	m, err := manifest.Read(dir)
 	require.NoError(t, err)
-	var pyLayers []layerEntry
+	var pyLayers []manifest.Layer
 	require.NoError(t, json.Unmarshal(runPy(t, py, "set-layers", dir, ns), &pyLayers))
 	assert.Equal(t, m.Layers, pyLayers, "the same layers")
 	for i, l := range m.Layers {
 		f, err := Open(filepath.Join(dir, l.File), &OpenOptions{ReadOnly: true})
 		require.NoError(t, err)
-		want, err := Create(filepath.Join(t.TempDir(), "w.bloom"), l.N, l.P, m.layerOptions(l.P))
+		want, err := Create(filepath.Join(t.TempDir(), "w.bloom"), l.N, l.P, layerOptions(m, l.P))
 		require.NoError(t, err)
 		got, exp := f.Header(), want.Header()
 		assert.Equal(t, []any{exp.M, exp.K, exp.Layout, exp.Scheme}, []any{got.M, got.K, got.Layout, got.Scheme}, "layer %d sized as Go's", i)
@@ -151,7 +153,7 @@ func TestPythonSetScalable(t *testing.T) {
 	queries := append(append(append([]string{}, goKeys...), pyKeys...), absentKeys(92_000)...)
 	ans := compareSet(t, py, dir, now, queries)
 	requireFirstPresent(t, ans, 8000, "scalable")
-	m, err := readManifest(dir)
+	m, err := manifest.Read(dir)
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, len(m.Layers), 3, "grown through two growth points: %+v", m.Layers)
 }
@@ -184,7 +186,7 @@ func TestPythonSetWindowed(t *testing.T) {
 	queries := append(append(append([]string{}, win[2]...), win[1]...), absentKeys(98_000)...)
 	ans := compareSet(t, py, dir, now, append(queries, win[0]...))
 	requireFirstPresent(t, ans, 1000, "window 2")
-	m, err := readManifest(dir)
+	m, err := manifest.Read(dir)
 	require.NoError(t, err)
 	require.Len(t, m.Layers, 2, "window 0 dropped")
 	assert.Equal(t, []int64{1, 2}, []int64{m.Layers[0].Window, m.Layers[1].Window})

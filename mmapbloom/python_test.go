@@ -26,6 +26,7 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/internal/testkit/filecheck"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/sizing"
 )
 
@@ -422,7 +423,7 @@ func TestPythonAndGoWriters(t *testing.T) {
 				}
 			}
 			t.Logf("%d Python and %d Go writers x %d keys: %d new adds, count %d", pyWriters, goWriters, keys, news, count)
-			checkInvariants(t, path, hdr)
+			filecheck.Check(t, path, hdr)
 		})
 	}
 }

@@ -6,6 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/manifest"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
 )
 
 // Remove deletes the filter file at path, but only when no handle in any
@@ -21,13 +24,13 @@ func Remove(path string) error {
 		return fmt.Errorf("mmapbloom: remove: %w", err)
 	}
 	defer f.Close()
-	if err := lockExclusive(f); err != nil {
+	if err := mapping.LockExclusive(f); err != nil {
 		return wrapf(err, "remove")
 	}
 	if err := os.Remove(path); err != nil {
 		return fmt.Errorf("mmapbloom: remove: %w", err)
 	}
-	return syncDir(filepath.Dir(path))
+	return mapping.SyncDir(filepath.Dir(path))
 }
 
 // RemoveSet deletes the filter set in dir, but only when no handle in any
@@ -41,7 +44,7 @@ func Remove(path string) error {
 // (fs.ErrNotExist for a missing set) wrapped.
 func RemoveSet(dir string) error {
 	dir = filepath.Clean(dir)
-	if _, err := os.Stat(filepath.Join(dir, controlName)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, manifest.ControlName)); err != nil {
 		return fmt.Errorf("mmapbloom: remove set: %w", err)
 	}
 	unlock, err := lockSet(dir, false)
@@ -49,7 +52,7 @@ func RemoveSet(dir string) error {
 		return err
 	}
 	defer unlock()
-	m, err := readManifest(dir)
+	m, err := manifest.Read(dir)
 	if err != nil {
 		return err
 	}
@@ -62,7 +65,7 @@ func RemoveSet(dir string) error {
 			return fmt.Errorf("mmapbloom: remove set: %w", err)
 		}
 		defer f.Close()
-		if err := lockExclusive(f); err != nil {
+		if err := mapping.LockExclusive(f); err != nil {
 			return wrapf(err, "remove set %s", dir)
 		}
 	}
@@ -74,7 +77,7 @@ func RemoveSet(dir string) error {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("mmapbloom: remove set: %w", err)
 	}
-	if err := syncDir(filepath.Dir(dir)); err != nil {
+	if err := mapping.SyncDir(filepath.Dir(dir)); err != nil {
 		return err
 	}
 	return os.RemoveAll(tmp)

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
 )
 
 // Replace renames the file src over the filter file dst (a complete
@@ -23,12 +25,12 @@ func Replace(src, dst string) error {
 		return fmt.Errorf("mmapbloom: replace: %w", err)
 	default:
 		defer f.Close()
-		if err := lockExclusive(f); err != nil {
+		if err := mapping.LockExclusive(f); err != nil {
 			return wrapf(err, "replace")
 		}
 	}
 	if err := os.Rename(src, dst); err != nil {
 		return fmt.Errorf("mmapbloom: replace: %w", err)
 	}
-	return syncDir(filepath.Dir(dst))
+	return mapping.SyncDir(filepath.Dir(dst))
 }

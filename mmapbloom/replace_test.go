@@ -1,4 +1,4 @@
-package mmapbloom
+package mmapbloom_test
 
 import (
 	"os"
@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
 // TestReplace: a copy is renamed over a filter file no handle has open,
@@ -16,13 +18,13 @@ func TestReplace(t *testing.T) {
 	dir := t.TempDir()
 	dst, src := filepath.Join(dir, "k.bloom"), filepath.Join(dir, ".k.copy")
 	mk := func(path, key string) {
-		f, err := Create(path, 1000, 0.01, nil)
+		f, err := mmapbloom.Create(path, 1000, 0.01, nil)
 		require.NoError(t, err)
 		require.NoError(t, f.AddString(key))
 		require.NoError(t, f.Close())
 	}
 	has := func(path, key string) bool {
-		f, err := Open(path, &OpenOptions{ReadOnly: true})
+		f, err := mmapbloom.Open(path, &mmapbloom.OpenOptions{ReadOnly: true})
 		require.NoError(t, err)
 		defer f.Close()
 		ok, err := f.TestString(key)
@@ -30,18 +32,18 @@ func TestReplace(t *testing.T) {
 		return ok
 	}
 	mk(src, "new")
-	require.NoError(t, Replace(src, dst), "into a missing name")
+	require.NoError(t, mmapbloom.Replace(src, dst), "into a missing name")
 	assert.True(t, has(dst, "new"))
 
 	mk(src, "newer")
-	live, err := Open(dst, nil)
+	live, err := mmapbloom.Open(dst, nil)
 	require.NoError(t, err)
-	require.ErrorIs(t, Replace(src, dst), ErrInUse)
+	require.ErrorIs(t, mmapbloom.Replace(src, dst), mmapbloom.ErrInUse)
 	assert.FileExists(t, src)
 	require.NoError(t, live.Close())
 	assert.True(t, has(dst, "new"), "unchanged while in use")
 
-	require.NoError(t, Replace(src, dst))
+	require.NoError(t, mmapbloom.Replace(src, dst))
 	assert.True(t, has(dst, "newer"))
 	_, err = os.Stat(src)
 	assert.ErrorIs(t, err, os.ErrNotExist)

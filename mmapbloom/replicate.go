@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/manifest"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
 )
 
 // Replication helpers: what a copy of a filter or set (a `serve`
@@ -164,11 +166,11 @@ func (s *Set) Manifest() (raw []byte, files []string, err error) {
 // ErrBadSet (raw is not a valid MANIFEST, or a layer it lists is not in
 // dir), ErrMismatch, I/O errors.
 func AdoptSetManifest(dir string, raw []byte) error {
-	m := new(manifest)
+	m := new(manifest.Manifest)
 	if err := json.Unmarshal(raw, m); err != nil {
 		return fmt.Errorf("mmapbloom: adopt manifest: %w (%w)", ErrBadSet, err)
 	}
-	if err := m.check(); err != nil {
+	if err := m.Check(); err != nil {
 		return fmt.Errorf("mmapbloom: adopt manifest: %w", err)
 	}
 	for _, l := range m.Layers {
@@ -176,14 +178,14 @@ func AdoptSetManifest(dir string, raw []byte) error {
 			return fmt.Errorf("mmapbloom: adopt manifest: layer %s: %w (%w)", l.File, ErrBadSet, err)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, manifestName)); errors.Is(err, fs.ErrNotExist) {
-		if err := writeManifest(dir, m); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, manifest.Name)); errors.Is(err, fs.ErrNotExist) {
+		if err := manifest.Write(dir, m); err != nil {
 			return err
 		}
-		if err := writeControl(dir, m.Generation); err != nil {
+		if err := manifest.WriteControl(dir, m.Generation); err != nil {
 			return err
 		}
-		return writeSynced(filepath.Join(dir, lockName), nil)
+		return mapping.WriteSynced(filepath.Join(dir, lockName), nil)
 	}
 	unlock, err := lockSet(dir, true)
 	if err != nil {
@@ -194,8 +196,8 @@ func AdoptSetManifest(dir string, raw []byte) error {
 }
 
 // adoptLocked replaces dir's MANIFEST by m; the caller holds LOCK.
-func adoptLocked(dir string, m *manifest) error {
-	cur, err := readManifest(dir)
+func adoptLocked(dir string, m *manifest.Manifest) error {
+	cur, err := manifest.Read(dir)
 	if err != nil {
 		return err
 	}
@@ -207,19 +209,19 @@ func adoptLocked(dir string, m *manifest) error {
 		return nil
 	}
 	m.Generation = max(m.Generation, cur.Generation+1)
-	if err := writeManifest(dir, m); err != nil {
+	if err := manifest.Write(dir, m); err != nil {
 		return err
 	}
-	ctl, err := openControl(dir, false)
+	ctl, err := manifest.OpenControl(dir, false)
 	if err != nil {
 		return err
 	}
-	ctl.raise(m.Generation)
-	if err := ctl.close(); err != nil {
+	ctl.Raise(m.Generation)
+	if err := ctl.Close(); err != nil {
 		return err
 	}
 	for _, l := range cur.Layers {
-		if !m.lists(l.File) {
+		if !m.Lists(l.File) {
 			_ = os.Remove(filepath.Join(dir, l.File))
 		}
 	}
@@ -228,7 +230,7 @@ func adoptLocked(dir string, m *manifest) error {
 
 // sameLayers reports whether a and b list the same layer files in the
 // same order.
-func sameLayers(a, b *manifest) bool {
+func sameLayers(a, b *manifest.Manifest) bool {
 	if len(a.Layers) != len(b.Layers) {
 		return false
 	}

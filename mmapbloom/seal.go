@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
 )
 
 // Sealing freezes a v2 filter that will only be read from now on (a file
@@ -107,7 +108,7 @@ func (f *Filter) Verify() error {
 // dataCRC returns the CRC-32C of the bit array, padding included. The
 // caller is inside run.
 func (f *Filter) dataCRC() uint32 {
-	defer f.sequential()()
+	defer mapping.Sequential(f.data)()
 	return crc32.Checksum(f.data[format.HeaderSize:format.HeaderSize+f.hdr.ByteSize], castagnoli)
 }
 

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/manifest"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
 )
 
 // Set is a filter set: a directory NAME.bfset/ holding one ordinary v2
@@ -38,7 +40,7 @@ type Set struct {
 	// no call reads CONTROL or a layer after Close unmapped them.
 	rw       sync.RWMutex
 	dir      string
-	ctl      *control
+	ctl      *manifest.Control
 	opts     OpenOptions
 	now      func() time.Time
 	closed   atomic.Bool
@@ -110,7 +112,7 @@ type SetOptions struct {
 // manifest and its open layers. It never changes once published.
 type setView struct {
 	gen    uint64
-	m      *manifest
+	m      *manifest.Manifest
 	layers []*Filter // as m.Layers: oldest first, the last takes the adds
 	// activeEnd is the end of the newest layer's window (windowed sets).
 	activeEnd time.Time
@@ -130,10 +132,10 @@ func (v *setView) active() *Filter { return v.layers[len(v.layers)-1] }
 // last at now, even before a rotation dropped the older ones (none when
 // no one wrote for Keep windows).
 func (v *setView) live(now func() time.Time) []*Filter {
-	if !v.m.windowed() {
+	if !v.m.Windowed() {
 		return v.layers
 	}
-	oldest := v.m.windowAt(now()) - int64(v.m.Keep) + 1
+	oldest := v.m.WindowAt(now()) - int64(v.m.Keep) + 1
 	i := 0
 	for i < len(v.layers) && v.m.Layers[i].Window < oldest {
 		i++
@@ -209,7 +211,7 @@ const setDirMode = 0o755
 
 // newManifest validates the options of CreateSet and returns the
 // manifest of the new set, without layers.
-func newManifest(n uint64, p float64, o SetOptions) (*manifest, error) {
+func newManifest(n uint64, p float64, o SetOptions) (*manifest.Manifest, error) {
 	if n == 0 {
 		return nil, ErrInvalidN
 	}
@@ -220,25 +222,25 @@ func newManifest(n uint64, p float64, o SetOptions) (*manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &manifest{Version: manifestVersion, Generation: 1, N: n, P: p, Layout: o.Layout, Seed: seed}
+	m := &manifest.Manifest{Version: manifest.Version, Generation: 1, N: n, P: p, Layout: o.Layout, Seed: seed}
 	if err := o.check(); err != nil {
 		return nil, err
 	}
 	if o.Window == 0 {
-		m.Kind, m.Expansion, m.Tightening = kindScalable, o.Expansion, o.Tightening
+		m.Kind, m.Expansion, m.Tightening = manifest.KindScalable, o.Expansion, o.Tightening
 		if m.Expansion == 0 {
 			m.Expansion = 2
 		}
 		if m.Tightening == 0 {
 			m.Tightening = 0.5
 		}
-		return m, m.checkNew()
+		return m, checkNew(m)
 	}
 	now := time.Now
 	if o.Now != nil {
 		now = o.Now
 	}
-	m.Kind, m.WindowNS, m.Keep, m.Refresh, m.T0 = kindWindowed, int64(o.Window), o.Keep, o.Refresh, now().UnixNano()
+	m.Kind, m.WindowNS, m.Keep, m.Refresh, m.T0 = manifest.KindWindowed, int64(o.Window), o.Keep, o.Refresh, now().UnixNano()
 	if m.Keep == 0 {
 		m.Keep = 2
 	}
@@ -247,22 +249,22 @@ func newManifest(n uint64, p float64, o SetOptions) (*manifest, error) {
 			m.Tightening = 0.5
 		}
 	}
-	return m, m.checkNew()
+	return m, checkNew(m)
 }
 
 // checkNew checks the options of a new manifest (checkOptions) and that
 // its first layer can be sized (a p so small that the layer would need
 // more than format.MaxK hash functions is refused here, before any file
 // is made).
-func (m *manifest) checkNew() error {
-	if err := m.checkOptions(); err != nil {
+func checkNew(m *manifest.Manifest) error {
+	if err := checkOptions(m); err != nil {
 		return err
 	}
-	n, p, err := m.nextLayer(0)
+	n, p, err := nextLayer(m, 0)
 	if err != nil {
 		return err
 	}
-	o, target := withDefaults(m.layerOptions(p), n, p)
+	o, target := withDefaults(layerOptions(m, p), n, p)
 	if _, _, err := o.size(n, target); err != nil {
 		return fmt.Errorf("first layer: sizing for n = %d, p = %g: %w", n, p, err)
 	}
@@ -320,11 +322,11 @@ func (o SetOptions) check() error {
 }
 
 // checkOptions validates the set-wide fields of a new manifest.
-func (m *manifest) checkOptions() error {
-	if m.windowed() && m.Keep < 1 {
+func checkOptions(m *manifest.Manifest) error {
+	if m.Windowed() && m.Keep < 1 {
 		return fmt.Errorf("mmapbloom: keep %d windows: %w", m.Keep, ErrBadSet)
 	}
-	if m.grows() && !(m.Tightening > 0 && m.Tightening < 1) {
+	if m.Grows() && !(m.Tightening > 0 && m.Tightening < 1) {
 		return fmt.Errorf("mmapbloom: tightening %g not in (0, 1): %w", m.Tightening, ErrBadSet)
 	}
 	return nil
@@ -333,21 +335,21 @@ func (m *manifest) checkOptions() error {
 // buildSet writes the first layer, the MANIFEST, CONTROL and LOCK of a
 // new set into the empty directory dir; before checks the first layer
 // (OpenOptions.BeforeLayer).
-func buildSet(dir string, m *manifest, before func(int, uint64) error) error {
+func buildSet(dir string, m *manifest.Manifest, before func(int, uint64) error) error {
 	var window int64
-	if m.windowed() {
-		window = m.windowAt(time.Unix(0, m.T0))
+	if m.Windowed() {
+		window = m.WindowAt(time.Unix(0, m.T0))
 	}
 	if err := addLayer(dir, m, window, before); err != nil {
 		return err
 	}
-	if err := writeManifest(dir, m); err != nil {
+	if err := manifest.Write(dir, m); err != nil {
 		return err
 	}
-	if err := writeControl(dir, m.Generation); err != nil {
+	if err := manifest.WriteControl(dir, m.Generation); err != nil {
 		return err
 	}
-	return writeSynced(filepath.Join(dir, lockName), nil)
+	return mapping.WriteSynced(filepath.Join(dir, lockName), nil)
 }
 
 // publishDir renames the finished directory tmp to dir, refusing to
@@ -363,7 +365,7 @@ func publishDir(what, tmp, dir string) error {
 		}
 		return fmt.Errorf("mmapbloom: %s: %w", what, err)
 	}
-	return syncDir(filepath.Dir(dir))
+	return mapping.SyncDir(filepath.Dir(dir))
 }
 
 // OpenSet opens the filter set in dir: it maps CONTROL, reads MANIFEST
@@ -382,26 +384,26 @@ func OpenSet(dir string, opts *OpenOptions) (*Set, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
-	m, err := readManifest(s.dir)
+	m, err := manifest.Read(s.dir)
 	if err != nil {
 		return nil, err
 	}
 	o.ReadOnly = o.ReadOnly || m.Sealed
 	s.opts, s.readOnly = o, o.ReadOnly
-	ctl, err := openControl(s.dir, o.ReadOnly)
+	ctl, err := manifest.OpenControl(s.dir, o.ReadOnly)
 	if err != nil {
 		return nil, err
 	}
 	s.ctl = ctl
-	err = ctl.guard(func() error {
+	err = ctl.Guard(func() error {
 		if !o.ReadOnly {
-			ctl.raise(m.Generation)
+			ctl.Raise(m.Generation)
 		}
 		_, err := s.reload()
 		return err
 	})
 	if err != nil {
-		_ = ctl.close()
+		_ = ctl.Close()
 		return nil, err
 	}
 	return s, nil
@@ -423,7 +425,7 @@ func (s *Set) Close() error {
 	for _, f := range s.view.Load().layers {
 		errs = append(errs, f.Close())
 	}
-	return errors.Join(append(errs, s.ctl.close())...)
+	return errors.Join(append(errs, s.ctl.Close())...)
 }
 
 // Sync writes every live layer's bits and header to the disk and waits

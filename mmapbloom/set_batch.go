@@ -11,10 +11,10 @@ import (
 // checks the generation (and rotates or grows the set) like a single-key
 // call. Within a chunk every layer is probed through its own batch
 // pipeline (batch.go: the keys hashed and their cache lines prefetched
-// chunkKeys at a time, one line per key for a blocked layer), newest layer
+// kernel.ChunkKeys at a time, one line per key for a blocked layer), newest layer
 // first, and each layer sees only the keys no newer layer holds, so a
 // present key stops at the layer that holds it, and an absent key costs
-// one line per live layer, with up to chunkKeys lines in flight.
+// one line per live layer, with up to kernel.ChunkKeys lines in flight.
 
 // setChunk is the number of keys a Set's batch call handles between two
 // generation checks.
@@ -221,7 +221,7 @@ func (s *Set) insertChunk(v *setView, keys [][]byte, present []bool, add bool) (
 			return 0, err
 		}
 	}
-	if v.m.grows() {
+	if v.m.Grows() {
 		room := min(v.room(), len(keys))
 		keys, present = keys[:room], present[:room]
 	}

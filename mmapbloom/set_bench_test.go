@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/zeebo/xxh3"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/kernel"
 )
 
 // BenchmarkSet compares a scalable set of 4 layers (expansion 2: n0, 2n0,
@@ -18,15 +20,15 @@ import (
 func BenchmarkSet(b *testing.B) {
 	s, f, present, absent := benchSetAndFilter(b)
 	n := len(absent)
-	defer func() { active = kernels[0] }()
-	for _, kern := range kernels {
-		active = kern
+	defer func() { kernel.Active = kernel.Available[0] }()
+	for _, kern := range kernel.Available {
+		kernel.Active = kern
 		for _, tc := range []struct {
 			name string
 			t    benchTarget
 		}{{"set-L4", s}, {"filter", f}} {
 			name := fmt.Sprintf("impl=%s/kind=%s/n=%d", kern, tc.name, n)
-			if kern == kernels[0] {
+			if kern == kernel.Available[0] {
 				b.Run(name+"/op=test-present", func(b *testing.B) { benchTest(b, tc.t, present) })
 				b.Run(name+"/op=test-absent", func(b *testing.B) { benchTest(b, tc.t, absent) })
 			}
@@ -112,9 +114,9 @@ func BenchmarkSetStages(b *testing.B) {
 		},
 		"test": s.TestBatch,
 	}
-	defer func() { active = kernels[0] }()
-	for _, kern := range kernels {
-		active = kern
+	defer func() { kernel.Active = kernel.Available[0] }()
+	for _, kern := range kernel.Available {
+		kernel.Active = kern
 		for _, op := range []string{"hash", "locate", "test"} {
 			b.Run(fmt.Sprintf("impl=%s/n=%d/op=%s", kern, len(absent), op), func(b *testing.B) {
 				benchBatchCall(b, absent, stages[op])

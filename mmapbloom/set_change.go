@@ -8,10 +8,12 @@ import (
 	"path/filepath"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/manifest"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
 )
 
 // lockName is the file of a set whose exclusive open file description
-// lock (lock.go's upgradeLock) is held while a layer is added or dropped
+// lock (mapping.Upgrade) is held while a layer is added or dropped
 // or garbage is collected, and only then.
 const lockName = "LOCK"
 
@@ -31,7 +33,7 @@ func crashPoint(name string) {
 // changeFunc changes a freshly read MANIFEST in memory, creating any new
 // layer file; it returns the layer files to unlink once the change is
 // published, and whether it changed anything.
-type changeFunc func(m *manifest) (dropped []string, changed bool, err error)
+type changeFunc func(m *manifest.Manifest) (dropped []string, changed bool, err error)
 
 // change runs fn on the MANIFEST under the set's exclusive LOCK, waiting
 // while another handle holds it (that handle may be making the same
@@ -60,23 +62,23 @@ func (s *Set) readOnlyError() error {
 
 // changeDir is change on the set in dir whose CONTROL is mapped
 // (read-write) as ctl.
-func changeDir(dir string, ctl *control, wait bool, fn changeFunc) (bool, error) {
+func changeDir(dir string, ctl *manifest.Control, wait bool, fn changeFunc) (bool, error) {
 	m, unlock, err := lockedManifest(dir, func(dir string) (func(), error) { return lockSet(dir, wait) })
 	if err != nil {
 		return false, err
 	}
 	defer unlock()
-	ctl.raise(m.Generation)
+	ctl.Raise(m.Generation)
 	dropped, changed, err := fn(m)
 	if err != nil || !changed {
 		return false, err
 	}
 	m.Generation++
-	if err := writeManifest(dir, m); err != nil {
+	if err := manifest.Write(dir, m); err != nil {
 		return false, err
 	}
 	crashPoint("manifest-renamed")
-	ctl.raise(m.Generation)
+	ctl.Raise(m.Generation)
 	for _, name := range dropped {
 		_ = os.Remove(filepath.Join(dir, name))
 	}
@@ -86,11 +88,11 @@ func changeDir(dir string, ctl *control, wait bool, fn changeFunc) (bool, error)
 // lockedManifest takes a lock on dir's LOCK file with lock (lockSet or
 // shareSet) and reads the MANIFEST under it; the caller releases the lock
 // with unlock (nil on error).
-func lockedManifest(dir string, lock func(dir string) (func(), error)) (m *manifest, unlock func(), err error) {
+func lockedManifest(dir string, lock func(dir string) (func(), error)) (m *manifest.Manifest, unlock func(), err error) {
 	if unlock, err = lock(dir); err != nil {
 		return nil, nil, err
 	}
-	if m, err = readManifest(dir); err != nil {
+	if m, err = manifest.Read(dir); err != nil {
 		unlock()
 		return nil, nil, err
 	}
@@ -104,9 +106,9 @@ func lockSet(dir string, wait bool) (unlock func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("mmapbloom: %w", err)
 	}
-	lock := upgradeLock
+	lock := mapping.Upgrade
 	if wait {
-		lock = waitExclusive
+		lock = mapping.WaitExclusive
 	}
 	if err := lock(f); err != nil {
 		_ = f.Close()
@@ -125,7 +127,7 @@ func shareSet(dir string) (unlock func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("mmapbloom: %w", err)
 	}
-	if err := waitShared(f); err != nil {
+	if err := mapping.WaitShared(f); err != nil {
 		_ = f.Close()
 		return nil, err
 	}
@@ -133,7 +135,7 @@ func shareSet(dir string) (unlock func(), err error) {
 }
 
 // layerOptions returns the options a new layer at p is created with.
-func (m *manifest) layerOptions(p float64) *CreateOptions {
+func layerOptions(m *manifest.Manifest, p float64) *CreateOptions {
 	layout := m.Layout
 	if layout == format.LayoutBlocked512 && p < MinBlockedP {
 		layout = 0 // Create's choice: classic, since blocked is refused below MinBlockedP
@@ -146,20 +148,20 @@ func (m *manifest) layerOptions(p float64) *CreateOptions {
 // the orphan of a change that crashed before its rename; the caller holds
 // LOCK, so it is removed first. before, when not nil, may refuse the layer
 // first (OpenOptions.BeforeLayer).
-func addLayer(dir string, m *manifest, window int64, before func(int, uint64) error) error {
-	n, p, err := m.nextLayer(window)
+func addLayer(dir string, m *manifest.Manifest, window int64, before func(int, uint64) error) error {
+	n, p, err := nextLayer(m, window)
 	if err != nil {
 		return err
 	}
-	name := layerName(m.Next)
-	if err := checkLayer(before, len(m.Layers)+1, n, p, m.layerOptions(p)); err != nil {
+	name := manifest.LayerName(m.Next)
+	if err := checkLayer(before, len(m.Layers)+1, n, p, layerOptions(m, p)); err != nil {
 		return fmt.Errorf("mmapbloom: set layer %s: %w", name, err)
 	}
 	path := filepath.Join(dir, name)
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("mmapbloom: remove orphan layer: %w", err)
 	}
-	f, err := Create(path, n, p, m.layerOptions(p))
+	f, err := Create(path, n, p, layerOptions(m, p))
 	if err != nil {
 		return wrapf(err, "set layer %s", name)
 	}
@@ -167,7 +169,7 @@ func addLayer(dir string, m *manifest, window int64, before func(int, uint64) er
 		return err
 	}
 	crashPoint("layer-created")
-	m.Layers = append(m.Layers, layerEntry{File: name, N: n, P: p, Window: window})
+	m.Layers = append(m.Layers, manifest.Layer{File: name, N: n, P: p, Window: window})
 	m.Next++
 	return nil
 }

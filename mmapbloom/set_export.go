@@ -6,6 +6,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/manifest"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
 )
 
 // ExportOptions tunes Set.Export. A nil *ExportOptions means the defaults.
@@ -79,13 +82,13 @@ func copySet(dir, tmp string) (sealed bool, err error) {
 			return false, fmt.Errorf("mmapbloom: export set %s: layer %s: %w", dir, l.File, err)
 		}
 	}
-	if err := writeControl(tmp, m.Generation); err != nil {
+	if err := manifest.WriteControl(tmp, m.Generation); err != nil {
 		return false, err
 	}
-	if err := writeSynced(filepath.Join(tmp, lockName), nil); err != nil {
+	if err := mapping.WriteSynced(filepath.Join(tmp, lockName), nil); err != nil {
 		return false, err
 	}
-	return m.Sealed, writeManifest(tmp, m)
+	return m.Sealed, manifest.Write(tmp, m)
 }
 
 // copySynced copies the file src to the new file dst and fsyncs dst. On

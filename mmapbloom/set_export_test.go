@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/manifest"
 )
 
 // filledSet creates a scalable set of n0 = 1000 holding keys "a-0" to
@@ -266,16 +267,16 @@ func TestVerifySetDamage(t *testing.T) {
 			require.NoError(t, os.WriteFile(layer(dir), b, 0o644))
 		}, ErrBadSet, 1},
 		{"listed twice", func(t *testing.T, dir string) {
-			editManifest(t, dir, func(m *manifest) { m.Layers = append(m.Layers, m.Layers[0]) })
+			editManifest(t, dir, func(m *manifest.Manifest) { m.Layers = append(m.Layers, m.Layers[0]) })
 		}, ErrBadSet, 3},
 		{"manifest not sealed", func(t *testing.T, dir string) {
-			editManifest(t, dir, func(m *manifest) { m.Sealed = false })
+			editManifest(t, dir, func(m *manifest.Manifest) { m.Sealed = false })
 		}, ErrNotSealed, -1},
 		{"no manifest", func(t *testing.T, dir string) {
-			require.NoError(t, os.Remove(filepath.Join(dir, manifestName)))
+			require.NoError(t, os.Remove(filepath.Join(dir, manifest.Name)))
 		}, ErrBadSet, -1},
 		{"bad control", func(t *testing.T, dir string) {
-			require.NoError(t, os.WriteFile(filepath.Join(dir, controlName), []byte("x"), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, manifest.ControlName), []byte("x"), 0o644))
 		}, ErrBadSet, -1},
 	}
 	for _, tc := range tests {
@@ -303,12 +304,12 @@ func TestVerifySetDamage(t *testing.T) {
 }
 
 // editManifest rewrites dir's MANIFEST through edit.
-func editManifest(t *testing.T, dir string, edit func(m *manifest)) {
+func editManifest(t *testing.T, dir string, edit func(m *manifest.Manifest)) {
 	t.Helper()
-	m, err := readManifest(dir)
+	m, err := manifest.Read(dir)
 	require.NoError(t, err)
 	edit(m)
-	require.NoError(t, writeManifest(dir, m))
+	require.NoError(t, manifest.Write(dir, m))
 }
 
 // TestSealSetAfterCrash: layers sealed by a SealSet that died before it

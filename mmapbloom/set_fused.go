@@ -7,16 +7,18 @@ import (
 	"github.com/zeebo/xxh3"
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/kernel"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
 )
 
 // The fused batch pipeline of a Set whose live layers are all blocked
 // layers with the set's seed (the default): each key is hashed once, its
 // block in every layer is computed from that hash, and the cache lines of
-// all layers are prefetched together, chunkKeys keys ahead of their use,
+// all layers are prefetched together, kernel.ChunkKeys keys ahead of their use,
 // so that a key absent from L layers costs L misses that overlap instead
 // of L misses in turn. The layers are then probed, inside the fault
 // guards of every layer at once (guardLayers), by the multi-layer kernel
-// (testLayers: each key's probes computed once, then tested against each
+// (kernel.TestLayers: each key's probes computed once, then tested against each
 // layer's line, newest first, stopping at a hit) or, where that kernel
 // does not exist (the generic kernel, a layer with k > 16), by its
 // pure-Go twin anyHolds. Sets with a classic layer take the
@@ -25,10 +27,10 @@ import (
 // fusedPiece holds the hashed keys of one piece of a batch.
 type fusedPiece struct {
 	n     int
-	start int                                   // offset of the piece's first key in the batch
-	gs    [chunkKeys]uint32                     // in-block hash of each key (the same in every layer)
-	first [][chunkKeys]uint64                   // per layer: first bit of each key's block
-	masks [chunkKeys][hashing.BlockWords]uint64 // newest layer, when setting: probe masks of the keys it lacks
+	start int                                          // offset of the piece's first key in the batch
+	gs    [kernel.ChunkKeys]uint32                     // in-block hash of each key (the same in every layer)
+	first [][kernel.ChunkKeys]uint64                   // per layer: first bit of each key's block
+	masks [kernel.ChunkKeys][hashing.BlockWords]uint64 // newest layer, when setting: probe masks of the keys it lacks
 }
 
 // fusedPipe yields the hashed pieces of a batch over layers (oldest
@@ -40,24 +42,10 @@ type fusedPipe struct {
 	next   int
 	bufs   [2]fusedPiece
 	cur    int
-	hit    [chunkKeys]bool // scratch for the newest layer's answers (set)
-	lines  []fusedLayer    // the layers, for the kernels of kernel_layers_amd64.go
-	lanes  bool            // every layer has k <= maxLaneK: testLayers applies
+	hit    [kernel.ChunkKeys]bool // scratch for the newest layer's answers (set)
+	lines  []kernel.Layer         // the layers, for kernel.TestLayers and LocateLayers
+	lanes  bool                   // every layer has k <= kernel.MaxLaneK: TestLayers applies
 }
-
-// fusedLayer is what the multi-layer kernels read of a layer (96 bytes,
-// the assembly's layout).
-type fusedLayer struct {
-	words   uint64 // address of the layer's first word, in its mapping
-	lanes   uint32 // lane mask of its probes: the low k bits (k <= maxLaneK)
-	_       uint32
-	nblocks uint64 // blocks of 512 bits: m / 512
-	_       uint64
-	wanted  [maxLaneK]uint32 // lanes as 32-bit lane masks: all ones in lane j < k (AVX2)
-}
-
-// maxLaneK is the most probes the multi-layer kernel tests at once.
-const maxLaneK = 16
 
 // fusedPool recycles fusedPipes (their per-layer arrays grow to the
 // largest number of layers seen).
@@ -83,7 +71,7 @@ func startFused(layers []*Filter, seed uint64, keys [][]byte) *fusedPipe {
 	p.lines, p.lanes = p.kernelLayers(p.lines[:0])
 	for i := range p.bufs {
 		if cap(p.bufs[i].first) < len(layers) {
-			p.bufs[i].first = make([][chunkKeys]uint64, len(layers))
+			p.bufs[i].first = make([][kernel.ChunkKeys]uint64, len(layers))
 		}
 		p.bufs[i].first = p.bufs[i].first[:len(layers)]
 	}
@@ -91,15 +79,15 @@ func startFused(layers []*Filter, seed uint64, keys [][]byte) *fusedPipe {
 	return p
 }
 
-// kernelLayers appends the fusedLayer of each layer to dst, and reports
-// whether every layer has at most maxLaneK probes.
-func (p *fusedPipe) kernelLayers(dst []fusedLayer) (_ []fusedLayer, lanes bool) {
+// kernelLayers appends the kernel.Layer of each layer to dst, and reports
+// whether every layer has at most kernel.MaxLaneK probes.
+func (p *fusedPipe) kernelLayers(dst []kernel.Layer) (_ []kernel.Layer, lanes bool) {
 	lanes = true
 	for _, f := range p.layers {
-		lanes = lanes && f.hdr.K <= maxLaneK
-		l := fusedLayer{words: uint64(addrOf(f.words)), lanes: uint32(1<<min(f.hdr.K, maxLaneK) - 1), nblocks: f.hdr.M / hashing.BlockBits}
-		for j := range min(f.hdr.K, maxLaneK) {
-			l.wanted[j] = ^uint32(0)
+		lanes = lanes && f.hdr.K <= kernel.MaxLaneK
+		l := kernel.Layer{Words: uint64(mapping.Addr(f.words)), Lanes: uint32(1<<min(f.hdr.K, kernel.MaxLaneK) - 1), NBlocks: f.hdr.M / hashing.BlockBits}
+		for j := range min(f.hdr.K, kernel.MaxLaneK) {
+			l.Wanted[j] = ^uint32(0)
 		}
 		dst = append(dst, l)
 	}
@@ -128,15 +116,15 @@ func (p *fusedPipe) piece() *fusedPiece {
 // load hashes the next piece of keys into c and prefetches its line in
 // every layer.
 func (p *fusedPipe) load(c *fusedPiece) {
-	keys := p.keys[p.next:min(p.next+chunkKeys, len(p.keys))]
+	keys := p.keys[p.next:min(p.next+kernel.ChunkKeys, len(p.keys))]
 	c.n, c.start = len(keys), p.next
 	p.next += len(keys)
-	var hs [chunkKeys]uint64
+	var hs [kernel.ChunkKeys]uint64
 	for i, key := range keys {
 		hs[i] = xxh3.HashSeed(key, p.seed)
 		c.gs[i] = uint32(hs[i])
 	}
-	if active.locateLayers(p.lines, c.first, hs[:c.n]) {
+	if kernel.Active.LocateLayers(p.lines, c.first, hs[:c.n]) {
 		return
 	}
 	for l, f := range p.layers {
@@ -145,14 +133,14 @@ func (p *fusedPipe) load(c *fusedPiece) {
 			block, _ := f.loc.BlockOf(hs[i])
 			first[i] = block * hashing.BlockBits
 		}
-		active.prefetch(f.words, first[:c.n])
+		kernel.Active.Prefetch(f.words, first[:c.n])
 	}
 }
 
 // test sets out[i] to whether a layer of layers[from:to] holds key i of
 // c, for every key of c (false when from == to).
 func (p *fusedPipe) test(c *fusedPiece, from, to int, out []bool) {
-	if p.lanes && active.testLayers(p.lines[from:to], c.first[from:to], c.gs[:c.n], out) {
+	if p.lanes && kernel.Active.TestLayers(p.lines[from:to], c.first[from:to], c.gs[:c.n], out) {
 		return
 	}
 	for i := range c.n {
@@ -163,7 +151,7 @@ func (p *fusedPipe) test(c *fusedPiece, from, to int, out []bool) {
 // anyHolds is the pure-Go multi-layer test of key i of c: each layer's
 // line, newest first, is screened with the key's first screenProbes
 // probes (computed once), and only a line that has them all is tested
-// with every probe (testLine), until a layer holds the key. A key absent
+// with every probe (kernel.TestLine), until a layer holds the key. A key absent
 // from a layer about half full fails the screen with probability
 // 1 - 2^-screenProbes: the branch on it is well predicted, where a
 // branch on each probe would be mispredicted about once a layer.
@@ -177,7 +165,7 @@ func (p *fusedPipe) anyHolds(c *fusedPiece, i, from, to int) bool {
 	for l := to - 1; l >= from; l-- {
 		f, first := p.layers[l], c.first[l][i]>>6
 		line := (*[hashing.BlockWords]uint64)(f.words[first : first+hashing.BlockWords])
-		if (f.hdr.K < screenProbes || s.passes(line)) && testLine(line[:], g, f.hdr.K) {
+		if (f.hdr.K < screenProbes || s.passes(line)) && kernel.TestLine(line[:], g, f.hdr.K) {
 			return true
 		}
 	}
@@ -221,10 +209,10 @@ func (p *fusedPipe) set(c *fusedPiece, out []bool, always, report bool) (added i
 	held := out[:c.n]
 	if always {
 		held = p.hit[:c.n]
-		active.testBlocks(f.words, first[:c.n], c.gs[:c.n], f.hdr.K, held)
+		kernel.Active.TestBlocks(f.words, first[:c.n], c.gs[:c.n], f.hdr.K, held)
 	}
-	var idx [chunkKeys]int
-	var gs [chunkKeys]uint32
+	var idx [kernel.ChunkKeys]int
+	var gs [kernel.ChunkKeys]uint32
 	n := 0
 	for i, h := range held {
 		if h {
@@ -234,7 +222,7 @@ func (p *fusedPipe) set(c *fusedPiece, out []bool, always, report bool) (added i
 		idx[n], gs[n] = i, c.gs[i]
 		n++
 	}
-	active.blockMasks(gs[:n], f.hdr.K, c.masks[:n])
+	kernel.Active.BlockMasks(gs[:n], f.hdr.K, c.masks[:n])
 	for j, i := range idx[:n] {
 		if f.orLine(first[i]/hashing.BlockBits, &c.masks[j], report) {
 			added++

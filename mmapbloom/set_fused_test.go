@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/kernel/kerneltest"
 )
 
 // fusedSet creates a set of 4 blocked layers (n0 = 200, expansion 2) at
@@ -73,7 +74,7 @@ func mixedKeys() [][]byte {
 // 2e-5 the newest layers have more and the fused path tests layer by
 // layer.
 func TestFusedMatchesLayers(t *testing.T) {
-	forEachKernel(t, func(t *testing.T) {
+	kerneltest.ForEach(t, func(t *testing.T) {
 		for _, tc := range []struct {
 			p     float64
 			lanes bool
@@ -102,7 +103,7 @@ func fusedMatchesLayers(t *testing.T, p float64, lanes, windowed, add bool) {
 	require.NoError(t, err)
 	require.True(t, fusable(fv.live(s.now), fv.m.Seed))
 	pipe := startFused(fv.layers, fv.m.Seed, nil)
-	require.Equal(t, lanes, pipe.lanes, "k of the layers within maxLaneK")
+	require.Equal(t, lanes, pipe.lanes, "k of the layers within kernel.MaxLaneK")
 	pipe.put()
 	require.NoError(t, testFused(fv.live(s.now), fv.m.Seed, keys, got))
 	require.NoError(t, getPending(lv.m.Seed).testLayers(lv.live(s.now), keys, want))

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/manifest"
 )
 
 // GC removes the files a crashed change or CreateSet left in the set's
@@ -16,7 +18,7 @@ import (
 // way; try again), the os error.
 func (s *Set) GC() (removed []string, err error) {
 	err = s.do(func(*setView) error {
-		_, err := s.change(false, func(m *manifest) ([]string, bool, error) {
+		_, err := s.change(false, func(m *manifest.Manifest) ([]string, bool, error) {
 			removed, err = removeOrphans(s.dir, m)
 			return nil, false, err
 		})
@@ -27,7 +29,7 @@ func (s *Set) GC() (removed []string, err error) {
 
 // removeOrphans removes dir's files that m does not list and that only a
 // crash leaves behind.
-func removeOrphans(dir string, m *manifest) ([]string, error) {
+func removeOrphans(dir string, m *manifest.Manifest) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("mmapbloom: %w", err)
@@ -47,12 +49,12 @@ func removeOrphans(dir string, m *manifest) ([]string, error) {
 
 // isOrphan reports whether name is a file of the set's kinds that m
 // does not use.
-func isOrphan(name string, m *manifest) bool {
+func isOrphan(name string, m *manifest.Manifest) bool {
 	switch {
 	case strings.HasPrefix(name, "L") && strings.HasSuffix(name, ".bloom"):
-		return !m.lists(name)
+		return !m.Lists(name)
 	case strings.HasPrefix(name, ".L") && strings.Contains(name, ".bloom.tmp"):
 		return true
 	}
-	return strings.HasPrefix(name, manifestName+".tmp.")
+	return strings.HasPrefix(name, manifest.Name+".tmp.")
 }

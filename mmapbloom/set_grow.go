@@ -1,5 +1,9 @@
 package mmapbloom
 
+import (
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/manifest"
+)
+
 // Growth of a scalable set, and of a windowed set's current window when
 // the set has an expansion. As in RedisBloom (SBChain_Add), a layer is
 // added by the first add of a new key after the newest layer's count
@@ -51,7 +55,7 @@ func (v *setView) capacity() uint64 { return v.m.Layers[len(v.m.Layers)-1].N }
 // noteAdds records added new adds to v's newest layer and publishes
 // them when due, so that every handle sees the layer fill (full).
 func (s *Set) noteAdds(v *setView, added uint64) error {
-	if added == 0 || !v.m.grows() {
+	if added == 0 || !v.m.Grows() {
 		return nil
 	}
 	shared := v.active().sharedCount()
@@ -78,12 +82,12 @@ func (v *setView) full() bool { return v.isFull.Load() }
 // unless another handle did (or the window of a windowed set is over: the
 // next write rotates), and returns the view after it.
 func (s *Set) grow(v *setView) (*setView, error) {
-	_, err := s.change(true, func(m *manifest) ([]string, bool, error) {
+	_, err := s.change(true, func(m *manifest.Manifest) ([]string, bool, error) {
 		last := m.Layers[len(m.Layers)-1]
 		switch {
 		case last.File != v.m.Layers[len(v.m.Layers)-1].File:
 			return nil, false, nil // another handle added a layer
-		case m.windowed() && m.windowAt(s.now()) > last.Window:
+		case m.Windowed() && m.WindowAt(s.now()) > last.Window:
 			return nil, false, nil // the window is over: the next write rotates
 		}
 		return nil, true, addLayer(s.dir, m, last.Window, s.opts.BeforeLayer)

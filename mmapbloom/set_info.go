@@ -1,6 +1,10 @@
 package mmapbloom
 
-import "time"
+import (
+	"time"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/manifest"
+)
 
 // SetInfo describes a filter set as its MANIFEST does.
 type SetInfo struct {
@@ -43,16 +47,16 @@ func (v *setView) info(live int) SetInfo {
 	m := v.m
 	in := SetInfo{
 		Kind: m.Kind, Generation: m.Generation, N: m.N, P: m.P, Expansion: m.Expansion,
-		Tightening: m.Tightening, Window: m.window(), Keep: m.Keep, Refresh: m.Refresh, Sealed: m.Sealed,
+		Tightening: m.Tightening, Window: m.Window(), Keep: m.Keep, Refresh: m.Refresh, Sealed: m.Sealed,
 	}
-	if m.windowed() {
+	if m.Windowed() {
 		in.Start = time.Unix(0, m.T0)
 	}
 	first := len(m.Layers) - live
 	for i, l := range m.Layers[first:] {
 		li := LayerInfo{File: l.File, M: v.layers[first+i].M(), N: l.N, P: l.P}
-		if m.windowed() {
-			li.WindowStart, li.WindowEnd = m.windowEnd(l.Window-1), m.windowEnd(l.Window)
+		if m.Windowed() {
+			li.WindowStart, li.WindowEnd = m.WindowEnd(l.Window-1), m.WindowEnd(l.Window)
 		}
 		in.Layers = append(in.Layers, li)
 	}
@@ -115,7 +119,7 @@ func (s *Set) Layers() int { return len(s.liveEntries()) }
 
 // Window returns the window length D of a windowed set, 0 for a
 // scalable set.
-func (s *Set) Window() time.Duration { return s.view.Load().m.window() }
+func (s *Set) Window() time.Duration { return s.view.Load().m.Window() }
 
 // Expansion returns the capacity factor between a scalable set's layers
 // (RedisBloom's "Expansion rate"), or between a windowed set's layers
@@ -125,7 +129,7 @@ func (s *Set) Expansion() uint32 { return s.view.Load().m.Expansion }
 // liveEntries returns the MANIFEST entries of the live layers of the
 // current view, or of the last one when the set is closed or the MANIFEST
 // cannot be read.
-func (s *Set) liveEntries() []layerEntry {
+func (s *Set) liveEntries() []manifest.Layer {
 	v := s.view.Load()
 	_ = s.do(func(cur *setView) error {
 		v = cur

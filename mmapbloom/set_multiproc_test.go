@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/manifest"
 )
 
 func init() {
@@ -123,7 +125,7 @@ func TestSetGrowthManyProcesses(t *testing.T) {
 			info, err := s.Info()
 			require.NoError(t, err)
 			assert.Equal(t, uint64(2), info.Generation, "one change")
-			assert.Equal(t, uint64(2), s.ctl.generation())
+			assert.Equal(t, uint64(2), s.ctl.Generation())
 			require.Len(t, info.Layers, 2, "exactly one new layer")
 			entries, err := os.ReadDir(dir)
 			require.NoError(t, err)
@@ -158,7 +160,7 @@ func TestSetCrashDuringGrowth(t *testing.T) {
 		wantLayers int
 		wantGC     []string
 	}{
-		{"layer-created", 1, []string{layerName(1)}},
+		{"layer-created", 1, []string{manifest.LayerName(1)}},
 		{"manifest-renamed", 2, nil},
 	}
 	for _, tc := range tests {
@@ -170,7 +172,7 @@ func TestSetCrashDuringGrowth(t *testing.T) {
 			p := startHelper(t, "setcrash", helperArgs{Path: dir, Keys: 10 * n0, Mode: tc.point})
 			<-p.exited
 			require.Error(t, p.err, "helper output:\n%s", p.out.String())
-			assert.Equal(t, uint64(1), s.ctl.generation(), "the crash left CONTROL behind")
+			assert.Equal(t, uint64(1), s.ctl.Generation(), "the crash left CONTROL behind")
 
 			r, err := OpenSet(dir, nil)
 			require.NoError(t, err)
@@ -179,7 +181,7 @@ func TestSetCrashDuringGrowth(t *testing.T) {
 			info, err := r.Info()
 			require.NoError(t, err)
 			assert.Equal(t, uint64(tc.wantLayers), info.Generation)
-			assert.Equal(t, info.Generation, r.ctl.generation(), "open repaired the generation")
+			assert.Equal(t, info.Generation, r.ctl.Generation(), "open repaired the generation")
 			assert.Equal(t, tc.wantLayers, s.Layers(), "the handle open across the crash follows")
 			removed, err := r.GC()
 			require.NoError(t, err)
@@ -220,7 +222,7 @@ func TestSetLaggardProcess(t *testing.T) {
 	changed, err := s.Rotate()
 	require.NoError(t, err)
 	require.True(t, changed)
-	_, err = os.Stat(filepath.Join(dir, layerName(0)))
+	_, err = os.Stat(filepath.Join(dir, manifest.LayerName(0)))
 	require.ErrorIs(t, err, os.ErrNotExist, "the layer was unlinked")
 	p.send(t, "probe")
 	var r laggardReport

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/manifest"
 )
 
 // OpenOrCreateSet opens the filter set in dir read-write, or creates it
@@ -53,11 +55,11 @@ func missing(path string) bool {
 
 // matches checks the options given (not zero) and n and p against the
 // MANIFEST m of an existing set.
-func (o SetOptions) matches(m *manifest, n uint64, p float64) error {
+func (o SetOptions) matches(m *manifest.Manifest, n uint64, p float64) error {
 	var d differences
 	d.check(n != 0 && n != m.N, "n", n, m.N)
 	d.check(p != 0 && !sameP(p, m.P), "p", p, m.P)
-	d.check(o.Window != 0 && o.Window != m.window(), "window", o.Window, windowName(m.window()))
+	d.check(o.Window != 0 && o.Window != m.Window(), "window", o.Window, windowName(m.Window()))
 	d.check(o.Keep != 0 && o.Keep != m.Keep, "keep", o.Keep, m.Keep)
 	d.check(o.Expansion != 0 && o.Expansion != m.Expansion, "expansion", o.Expansion, m.Expansion)
 	d.check(o.Tightening != 0 && o.Tightening != m.Tightening, "tightening", o.Tightening, m.Tightening)
@@ -77,7 +79,7 @@ func windowName(w time.Duration) any {
 
 // setLayoutName names a set's layout in a difference: "default" when the
 // MANIFEST leaves it to Create.
-func setLayoutName(m *manifest) any {
+func setLayoutName(m *manifest.Manifest) any {
 	if m.Layout == 0 {
 		return "default"
 	}

@@ -1,5 +1,9 @@
 package mmapbloom
 
+import (
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
+)
+
 // The single-key calls of a Set. A scalable set and a windowed set
 // without Refresh test the older live layers first, newest first, and add
 // a key to the newest layer only when none holds it (RedisBloom's
@@ -20,7 +24,7 @@ func (s *Set) Add(key []byte) error {
 }
 
 // AddString is Add for a string key, without copying it.
-func (s *Set) AddString(key string) error { return s.Add(bytesOf(key)) }
+func (s *Set) AddString(key string) error { return s.Add(mapping.Bytes(key)) }
 
 // Test reports whether key may be in the set: whether any live layer may
 // hold it, tested newest first. false means definitely absent; a key
@@ -35,7 +39,7 @@ func (s *Set) Test(key []byte) (present bool, err error) {
 }
 
 // TestString is Test for a string key, without copying it.
-func (s *Set) TestString(key string) (bool, error) { return s.Test(bytesOf(key)) }
+func (s *Set) TestString(key string) (bool, error) { return s.Test(mapping.Bytes(key)) }
 
 // TestAndAdd adds key and reports whether it may have been present
 // before: false exactly when no live layer held it and adding it to the
@@ -47,7 +51,7 @@ func (s *Set) TestAndAdd(key []byte) (present bool, err error) {
 }
 
 // TestAndAddString is TestAndAdd for a string key, without copying it.
-func (s *Set) TestAndAddString(key string) (bool, error) { return s.TestAndAdd(bytesOf(key)) }
+func (s *Set) TestAndAddString(key string) (bool, error) { return s.TestAndAdd(mapping.Bytes(key)) }
 
 // insert is Add (add true) and TestAndAdd.
 func (s *Set) insert(key []byte, add bool) (present bool, err error) {
@@ -89,7 +93,7 @@ func (s *Set) insert(key []byte, add bool) (present bool, err error) {
 // Refresh. A key the current window holds already (in an older layer of
 // a window that grew) is not added again.
 func (v *setView) addsAlways(add bool) bool {
-	return v.m.windowed() && (add || v.m.Refresh)
+	return v.m.Windowed() && (add || v.m.Refresh)
 }
 
 // held returns the layers older than the newest in which an insert looks

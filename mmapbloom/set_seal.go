@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/manifest"
 )
 
 // Sealing a set freezes it for shipping, as Seal does a filter file:
@@ -27,7 +29,7 @@ import (
 // Errors: ErrSealed (already sealed), ErrInUse, ErrBadSet, those of
 // opening and sealing a layer, of writing the MANIFEST.
 func SealSet(dir string) error {
-	return changeLayers(dir, "seal set", func(m *manifest, layers []*Filter) (bool, error) {
+	return changeLayers(dir, "seal set", func(m *manifest.Manifest, layers []*Filter) (bool, error) {
 		if m.Sealed {
 			return false, fmt.Errorf("mmapbloom: seal set %s: %w", dir, ErrSealed)
 		}
@@ -52,7 +54,7 @@ func SealSet(dir string) error {
 // Errors: ErrInUse, ErrBadSet, those of opening and unsealing a layer, of
 // writing the MANIFEST.
 func UnsealSet(dir string) error {
-	return changeLayers(dir, "unseal set", func(m *manifest, layers []*Filter) (bool, error) {
+	return changeLayers(dir, "unseal set", func(m *manifest.Manifest, layers []*Filter) (bool, error) {
 		for _, f := range layers {
 			if f.hdr.Sealed() {
 				if err := f.unseal(); err != nil {
@@ -70,14 +72,14 @@ func UnsealSet(dir string) error {
 // layer the MANIFEST lists open read-write and held alone (its in-process
 // lock and its file's lock exclusive); fn changes the MANIFEST in memory
 // and reports whether to write it.
-func changeLayers(dir, what string, fn func(m *manifest, layers []*Filter) (bool, error)) error {
+func changeLayers(dir, what string, fn func(m *manifest.Manifest, layers []*Filter) (bool, error)) error {
 	dir = filepath.Clean(dir)
-	ctl, err := openControl(dir, false)
+	ctl, err := manifest.OpenControl(dir, false)
 	if err != nil {
 		return err
 	}
-	defer ctl.close()
-	_, err = changeDir(dir, ctl, false, func(m *manifest) ([]string, bool, error) {
+	defer ctl.Close()
+	_, err = changeDir(dir, ctl, false, func(m *manifest.Manifest) ([]string, bool, error) {
 		layers, err := openLayers(dir, m)
 		if err != nil {
 			return nil, false, err
@@ -93,7 +95,7 @@ func changeLayers(dir, what string, fn func(m *manifest, layers []*Filter) (bool
 }
 
 // openLayers opens every layer m lists in dir, read-write.
-func openLayers(dir string, m *manifest) ([]*Filter, error) {
+func openLayers(dir string, m *manifest.Manifest) ([]*Filter, error) {
 	layers := make([]*Filter, 0, len(m.Layers))
 	for _, l := range m.Layers {
 		f, err := openLayer(dir, m, l, nil)

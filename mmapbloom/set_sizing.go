@@ -1,6 +1,10 @@
 package mmapbloom
 
-import "github.com/mmapbloom/mmapbloom/mmapbloom/internal/sizing"
+import (
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/sizing"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/manifest"
+)
 
 // Layer sizing of filter sets: the formulas are internal/sizing/layers.go.
 
@@ -8,8 +12,8 @@ import "github.com/mmapbloom/mmapbloom/mmapbloom/internal/sizing"
 // layer m adds next: a scalable set's layer len(m.Layers); for window
 // window of a windowed set, the window's layer, or with an expansion its
 // layer j, j the layers m already holds for that window.
-func (m *manifest) nextLayer(window int64) (uint64, float64, error) {
-	if !m.windowed() {
+func nextLayer(m *manifest.Manifest, window int64) (uint64, float64, error) {
+	if !m.Windowed() {
 		return sizing.ScalableLayer(m.N, m.P, m.Expansion, m.Tightening, len(m.Layers))
 	}
 	n, p := sizing.WindowLayer(m.N, m.P, m.Keep)

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/manifest"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/sizing"
 )
 
@@ -266,7 +267,7 @@ func TestWindowedSetExpiry(t *testing.T) {
 			info, err := s.Info()
 			require.NoError(t, err)
 			assert.Equal(t, uint64(keep+1), info.Generation)
-			_, err = os.Stat(filepath.Join(dir, layerName(0)))
+			_, err = os.Stat(filepath.Join(dir, manifest.LayerName(0)))
 			require.ErrorIs(t, err, os.ErrNotExist, "dropped layer unlinked")
 		})
 	}
@@ -315,7 +316,7 @@ func TestLaggardKeepsAnswering(t *testing.T) {
 	changed, err := s.Rotate()
 	require.NoError(t, err)
 	require.True(t, changed)
-	_, err = os.Stat(filepath.Join(dir, layerName(0)))
+	_, err = os.Stat(filepath.Join(dir, manifest.LayerName(0)))
 	require.ErrorIs(t, err, os.ErrNotExist)
 
 	ok, err := old.layers[0].Test([]byte("k"))
@@ -453,7 +454,7 @@ func TestSetControlTruncated(t *testing.T) {
 	require.NoError(t, err)
 	defer s.Close()
 	require.NoError(t, s.Add([]byte("a")))
-	require.NoError(t, os.Truncate(filepath.Join(dir, controlName), 0))
+	require.NoError(t, os.Truncate(filepath.Join(dir, manifest.ControlName), 0))
 	_, err = s.Test([]byte("a"))
 	require.ErrorIs(t, err, ErrFileChanged)
 	require.ErrorIs(t, s.Add([]byte("b")), ErrFileChanged)
@@ -551,12 +552,12 @@ func TestSetRefusesBadLayerList(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		window bool
-		edit   func(m *manifest)
+		edit   func(m *manifest.Manifest)
 		want   string
 	}{
-		{"next names a listed layer", false, func(m *manifest) { m.Next = 1 }, "L000001.bloom at or after next 1"},
-		{"layer listed twice", false, func(m *manifest) { m.Layers[1] = m.Layers[0] }, "L000000.bloom listed twice"},
-		{"windows out of order", true, func(m *manifest) { m.Layers[0].Window, m.Layers[1].Window = 1, 0 },
+		{"next names a listed layer", false, func(m *manifest.Manifest) { m.Next = 1 }, "L000001.bloom at or after next 1"},
+		{"layer listed twice", false, func(m *manifest.Manifest) { m.Layers[1] = m.Layers[0] }, "L000000.bloom listed twice"},
+		{"windows out of order", true, func(m *manifest.Manifest) { m.Layers[0].Window, m.Layers[1].Window = 1, 0 },
 			"L000001.bloom of window 0 after window 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/manifest"
 )
 
 // LayerCheck is what VerifySet found of one layer of a sealed set.
@@ -35,15 +37,15 @@ type LayerCheck struct {
 // bad) or ErrNotSealed (the MANIFEST does not say sealed).
 func VerifySet(dir string) ([]LayerCheck, error) {
 	dir = filepath.Clean(dir)
-	m, err := readManifest(dir)
+	m, err := manifest.Read(dir)
 	if err != nil {
 		return nil, err
 	}
-	ctl, err := openControl(dir, true)
+	ctl, err := manifest.OpenControl(dir, true)
 	if err != nil {
 		return nil, err
 	}
-	if err := ctl.close(); err != nil {
+	if err := ctl.Close(); err != nil {
 		return nil, err
 	}
 	if !m.Sealed {
@@ -61,18 +63,18 @@ func VerifySet(dir string) ([]LayerCheck, error) {
 
 // verifyLayer checks the layer l of the sealed set in dir described by
 // m; twice says the MANIFEST listed it before.
-func verifyLayer(dir string, m *manifest, l layerEntry, twice bool) LayerCheck {
+func verifyLayer(dir string, m *manifest.Manifest, l manifest.Layer, twice bool) LayerCheck {
 	c := LayerCheck{File: l.File}
 	fail := func(err error) LayerCheck {
 		c.Err = wrapf(err, "verify set %s: layer %s", dir, l.File)
 		return c
 	}
 	if twice {
-		return fail(fmt.Errorf("listed twice in %s: %w", manifestName, ErrBadSet))
+		return fail(fmt.Errorf("listed twice in %s: %w", manifest.Name, ErrBadSet))
 	}
 	f, err := Open(filepath.Join(dir, l.File), &OpenOptions{ReadOnly: true})
 	if errors.Is(err, fs.ErrNotExist) {
-		return fail(fmt.Errorf("listed in %s but missing: %w", manifestName, fs.ErrNotExist))
+		return fail(fmt.Errorf("listed in %s but missing: %w", manifest.Name, fs.ErrNotExist))
 	}
 	if err != nil {
 		return fail(err)
@@ -80,7 +82,7 @@ func verifyLayer(dir string, m *manifest, l layerEntry, twice bool) LayerCheck {
 	defer f.Close()
 	h := f.Header()
 	c.DataCRC = h.DataCRC
-	if err := m.checkLayer(l, h); err != nil {
+	if err := checkLayerHeader(m, l, h); err != nil {
 		return fail(err)
 	}
 	if err := f.Verify(); err != nil {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io/fs"
 	"runtime/debug"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/manifest"
 )
 
 // reloadTries bounds the re-reads of a MANIFEST whose layer files
@@ -17,7 +19,7 @@ const reloadTries = 8
 func (s *Set) do(op func(v *setView) error) (err error) {
 	s.rw.RLock()
 	defer s.rw.RUnlock()
-	defer s.ctl.recoverFault(debug.SetPanicOnFault(true), &err)
+	defer s.ctl.RecoverFault(debug.SetPanicOnFault(true), &err)
 	for try := 0; ; try++ {
 		v, err := s.current()
 		if err != nil {
@@ -37,7 +39,7 @@ func (s *Set) current() (*setView, error) {
 		return nil, ErrClosed
 	}
 	v := s.view.Load()
-	if s.ctl.generation() == v.gen {
+	if s.ctl.Generation() == v.gen {
 		return v, nil
 	}
 	return s.reload()
@@ -49,7 +51,7 @@ func (s *Set) reload() (*setView, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old := s.view.Load()
-	gen := s.ctl.generation()
+	gen := s.ctl.Generation()
 	if old != nil && old.gen == gen {
 		return old, nil
 	}
@@ -64,7 +66,7 @@ func (s *Set) reload() (*setView, error) {
 		if !errors.Is(err, fs.ErrNotExist) {
 			break
 		}
-		gen = s.ctl.generation()
+		gen = s.ctl.Generation()
 	}
 	return nil, err
 }
@@ -74,7 +76,7 @@ func (s *Set) reload() (*setView, error) {
 // MANIFEST is at least as new, since a change renames it before raising
 // the generation.
 func (s *Set) build(gen uint64, old *setView) (*setView, error) {
-	m, err := readManifest(s.dir)
+	m, err := manifest.Read(s.dir)
 	if err != nil {
 		return nil, err
 	}
@@ -90,10 +92,10 @@ func (s *Set) build(gen uint64, old *setView) (*setView, error) {
 		}
 		v.layers[i] = f
 	}
-	if m.windowed() {
-		v.activeEnd = m.windowEnd(m.Layers[len(m.Layers)-1].Window)
+	if m.Windowed() {
+		v.activeEnd = m.WindowEnd(m.Layers[len(m.Layers)-1].Window)
 	}
-	v.isFull.Store(m.grows() && v.active().sharedCount() >= v.capacity())
+	v.isFull.Store(m.Grows() && v.active().sharedCount() >= v.capacity())
 	return v, nil
 }
 

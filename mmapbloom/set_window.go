@@ -1,5 +1,9 @@
 package mmapbloom
 
+import (
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/manifest"
+)
+
 // Rotation of a windowed set. Window i covers [t0 + i D, t0 + (i+1) D)
 // by the handle's clock. The first writing call that finds the newest
 // layer's window over starts the current window's layer and drops the
@@ -18,7 +22,7 @@ package mmapbloom
 // MANIFEST.
 func (s *Set) Rotate() (changed bool, err error) {
 	err = s.do(func(v *setView) error {
-		if !v.m.windowed() {
+		if !v.m.Windowed() {
 			return nil
 		}
 		changed, err = s.rotate()
@@ -30,8 +34,8 @@ func (s *Set) Rotate() (changed bool, err error) {
 // rotate is Rotate inside do.
 func (s *Set) rotate() (bool, error) {
 	now := s.now()
-	return s.change(true, func(m *manifest) ([]string, bool, error) {
-		cur := m.windowAt(now)
+	return s.change(true, func(m *manifest.Manifest) ([]string, bool, error) {
+		cur := m.WindowAt(now)
 		if cur <= m.Layers[len(m.Layers)-1].Window {
 			return nil, false, nil
 		}
@@ -60,7 +64,7 @@ func (s *Set) writable(v *setView) (*setView, error) {
 	if s.readOnly || v.m.Sealed {
 		return nil, s.readOnlyError()
 	}
-	if !v.m.windowed() || s.now().Before(v.activeEnd) {
+	if !v.m.Windowed() || s.now().Before(v.activeEnd) {
 		return v, nil
 	}
 	if _, err := s.rotate(); err != nil {

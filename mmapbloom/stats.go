@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/sizing"
 )
 
@@ -67,7 +68,7 @@ func (f *Filter) Stats() (Stats, error) {
 // scanBits fills the bit count and the estimates of s, whose M, K and N
 // are set, with a pass over the array. The caller is inside run.
 func (f *Filter) scanBits(s *Stats) {
-	defer f.sequential()()
+	defer mapping.Sequential(f.data)()
 	if f.blocked {
 		f.blockStats(s)
 		return

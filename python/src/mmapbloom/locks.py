@@ -1,4 +1,5 @@
-"""The advisory locks the Go library takes (mmapbloom/lock.go, lock_linux.go).
+"""The advisory locks the Go library takes (lock.go and lock_linux.go of
+mmapbloom/internal/mapping).
 
 Every handle holds flock(2) LOCK_SH and, on Linux, an open file description
 lock (fcntl F_OFD_SETLK) of type F_RDLCK on the whole file (start 0, length

@@ -1,7 +1,7 @@
 """A filter set's MANIFEST and CONTROL page, and its layer sizing: the
 "Filter sets" section of format/FORMAT.md (set version 1), as the Go
-library writes them (mmapbloom/set_manifest.go, set_control.go,
-set_sizing.go), so that Python and Go size the same layers."""
+library writes them (mmapbloom/internal/manifest, mmapbloom/set_sizing.go),
+so that Python and Go size the same layers."""
 
 import json
 import math

@@ -23,13 +23,13 @@
 	SHRQ $3, AX;    \
 	ADDQ (R11), AX
 
-// func testLayersAVX512Asm(layers *fusedLayer, nl int, first *uint64, gs *uint32, out *bool, n int, mults *uint32)
+// func testLayersAVX512Asm(layers *Layer, nl int, first *uint64, gs *uint32, out *bool, n int, mults *uint32)
 //
-// A fusedLayer is 96 bytes: the address of the layer's first word, its
+// A Layer is 96 bytes: the address of the layer's first word, its
 // 32-bit lane mask, 4 bytes of padding, its number of blocks, 8 bytes of
 // padding, and its lane mask as 16 32-bit lanes (all ones for a probe of
 // the layer) at offset 32. first
-// holds nl rows of chunkKeys (12) words.
+// holds nl rows of ChunkKeys (12) words.
 TEXT ·testLayersAVX512Asm(SB), NOSPLIT, $0-56
 	MOVQ layers+0(FP), SI
 	MOVQ nl+8(FP), DX
@@ -76,7 +76,7 @@ next:
 	VZEROUPPER
 	RET
 
-// func locateLayersAsm(layers *fusedLayer, nl int, first *uint64, hs *uint64, n int)
+// func locateLayersAsm(layers *Layer, nl int, first *uint64, hs *uint64, n int)
 //
 // For each layer (96-byte records as above) and key: the block is the
 // high word of hs[i] * nblocks (blockOf), its first bit is block * 512,
@@ -111,7 +111,7 @@ key:
 	JNZ  layer
 	RET
 
-// func testLayersAVX2Asm(layers *fusedLayer, nl int, first *uint64, gs *uint32, out *bool, n int, mults *uint32)
+// func testLayersAVX2Asm(layers *Layer, nl int, first *uint64, gs *uint32, out *bool, n int, mults *uint32)
 //
 // Per key (g broadcast in Y12): probes 0-7 (h in Y3, dword index Y4, bit
 // Y8), as testBlocksAVX2Asm computes them, and probes 8-15 (Y9, Y10, Y11)

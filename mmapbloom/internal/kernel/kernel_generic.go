@@ -1,4 +1,4 @@
-package mmapbloom
+package kernel
 
 import (
 	"sync/atomic"
@@ -17,16 +17,17 @@ func prefetchGeneric(words []uint64, bits []uint64) {
 	_ = sum
 }
 
-// testBlocksGeneric is the pure-Go testBlocks.
+// testBlocksGeneric is the pure-Go TestBlocks.
 func testBlocksGeneric(words []uint64, blocks []uint64, gs []uint32, k uint32, out []bool) {
 	for i, b := range blocks {
 		first := b >> 6
-		out[i] = testLine(words[first:first+hashing.BlockWords:first+hashing.BlockWords], gs[i], k)
+		out[i] = TestLine(words[first:first+hashing.BlockWords:first+hashing.BlockWords], gs[i], k)
 	}
 }
 
-// testLine reports whether every probe of g is set in the 8-word line.
-func testLine(line []uint64, g uint32, k uint32) bool {
+// TestLine reports whether every one of the k probes of in-block hash g
+// is set in the 8-word line, with atomic loads.
+func TestLine(line []uint64, g uint32, k uint32) bool {
 	for _, mul := range hashing.PhiPow[:k] {
 		h := g * mul
 		if atomic.LoadUint64(&line[h>>29])&(1<<((h>>23)&63)) == 0 {
@@ -36,7 +37,7 @@ func testLine(line []uint64, g uint32, k uint32) bool {
 	return true
 }
 
-// blockMasksGeneric is the pure-Go blockMasks.
+// blockMasksGeneric is the pure-Go BlockMasks.
 func blockMasksGeneric(gs []uint32, k uint32, masks [][hashing.BlockWords]uint64) {
 	for i, g := range gs {
 		masks[i] = hashing.BlockMask(g, k)

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package mmapbloom
+package mapping
 
 // adviseHugePages does nothing where there is no MADV_HUGEPAGE.
 func adviseHugePages([]byte) {}

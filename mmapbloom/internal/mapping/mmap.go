@@ -1,7 +1,7 @@
-package mmapbloom
+package mapping
 
-// This file holds every call that maps or unmaps memory (the Linux-only
-// huge-page advice is in advise_linux.go).
+// This file holds every call that maps memory (the Linux-only huge-page
+// advice is in advise_linux.go).
 
 import (
 	"fmt"
@@ -10,15 +10,17 @@ import (
 
 	"github.com/edsrzf/mmap-go"
 	"golang.org/x/sys/unix"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/errs"
 )
 
-// mapFile maps the first size bytes of f, shared, writable unless
+// Map maps the first size bytes of f, shared, writable unless
 // readOnly, and advises the kernel that access is random (no read-ahead
 // of megabytes around a cold probe, which then reads one 4 KiB page) and,
 // with hugePages, that huge pages are welcome (see OpenOptions.HugePages).
-func mapFile(f *os.File, size uint64, readOnly, hugePages bool) (mmap.MMap, error) {
+func Map(f *os.File, size uint64, readOnly, hugePages bool) (mmap.MMap, error) {
 	if size > math.MaxInt {
-		return nil, fmt.Errorf("mmapbloom: map %s: %d bytes do not fit this platform's address space: %w", f.Name(), size, ErrTooLarge)
+		return nil, fmt.Errorf("mmapbloom: map %s: %d bytes do not fit this platform's address space: %w", f.Name(), size, errs.ErrTooLarge)
 	}
 	prot := mmap.RDWR
 	if readOnly {
@@ -38,13 +40,14 @@ func mapFile(f *os.File, size uint64, readOnly, hugePages bool) (mmap.MMap, erro
 	return m, nil
 }
 
-// sequential advises the kernel that the caller is about to read the
+// Sequential advises the kernel that the caller is about to read the
 // whole mapping in order (MADV_SEQUENTIAL: read-ahead, as for a read of
 // the file) and returns the function that restores random access. A pass
 // over a cold file then reads large runs instead of faulting in one page
 // at a time: 1 GiB cold, info --stats took 56 s with random access.
-// Advice only: its errors are ignored. The caller is inside run.
-func (f *Filter) sequential() (restore func()) {
-	_ = unix.Madvise(f.data, unix.MADV_SEQUENTIAL)
-	return func() { _ = unix.Madvise(f.data, unix.MADV_RANDOM) }
+// Advice only: its errors are ignored. The caller is inside its fault
+// guard.
+func Sequential(data []byte) (restore func()) {
+	_ = unix.Madvise(data, unix.MADV_SEQUENTIAL)
+	return func() { _ = unix.Madvise(data, unix.MADV_RANDOM) }
 }

@@ -1,6 +1,6 @@
 //go:build !amd64 || !gc || purego
 
-package mmapbloom
+package mapping
 
 import "sync/atomic"
 

@@ -1,7 +1,7 @@
-package mmapbloom
+package mapping
 
 import "golang.org/x/sys/unix"
 
 // adviseHugePages asks for transparent huge pages on a mapping (see
-// mapFile). It is advice: a kernel without THP refuses it, harmlessly.
+// Map). It is advice: a kernel without THP refuses it, harmlessly.
 func adviseHugePages(m []byte) { _ = unix.Madvise(m, unix.MADV_HUGEPAGE) }

@@ -1,4 +1,4 @@
-package mmapbloom
+package mapping
 
 import (
 	"errors"
@@ -7,25 +7,27 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/errs"
 )
 
 // shareRange takes the shared open file description lock of a handle.
 func shareRange(f *os.File) error { return ofdLock(f, unix.F_RDLCK) }
 
-// upgradeLock converts a handle's shared lock to exclusive, atomically:
-// on ErrInUse the handle keeps its shared lock.
-func upgradeLock(f *os.File) error { return ofdLock(f, unix.F_WRLCK) }
+// Upgrade converts a handle's shared lock to exclusive, atomically:
+// on errs.ErrInUse the handle keeps its shared lock.
+func Upgrade(f *os.File) error { return ofdLock(f, unix.F_WRLCK) }
 
-// downgradeLock converts an exclusive lock back to shared.
-func downgradeLock(f *os.File) error { return ofdLock(f, unix.F_RDLCK) }
+// Downgrade converts an exclusive lock back to shared.
+func Downgrade(f *os.File) error { return ofdLock(f, unix.F_RDLCK) }
 
-// waitExclusive takes an exclusive lock on a handle that holds none,
+// WaitExclusive takes an exclusive lock on a handle that holds none,
 // waiting while others hold it.
-func waitExclusive(f *os.File) error { return ofdLockCmd(f, unix.F_OFD_SETLKW, unix.F_WRLCK) }
+func WaitExclusive(f *os.File) error { return ofdLockCmd(f, unix.F_OFD_SETLKW, unix.F_WRLCK) }
 
-// waitShared takes a shared lock on a handle that holds none, waiting
+// WaitShared takes a shared lock on a handle that holds none, waiting
 // while another holds it exclusively.
-func waitShared(f *os.File) error { return ofdLockCmd(f, unix.F_OFD_SETLKW, unix.F_RDLCK) }
+func WaitShared(f *os.File) error { return ofdLockCmd(f, unix.F_OFD_SETLKW, unix.F_RDLCK) }
 
 // ofdLock sets an open file description lock of type typ on the whole
 // file (start 0, length 0: to the end, however long), without waiting.
@@ -43,7 +45,7 @@ func ofdLockCmd(f *os.File, cmd int, typ int16) error {
 		case errors.Is(err, unix.EINTR):
 			continue
 		case errors.Is(err, unix.EAGAIN), errors.Is(err, unix.EACCES):
-			return fmt.Errorf("mmapbloom: %s: %w", f.Name(), ErrInUse)
+			return fmt.Errorf("mmapbloom: %s: %w", f.Name(), errs.ErrInUse)
 		default:
 			return fmt.Errorf("mmapbloom: lock %s: %w", f.Name(), err)
 		}

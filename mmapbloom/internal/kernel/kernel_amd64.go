@@ -1,8 +1,10 @@
 //go:build amd64 && gc && !purego
 
-package mmapbloom
+package kernel
 
 import (
+	"strings"
+
 	"github.com/klauspost/cpuid/v2"
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
@@ -11,51 +13,73 @@ import (
 // simdKernels lists the SIMD kernels, best first, with the CPU features
 // each needs.
 var simdKernels = []struct {
-	kernel   kernel
+	kernel   Kernel
 	features []cpuid.FeatureID
 }{
-	{kernelAVX512, []cpuid.FeatureID{cpuid.AVX512F, cpuid.BMI2}},
-	{kernelAVX2, []cpuid.FeatureID{cpuid.AVX2}},
+	{AVX512, []cpuid.FeatureID{cpuid.AVX512F, cpuid.BMI2}},
+	{AVX2, []cpuid.FeatureID{cpuid.AVX2}},
 }
 
 // availableKernels returns the SIMD kernels this CPU (and its OS, which
 // must save the wide registers; cpuid checks both) can run, then the
 // generic one.
-func availableKernels() []kernel {
-	var ks []kernel
+func availableKernels() []Kernel {
+	var ks []Kernel
 	for _, s := range simdKernels {
 		if cpuid.CPU.Supports(s.features...) {
 			ks = append(ks, s.kernel)
 		}
 	}
-	return append(ks, kernelGeneric)
+	return append(ks, Generic)
 }
 
-func (k kernel) prefetch(words []uint64, bits []uint64) {
+// WhyNot returns why this CPU cannot run kernel k, naming the CPU
+// features it lacks, or "" when it can.
+func WhyNot(k Kernel) string {
+	for _, s := range simdKernels {
+		if s.kernel != k {
+			continue
+		}
+		var lacks []string
+		for _, f := range s.features {
+			if !cpuid.CPU.Supports(f) {
+				lacks = append(lacks, f.String())
+			}
+		}
+		if len(lacks) > 0 {
+			return "this CPU lacks " + strings.Join(lacks, " and ")
+		}
+	}
+	return ""
+}
+
+// Prefetch asks for the lines of bits (see the package doc).
+func (k Kernel) Prefetch(words []uint64, bits []uint64) {
 	switch {
-	case k == kernelGeneric:
+	case k == Generic:
 		prefetchGeneric(words, bits)
 	case len(bits) > 0:
 		prefetchLines(&words[0], &bits[0], len(bits))
 	}
 }
 
-func (k kernel) testBlocks(words []uint64, blocks []uint64, gs []uint32, probes uint32, out []bool) {
-	if k == kernelGeneric || len(blocks) == 0 {
+// TestBlocks tests the probes of gs in blocks (see the package doc).
+func (k Kernel) TestBlocks(words []uint64, blocks []uint64, gs []uint32, probes uint32, out []bool) {
+	if k == Generic || len(blocks) == 0 {
 		testBlocksGeneric(words, blocks, gs, probes, out)
 		return
 	}
 	_, _ = gs[len(blocks)-1], out[len(blocks)-1]
-	if k == kernelAVX512 {
+	if k == AVX512 {
 		testBlocksAVX512Asm(&words[0], &blocks[0], &gs[0], &out[0], len(blocks), int(probes), &hashing.PhiPow[0])
 		return
 	}
 	testBlocksAVX2Asm(&words[0], &blocks[0], &gs[0], &out[0], len(blocks), int(probes), &hashing.PhiPow[0], &laneMasks[0][0])
 }
 
-// prefetchBit asks for the cache line of bit of words (PREFETCHT0, which
+// PrefetchBit asks for the cache line of bit of words (PREFETCHT0, which
 // never faults); nothing when words is empty (a closed Filter's).
-func prefetchBit(words []uint64, bit uint64) {
+func PrefetchBit(words []uint64, bit uint64) {
 	if len(words) > 0 {
 		prefetchLines(&words[0], &bit, 1)
 	}
@@ -72,25 +96,28 @@ var laneMasks = func() (m [9][8]uint32) {
 	return m
 }()
 
-func (k kernel) blockMasks(gs []uint32, probes uint32, masks [][hashing.BlockWords]uint64) {
-	if k == kernelGeneric || len(gs) == 0 {
+// BlockMasks computes the probe masks of gs (see the package doc).
+func (k Kernel) BlockMasks(gs []uint32, probes uint32, masks [][hashing.BlockWords]uint64) {
+	if k == Generic || len(gs) == 0 {
 		blockMasksGeneric(gs, probes, masks)
 		return
 	}
 	_ = masks[len(gs)-1]
-	if k == kernelAVX512 {
+	if k == AVX512 {
 		blockMasksAVX512(&gs[0], &masks[0][0], len(gs), int(probes), &hashing.PhiPow[0])
 		return
 	}
 	blockMasksAVX2(&gs[0], &masks[0][0], len(gs), int(probes), &hashing.PhiPow[0])
 }
 
-func (k kernel) addBlocks(f *Filter, blocks []uint64, gs []uint32) (added int, ok bool) {
-	if k != kernelAVX512 || len(blocks) == 0 {
+// AddBlocks sets the k probes of gs[i] in the block at bit blocks[i]
+// (see the package doc); only the AVX-512 kernel has its own.
+func (k Kernel) AddBlocks(words []uint64, blocks []uint64, gs []uint32, probes uint32) (added int, ok bool) {
+	if k != AVX512 || len(blocks) == 0 {
 		return 0, false
 	}
 	_ = gs[len(blocks)-1]
-	return addBlocksAVX512(&f.words[0], &blocks[0], &gs[0], len(blocks), int(f.hdr.K), &hashing.PhiPow[0]), true
+	return addBlocksAVX512(&words[0], &blocks[0], &gs[0], len(blocks), int(probes), &hashing.PhiPow[0]), true
 }
 
 // prefetchLines issues PREFETCHT0 for the line of bit bits[i] of words,
@@ -99,19 +126,19 @@ func (k kernel) addBlocks(f *Filter, blocks []uint64, gs []uint32) (added int, o
 //go:noescape
 func prefetchLines(words *uint64, bits *uint64, n int)
 
-// testBlocksAVX2Asm is testBlocks for n blocks with AVX2: 8 probes at a
+// testBlocksAVX2Asm is TestBlocks for n blocks with AVX2: 8 probes at a
 // time, each gathering its 32-bit word of the line with VPERMD.
 //
 //go:noescape
 func testBlocksAVX2Asm(words *uint64, blocks *uint64, gs *uint32, out *bool, n, k int, mults *uint32, lanes *uint32)
 
-// testBlocksAVX512Asm is testBlocks for n blocks with AVX-512F: the whole
+// testBlocksAVX512Asm is TestBlocks for n blocks with AVX-512F: the whole
 // line in one register, 16 probes at a time.
 //
 //go:noescape
 func testBlocksAVX512Asm(words *uint64, blocks *uint64, gs *uint32, out *bool, n, k int, mults *uint32)
 
-// blockMasksAVX512 is blockMasks for n keys with AVX-512F: each probe sets
+// blockMasksAVX512 is BlockMasks for n keys with AVX-512F: each probe sets
 // its bit in all 8 words of a register by a variable shift that is 0 in
 // every word but its own.
 //
@@ -123,7 +150,7 @@ func blockMasksAVX512(gs *uint32, masks *uint64, n, k int, mults *uint32)
 //go:noescape
 func blockMasksAVX2(gs *uint32, masks *uint64, n, k int, mults *uint32)
 
-// addBlocksAVX512 is addBlocks for n keys with AVX-512F: the probe mask of
+// addBlocksAVX512 is AddBlocks for n keys with AVX-512F: the probe mask of
 // each key is built, tested against its block and ORed in with one LOCK OR
 // per word that lacks bits, in registers. It returns how many keys lacked
 // a bit.

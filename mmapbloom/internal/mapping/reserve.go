@@ -1,4 +1,4 @@
-package mmapbloom
+package mapping
 
 import "os"
 

@@ -1,4 +1,4 @@
-package mmapbloom
+package manifest
 
 import (
 	"encoding/json"
@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/errs"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
 )
 
 // The MANIFEST of a filter set (format/FORMAT.md, "Filter sets") is a JSON
@@ -18,18 +20,20 @@ import (
 // syncs it, renames it over MANIFEST and syncs the directory, so a reader
 // finds the old manifest or the new one, whole.
 
+// The MANIFEST's file name, the version this code writes and reads, and
+// the two kinds of set.
 const (
-	manifestName    = "MANIFEST"
-	manifestVersion = 1
-	kindScalable    = "scalable"
-	kindWindowed    = "windowed"
+	Name         = "MANIFEST"
+	Version      = 1
+	KindScalable = "scalable" // layers added as the newest fills
+	KindWindowed = "windowed" // one layer (or more) per time window
 )
 
-// manifest is the decoded MANIFEST.
-type manifest struct {
-	Version    int           `json:"version"`    // manifestVersion
+// Manifest is the decoded MANIFEST.
+type Manifest struct {
+	Version    int           `json:"version"`    // Version
 	Generation uint64        `json:"generation"` // bumped by every change; CONTROL follows it
-	Kind       string        `json:"kind"`       // kindScalable or kindWindowed
+	Kind       string        `json:"kind"`       // KindScalable or KindWindowed
 	N          uint64        `json:"n"`          // first layer's capacity (scalable), each window's (windowed)
 	P          float64       `json:"p"`          // the set's target false-positive probability
 	Layout     format.Layout `json:"layout"`     // layout of new layers; 0: Create's default
@@ -42,30 +46,30 @@ type manifest struct {
 	Refresh    bool          `json:"refresh,omitempty"`
 	Sealed     bool          `json:"sealed,omitempty"` // every layer sealed (SealSet): the set opens read-only
 	Next       uint64        `json:"next"`             // number of the next layer file
-	Layers     []layerEntry  `json:"layers"`           // oldest first; the last takes the adds
+	Layers     []Layer       `json:"layers"`           // oldest first; the last takes the adds
 }
 
-// layerEntry is one layer of a manifest.
-type layerEntry struct {
+// Layer is one layer of a manifest.
+type Layer struct {
 	File   string  `json:"file"` // name in the set directory
 	N      uint64  `json:"n"`
 	P      float64 `json:"p"`
 	Window int64   `json:"window,omitempty"` // windowed: index of the window it holds
 }
 
-// windowed reports whether m is a time-windowed set.
-func (m *manifest) windowed() bool { return m.Kind == kindWindowed }
+// Windowed reports whether m is a time-windowed set.
+func (m *Manifest) Windowed() bool { return m.Kind == KindWindowed }
 
-// grows reports whether m adds layers when its newest is full: a
+// Grows reports whether m adds layers when its newest is full: a
 // scalable set, or a windowed set with an expansion (its windows grow).
-func (m *manifest) grows() bool { return !m.windowed() || m.Expansion > 0 }
+func (m *Manifest) Grows() bool { return !m.Windowed() || m.Expansion > 0 }
 
-// window returns the length of a window.
-func (m *manifest) window() time.Duration { return time.Duration(m.WindowNS) }
+// Window returns the length of a window.
+func (m *Manifest) Window() time.Duration { return time.Duration(m.WindowNS) }
 
-// windowAt returns the index of the window holding t: windows i covers
+// WindowAt returns the index of the window holding t: windows i covers
 // [t0 + i D, t0 + (i+1) D).
-func (m *manifest) windowAt(t time.Time) int64 {
+func (m *Manifest) WindowAt(t time.Time) int64 {
 	d := t.UnixNano() - m.T0
 	i := d / m.WindowNS
 	if d < 0 && d%m.WindowNS != 0 {
@@ -74,16 +78,16 @@ func (m *manifest) windowAt(t time.Time) int64 {
 	return i
 }
 
-// windowEnd returns the time window i ends.
-func (m *manifest) windowEnd(i int64) time.Time {
+// WindowEnd returns the time window i ends.
+func (m *Manifest) WindowEnd(i int64) time.Time {
 	return time.Unix(0, m.T0+(i+1)*m.WindowNS)
 }
 
-// layerName returns the file name of layer number i.
-func layerName(i uint64) string { return fmt.Sprintf("L%06d.bloom", i) }
+// LayerName returns the file name of layer number i.
+func LayerName(i uint64) string { return fmt.Sprintf("L%06d.bloom", i) }
 
-// lists reports whether name is one of m's layer files.
-func (m *manifest) lists(name string) bool {
+// Lists reports whether name is one of m's layer files.
+func (m *Manifest) Lists(name string) bool {
 	for _, l := range m.Layers {
 		if l.File == name {
 			return true
@@ -92,30 +96,30 @@ func (m *manifest) lists(name string) bool {
 	return false
 }
 
-// check validates a decoded manifest.
-func (m *manifest) check() error {
+// Check validates a decoded manifest: errs.ErrBadSet, with what is wrong.
+func (m *Manifest) Check() error {
 	switch {
-	case m.Version != manifestVersion:
-		return fmt.Errorf("manifest version %d (want %d): %w", m.Version, manifestVersion, ErrBadSet)
-	case m.Kind != kindScalable && m.Kind != kindWindowed:
-		return fmt.Errorf("manifest kind %q: %w", m.Kind, ErrBadSet)
+	case m.Version != Version:
+		return fmt.Errorf("manifest version %d (want %d): %w", m.Version, Version, errs.ErrBadSet)
+	case m.Kind != KindScalable && m.Kind != KindWindowed:
+		return fmt.Errorf("manifest kind %q: %w", m.Kind, errs.ErrBadSet)
 	case len(m.Layers) == 0:
-		return fmt.Errorf("manifest lists no layer: %w", ErrBadSet)
-	case m.windowed() && (m.WindowNS <= 0 || m.Keep < 1):
-		return fmt.Errorf("manifest window %d ns, keep %d: %w", m.WindowNS, m.Keep, ErrBadSet)
-	case m.grows() && (m.Expansion < 1 || !(m.Tightening > 0 && m.Tightening < 1)):
-		return fmt.Errorf("manifest expansion %d, tightening %g: %w", m.Expansion, m.Tightening, ErrBadSet)
+		return fmt.Errorf("manifest lists no layer: %w", errs.ErrBadSet)
+	case m.Windowed() && (m.WindowNS <= 0 || m.Keep < 1):
+		return fmt.Errorf("manifest window %d ns, keep %d: %w", m.WindowNS, m.Keep, errs.ErrBadSet)
+	case m.Grows() && (m.Expansion < 1 || !(m.Tightening > 0 && m.Tightening < 1)):
+		return fmt.Errorf("manifest expansion %d, tightening %g: %w", m.Expansion, m.Tightening, errs.ErrBadSet)
 	}
 	return m.checkLayers()
 }
 
 // checkLayers validates m's layer list: plain file names, each listed
 // once and numbered below Next (the next layer is created at
-// layerName(Next), removing any file there as a crash's orphan: a listed
+// LayerName(Next), removing any file there as a crash's orphan: a listed
 // layer at or after Next would be unlinked with its keys), and for a
 // windowed set windows in order (rotation appends them so; a window out
 // of order would keep an expired window's keys answering present).
-func (m *manifest) checkLayers() error {
+func (m *Manifest) checkLayers() error {
 	listed := make(map[string]bool, len(m.Layers))
 	for i, l := range m.Layers {
 		var bad string
@@ -127,11 +131,11 @@ func (m *manifest) checkLayers() error {
 			bad = fmt.Sprintf("layer file %s listed twice", l.File)
 		case layerNumber(l.File, &num) && num >= m.Next:
 			bad = fmt.Sprintf("layer file %s at or after next %d", l.File, m.Next)
-		case m.windowed() && i > 0 && l.Window < m.Layers[i-1].Window:
+		case m.Windowed() && i > 0 && l.Window < m.Layers[i-1].Window:
 			bad = fmt.Sprintf("layer file %s of window %d after window %d", l.File, l.Window, m.Layers[i-1].Window)
 		}
 		if bad != "" {
-			return fmt.Errorf("manifest %s: %w", bad, ErrBadSet)
+			return fmt.Errorf("manifest %s: %w", bad, errs.ErrBadSet)
 		}
 		listed[l.File] = true
 	}
@@ -139,69 +143,54 @@ func (m *manifest) checkLayers() error {
 }
 
 // layerNumber sets *num to the number of a layer file named as
-// layerName names them, and reports whether name is one.
+// LayerName names them, and reports whether name is one.
 func layerNumber(name string, num *uint64) bool {
 	_, err := fmt.Sscanf(name, "L%d.bloom", num)
 	return err == nil
 }
 
-// readManifest reads and validates dir's MANIFEST.
-func readManifest(dir string) (*manifest, error) {
-	b, err := os.ReadFile(filepath.Join(dir, manifestName))
+// Read reads and validates dir's MANIFEST. Errors: errs.ErrBadSet (no
+// directory, no MANIFEST, bad JSON, a manifest Check refuses), the os
+// error.
+func Read(dir string) (*Manifest, error) {
+	b, err := os.ReadFile(filepath.Join(dir, Name))
 	if err != nil {
 		st, serr := os.Stat(dir)
 		switch {
 		case errors.Is(serr, fs.ErrNotExist):
-			return nil, fmt.Errorf("mmapbloom: %s: %w: %w", dir, ErrBadSet, serr)
+			return nil, fmt.Errorf("mmapbloom: %s: %w: %w", dir, errs.ErrBadSet, serr)
 		case serr == nil && !st.IsDir():
-			return nil, fmt.Errorf("mmapbloom: %s: a file, not a filter set directory: %w", dir, ErrBadSet)
+			return nil, fmt.Errorf("mmapbloom: %s: a file, not a filter set directory: %w", dir, errs.ErrBadSet)
 		}
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("mmapbloom: %s: no %s: %w", dir, manifestName, ErrBadSet)
+			return nil, fmt.Errorf("mmapbloom: %s: no %s: %w", dir, Name, errs.ErrBadSet)
 		}
 		return nil, fmt.Errorf("mmapbloom: %w", err)
 	}
-	m := new(manifest)
+	m := new(Manifest)
 	if err := json.Unmarshal(b, m); err != nil {
-		return nil, fmt.Errorf("mmapbloom: %s: %s: %w (%w)", dir, manifestName, ErrBadSet, err)
+		return nil, fmt.Errorf("mmapbloom: %s: %s: %w (%w)", dir, Name, errs.ErrBadSet, err)
 	}
-	if err := m.check(); err != nil {
+	if err := m.Check(); err != nil {
 		return nil, fmt.Errorf("mmapbloom: %s: %w", dir, err)
 	}
 	return m, nil
 }
 
-// writeManifest replaces dir's MANIFEST with m atomically and durably:
+// Write replaces dir's MANIFEST with m atomically and durably:
 // write a temporary file, fsync it, rename it over MANIFEST, fsync dir.
-func writeManifest(dir string, m *manifest) error {
+func Write(dir string, m *Manifest) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return fmt.Errorf("mmapbloom: encode manifest: %w", err)
 	}
-	tmp := filepath.Join(dir, manifestName+".tmp."+strconv.Itoa(os.Getpid()))
-	if err := writeSynced(tmp, append(b, '\n')); err != nil {
+	tmp := filepath.Join(dir, Name+".tmp."+strconv.Itoa(os.Getpid()))
+	if err := mapping.WriteSynced(tmp, append(b, '\n')); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, filepath.Join(dir, manifestName)); err != nil {
+	if err := os.Rename(tmp, filepath.Join(dir, Name)); err != nil {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("mmapbloom: %w", err)
 	}
-	return syncDir(dir)
-}
-
-// writeSynced creates path with the bytes b and fsyncs it.
-func writeSynced(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return fmt.Errorf("mmapbloom: %w", err)
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if err = errors.Join(err, f.Close()); err != nil {
-		_ = os.Remove(path)
-		return fmt.Errorf("mmapbloom: write %s: %w", path, err)
-	}
-	return nil
+	return mapping.SyncDir(dir)
 }

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package mmapbloom
+package mapping
 
 import (
 	"errors"
@@ -14,7 +14,7 @@ import (
 
 func shareRange(*os.File) error { return nil }
 
-func upgradeLock(f *os.File) error {
+func Upgrade(f *os.File) error {
 	err := flock(f, unix.LOCK_EX)
 	if err != nil {
 		_ = flock(f, unix.LOCK_SH)
@@ -22,15 +22,15 @@ func upgradeLock(f *os.File) error {
 	return err
 }
 
-func downgradeLock(f *os.File) error { return flock(f, unix.LOCK_SH) }
+func Downgrade(f *os.File) error { return flock(f, unix.LOCK_SH) }
 
-// waitExclusive takes an exclusive flock lock on a handle that holds
+// WaitExclusive takes an exclusive flock lock on a handle that holds
 // none, waiting while others hold it.
-func waitExclusive(f *os.File) error { return waitFlock(f, unix.LOCK_EX) }
+func WaitExclusive(f *os.File) error { return waitFlock(f, unix.LOCK_EX) }
 
-// waitShared takes a shared flock lock on a handle that holds none,
+// WaitShared takes a shared flock lock on a handle that holds none,
 // waiting while another holds it exclusively.
-func waitShared(f *os.File) error { return waitFlock(f, unix.LOCK_SH) }
+func WaitShared(f *os.File) error { return waitFlock(f, unix.LOCK_SH) }
 
 // waitFlock takes the flock lock how, waiting for it.
 func waitFlock(f *os.File, how int) error {

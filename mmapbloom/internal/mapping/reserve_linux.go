@@ -1,4 +1,4 @@
-package mmapbloom
+package mapping
 
 import (
 	"errors"
@@ -6,14 +6,16 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/errs"
 )
 
-// reserve gives the new file f a size of size bytes with its blocks
+// Reserve gives the new file f a size of size bytes with its blocks
 // allocated, so that a full disk fails here and never later as a fault on
 // a write through the mapping: fallocate, or, on file systems without it
 // (ext2, some network file systems), writing zeros, as posix_fallocate
-// does. f is not yet shared with anyone. A full disk is ErrNoSpace.
-func reserve(f *os.File, size int64) error {
+// does. f is not yet shared with anyone. A full disk is errs.ErrNoSpace.
+func Reserve(f *os.File, size int64) error {
 	err := unix.Fallocate(int(f.Fd()), 0, 0, size)
 	if errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.ENOSYS) {
 		err = writeZeros(f, size)
@@ -21,10 +23,10 @@ func reserve(f *os.File, size int64) error {
 	return noSpace(err)
 }
 
-// noSpace wraps ENOSPC and EDQUOT with ErrNoSpace.
+// noSpace wraps ENOSPC and EDQUOT with errs.ErrNoSpace.
 func noSpace(err error) error {
 	if errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EDQUOT) {
-		return fmt.Errorf("%w: %w", ErrNoSpace, err)
+		return fmt.Errorf("%w: %w", errs.ErrNoSpace, err)
 	}
 	return err
 }
@@ -49,7 +51,7 @@ func dataAt(f *os.File, from, size int64) int64 {
 	return off
 }
 
-// allocate makes sure every block of a file opened for writing is
+// Allocate makes sure every block of a file opened for writing is
 // allocated, so that a full disk fails Open and never an add: a file
 // copied sparse, or a file system without fallocate at create, leaves
 // holes that a write through the mapping would need space for. One
@@ -57,27 +59,29 @@ func dataAt(f *os.File, from, size int64) int64 {
 // fills them without touching the data, or, where it is not supported,
 // each page of a hole is touched through the mapping with an atomic OR of
 // 0, which allocates it and can lose no bit another process sets there.
-// Errors: ErrNoSpace, the fallocate error.
-func (f *Filter) allocate() error {
-	size := int64(len(f.data))
-	if holeAt(f.file, 0, size) >= size {
+// data is the whole file mapped shared and writable; guard runs the
+// touching of pages inside the caller's fault guard. Errors:
+// errs.ErrNoSpace, the fallocate error.
+func Allocate(file *os.File, data []byte, guard func(op func() error) error) error {
+	size := int64(len(data))
+	if holeAt(file, 0, size) >= size {
 		return nil
 	}
-	err := unix.Fallocate(int(f.file.Fd()), 0, 0, size)
+	err := unix.Fallocate(int(file.Fd()), 0, 0, size)
 	if !errors.Is(err, unix.EOPNOTSUPP) && !errors.Is(err, unix.ENOSYS) {
 		if err != nil {
-			return fmt.Errorf("mmapbloom: allocate the blocks of %s: %w", f.path, noSpace(err))
+			return fmt.Errorf("mmapbloom: allocate the blocks of %s: %w", file.Name(), noSpace(err))
 		}
 		return nil
 	}
-	err = f.run(false, false, func() error {
-		all, err := wordsOf(f.data)
+	err = guard(func() error {
+		all, err := Words(data)
 		if err != nil {
 			return err
 		}
 		page := int64(os.Getpagesize())
-		for hole := holeAt(f.file, 0, size); hole < size; hole = holeAt(f.file, hole, size) {
-			end := dataAt(f.file, hole, size)
+		for hole := holeAt(file, 0, size); hole < size; hole = holeAt(file, hole, size) {
+			end := dataAt(file, hole, size)
 			for off := hole / page * page; off < end; off += page {
 				touch(&all[off/8]) // a write: the fault allocates the page
 			}
@@ -86,7 +90,7 @@ func (f *Filter) allocate() error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("mmapbloom: allocate the blocks of %s: %w", f.path, err)
+		return fmt.Errorf("mmapbloom: allocate the blocks of %s: %w", file.Name(), err)
 	}
 	return nil
 }

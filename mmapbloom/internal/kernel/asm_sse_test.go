@@ -1,4 +1,4 @@
-package mmapbloom
+package kernel_test
 
 import (
 	"fmt"

@@ -1,0 +1,142 @@
+package kernel_test
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/kernel"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/kernel/kerneltest"
+)
+
+// TestKernelsAvailable says which kernels this machine runs (.ci/run
+// prints it with -v), and checks that kernel.WhyNot agrees with the dispatch: a
+// kernel runs exactly when nothing is missing, the generic one always,
+// and the best one is active.
+func TestKernelsAvailable(t *testing.T) {
+	for _, k := range kernel.All {
+		runs := slices.Contains(kernel.Available, k)
+		require.Equal(t, runs, kernel.WhyNot(k) == "", "kernel %v", k)
+		switch {
+		case k == kernel.Active:
+			t.Logf("kernel %v: runs, active", k)
+		case runs:
+			t.Logf("kernel %v: runs (in tests)", k)
+		default:
+			t.Logf("kernel %v: not run: %s", k, kernel.WhyNot(k))
+		}
+	}
+	require.Equal(t, kernel.Generic, kernel.Available[len(kernel.Available)-1])
+	require.Equal(t, kernel.Available[0], kernel.Active)
+}
+
+// TestKernelsMatchGeneric checks every kernel's TestBlocks against the
+// generic one for every k (around each vector width of 8 and 16 probes),
+// at fills from sparse to nearly full so both answers occur.
+func TestKernelsMatchGeneric(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const blocks = 64
+	words := make([]uint64, blocks*hashing.BlockWords)
+	lines := make([]uint64, 1000)
+	gs := make([]uint32, len(lines))
+	want := make([]bool, len(lines))
+	got := make([]bool, len(lines))
+	kerneltest.ForEach(t, func(t *testing.T) {
+		answers := map[bool]int{}
+		for k := uint32(1); k <= format.MaxK; k++ {
+			for _, density := range []uint{1, 2, 3} {
+				for i := range words {
+					words[i] = ^uint64(0)
+					for range density {
+						words[i] &= rng.Uint64() | rng.Uint64()<<uint(rng.IntN(8))
+					}
+					if i%7 == 0 {
+						words[i] = ^uint64(0)
+					}
+				}
+				for i := range lines {
+					lines[i] = uint64(rng.IntN(blocks)) * hashing.BlockBits
+					gs[i] = rng.Uint32()
+				}
+				kernel.Active.Prefetch(words, lines)
+				kernel.Generic.TestBlocks(words, lines, gs, k, want)
+				kernel.Active.TestBlocks(words, lines, gs, k, got)
+				require.Equal(t, want, got, "k=%d density=%d", k, density)
+				for _, a := range want {
+					answers[a]++
+				}
+			}
+		}
+		require.Greater(t, answers[true], 1000)
+		require.Greater(t, answers[false], 1000)
+	})
+}
+
+// TestBlockMasksMatchGeneric checks every kernel's BlockMasks against the
+// generic one for every k.
+func TestBlockMasksMatchGeneric(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	gs := make([]uint32, 257)
+	want := make([][hashing.BlockWords]uint64, len(gs))
+	got := make([][hashing.BlockWords]uint64, len(gs))
+	kerneltest.ForEach(t, func(t *testing.T) {
+		for k := uint32(1); k <= format.MaxK; k++ {
+			for i := range gs {
+				gs[i] = rng.Uint32()
+			}
+			gs[0], gs[1] = 0, ^uint32(0)
+			kernel.Generic.BlockMasks(gs, k, want)
+			kernel.Active.BlockMasks(gs, k, got)
+			require.Equal(t, want, got, "k=%d", k)
+		}
+	})
+}
+
+// TestAddBlocksMatchGeneric checks every kernel's AddBlocks against
+// hashing.BlockMask ORed into each block: the same words after adding the
+// same keys, for every k, into blocks that are empty, partly and fully
+// set, and the same count of keys that set a clear bit. A kernel without
+// an AddBlocks of its own must report so and change nothing.
+func TestAddBlocksMatchGeneric(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const n = 64 // blocks
+	words := make([]uint64, n*hashing.BlockWords)
+	blocks := make([]uint64, 300)
+	gs := make([]uint32, len(blocks))
+	kerneltest.ForEach(t, func(t *testing.T) {
+		for k := uint32(1); k <= format.MaxK; k += 3 {
+			for i := range words {
+				words[i] = rng.Uint64() & rng.Uint64() & rng.Uint64()
+				if i%5 == 0 {
+					words[i] = ^uint64(0)
+				}
+			}
+			before := append([]uint64(nil), words...)
+			want, wantAdded := append([]uint64(nil), words...), 0
+			for i := range blocks {
+				blocks[i] = uint64(rng.IntN(n)) * hashing.BlockBits
+				gs[i] = rng.Uint32()
+				mask, lacked := hashing.BlockMask(gs[i], k), false
+				for w, m := range mask {
+					lacked = lacked || want[blocks[i]/64+uint64(w)]&m != m
+					want[blocks[i]/64+uint64(w)] |= m
+				}
+				if lacked {
+					wantAdded++
+				}
+			}
+			added, ok := kernel.Active.AddBlocks(words, blocks, gs, k)
+			if !ok {
+				require.NotEqual(t, kernel.AVX512, kernel.Active, "the AVX-512 kernel has an AddBlocks")
+				require.Equal(t, before, words, "k=%d: a kernel without AddBlocks changes nothing", k)
+				continue
+			}
+			require.Equal(t, want, words, "k=%d", k)
+			require.Equal(t, wantAdded, added, "k=%d: keys that set a clear bit", k)
+		}
+	})
+}
