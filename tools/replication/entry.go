@@ -64,7 +64,7 @@ var ErrEntry = errors.New("replication: bad log entry")
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Append appends b's encoding to dst and returns the extended slice.
-func (b *Batch) Append(dst []byte) []byte {
+func (b Batch) Append(dst []byte) []byte {
 	start := len(dst)
 	dst = append(dst, magic...)
 	dst = append(dst, Version)

@@ -144,6 +144,7 @@ func (f *follower) handle(ctx context.Context, m *nats.Msg) error {
 	seq, applied := meta.Sequence.Stream, f.applied.Load()
 	switch {
 	case seq <= applied: // redelivered: applied and synced already or in this run
+		f.l.redelivered.Add(1)
 		return nil
 	case seq > applied+1:
 		return f.bootstrap(ctx, applied, seq)

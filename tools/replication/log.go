@@ -87,6 +87,8 @@ type Log struct {
 	bytes    atomic.Uint64 // bytes published
 	// bootstraps counts the followers' bootstraps.
 	bootstraps atomic.Int64
+	// redelivered counts messages skipped as already applied.
+	redelivered atomic.Int64
 
 	mu      sync.Mutex
 	waiters map[waitKey]chan any // results Execute waits for
