@@ -2,10 +2,12 @@ package lease
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/mmapbloom/mmapbloom/tools/replication"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
@@ -32,6 +34,32 @@ func (c *manualClock) advance(d time.Duration) {
 	c.mu.Lock()
 	c.now = c.now.Add(d)
 	c.mu.Unlock()
+}
+
+// embedded is a 3-server NATS cluster in the test process.
+type embedded []*replication.Embedded
+
+// startEmbedded starts an embedded 3-server cluster on 127.0.0.1 and
+// stops it at the test's end.
+func startEmbedded(t *testing.T) embedded {
+	t.Helper()
+	e, err := replication.StartLocalCluster(t.TempDir(), []string{"n1", "n2", "n3"})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		for _, s := range e {
+			s.Shutdown()
+		}
+	})
+	return e
+}
+
+// URLs returns the servers' client URLs, comma-separated.
+func (e embedded) URLs() string {
+	var urls []string
+	for _, s := range e {
+		urls = append(urls, s.ClientURL())
+	}
+	return strings.Join(urls, ",")
 }
 
 // openTestBucket connects to urls and opens the lease bucket, retrying

@@ -61,7 +61,7 @@ func failover(t *testing.T, kv jetstream.KeyValue) {
 }
 
 func TestFailoverEmbeddedCluster(t *testing.T) {
-	e := natstest.StartEmbedded(t, 3)
+	e := startEmbedded(t)
 	failover(t, openTestBucket(t, e.URLs(), "T_FAILOVER", testTTL, 3))
 }
 
@@ -88,7 +88,7 @@ func release(t *testing.T, kv jetstream.KeyValue) {
 }
 
 func TestReleaseEmbeddedCluster(t *testing.T) {
-	e := natstest.StartEmbedded(t, 3)
+	e := startEmbedded(t)
 	release(t, openTestBucket(t, e.URLs(), "T_RELEASE", time.Minute, 3))
 }
 

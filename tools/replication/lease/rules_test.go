@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mmapbloom/mmapbloom/tools/replication/natstest"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -28,7 +27,7 @@ func (f *flakyKV) Update(ctx context.Context, key string, value []byte, revision
 }
 
 func TestKeeperRules(t *testing.T) {
-	e := natstest.StartEmbedded(t, 3)
+	e := startEmbedded(t)
 	kv := openTestBucket(t, e.URLs(), "T_RULES", time.Minute, 3)
 	ctx := context.Background()
 	const ttl = time.Minute // long: the injected clocks, not the server's expiry, decide here

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mmapbloom/mmapbloom/tools/replication"
 )
 
 // ServerBinary returns the path of the nats-server program. When it is
@@ -43,7 +45,13 @@ type Processes struct {
 func StartProcesses(t testing.TB, n int) *Processes {
 	t.Helper()
 	p := &Processes{bin: ServerBinary(t)}
-	ports := FreePorts(t, 2*n)
+	ports := make([]int, 2*n)
+	for i := range ports {
+		var err error
+		if ports[i], err = replication.FreePort(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	p.Ports = ports[:n]
 	var routes []string
 	for _, rp := range ports[n:] {
