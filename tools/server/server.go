@@ -111,6 +111,11 @@ type Config struct {
 	// Limits bounds disk, layers and loads (limits.go). Default: the
 	// defaults of each Limits field.
 	Limits Limits
+
+	// Failover, with ClusterConfig, makes each shard's current owner the
+	// holder of its lease (cluster_failover.go). Default none: the
+	// config file alone decides.
+	Failover *Failover
 }
 
 // Defaults of Config.
@@ -153,6 +158,8 @@ type Server struct {
 	reloadMu sync.Mutex
 	// puller pulls the primary's filters while this node is a replica.
 	puller *puller
+	// failover keeps this node's leases; nil without Config.Failover.
+	failover *failover
 
 	// trace, when set (by tests), sees every command before it runs.
 	trace func(args [][]byte)
@@ -188,8 +195,15 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, store: newStore(cfg.Dir, cfg.Sets, cfg.FilterIdle, cfg.FileCheck, lim), acl: users,
 		start: time.Now(), clients: map[*client]struct{}{}, puller: newPuller()}
+	if cs != nil && cfg.Failover != nil {
+		if err := s.startFailover(cs); err != nil {
+			return nil, fmt.Errorf("server: %w", err)
+		}
+		cs = s.withLeases(cs)
+	}
 	if cs != nil {
 		s.cluster.Store(cs)
+		s.runFailover()
 		go s.pullLoop()
 	} else {
 		close(s.puller.done)
@@ -348,6 +362,7 @@ func (s *Server) Shutdown() error {
 		c.interrupt()
 	}
 	s.mu.Unlock()
+	s.stopFailover()
 	s.puller.close()
 	s.handlers.Wait()
 	return errors.Join(err, s.store.Close())
