@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -38,4 +39,14 @@ func OpenBucket(ctx context.Context, js jetstream.JetStream, bucket string, ttl 
 		return nil, fmt.Errorf("lease: bucket %s: %w", bucket, err)
 	}
 	return kv, nil
+}
+
+// OpenConn is OpenBucket on the JetStream context of the connection nc
+// (a replication log's Log.Conn).
+func OpenConn(ctx context.Context, nc *nats.Conn, bucket string, ttl time.Duration, replicas int) (jetstream.KeyValue, error) {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("lease: bucket %s: %w", bucket, err)
+	}
+	return OpenBucket(ctx, js, bucket, ttl, replicas)
 }
