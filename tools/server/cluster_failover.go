@@ -45,6 +45,8 @@ type failover struct {
 	stop   context.CancelFunc
 	done   chan struct{}
 
+	shards map[string]bool // the config primaries whose leases keeper follows
+
 	mu      sync.Mutex
 	owners  map[string]string // config primary id -> holder id ("" none)
 	drained map[string]bool   // shards held here whose log is applied
@@ -53,9 +55,11 @@ type failover struct {
 // startFailover starts the lease keeper of s's node over the shards of
 // the config file cs was loaded from.
 func (s *Server) startFailover(cs *clusterState) error {
-	f := &failover{cfg: *s.cfg.Failover, done: make(chan struct{}), owners: map[string]string{}, drained: map[string]bool{}}
+	f := &failover{cfg: *s.cfg.Failover, done: make(chan struct{}), shards: map[string]bool{},
+		owners: map[string]string{}, drained: map[string]bool{}}
 	var keys []lease.Key
 	for _, p := range cs.config.Shards() {
+		f.shards[p.ID] = true
 		mine := p == cs.me || cs.me.Primary == p
 		keys = append(keys, lease.Key{Name: leaseKey(p.ID), Candidate: mine, Preferred: p == cs.me})
 	}
@@ -98,6 +102,9 @@ func (s *Server) leasesChanged(v lease.View) {
 	f := s.failover
 	f.mu.Lock()
 	for _, p := range s.cluster.Load().config.Shards() {
+		if !f.shards[p.ID] {
+			continue
+		}
 		id, holder := p.ID, v[leaseKey(p.ID)]
 		if holder != f.owners[id] && f.drained[id] {
 			delete(f.drained, id)
@@ -165,7 +172,7 @@ func (s *Server) withLeases(cs *clusterState) *clusterState {
 	cs.me, _ = cs.m.Node(s.cfg.NodeID)
 	cs.blocked = nil
 	for _, p := range cs.config.Shards() {
-		if len(p.Slots) == 0 || cs.m.Owner(p.Slots[0].Start) != cs.me {
+		if !f.shards[p.ID] || len(p.Slots) == 0 || cs.m.Owner(p.Slots[0].Start) != cs.me {
 			continue
 		}
 		msg := ""
