@@ -204,6 +204,7 @@ func waitNewOwner(t *testing.T, c context.Context, tc *testCluster) string {
 	var owner string
 	n2 := dial(t, tc.addrs[1], "")
 	require.Eventually(t, func() bool {
+		//lint:ignore SA1019 CLUSTER SLOTS (deprecated in Redis 7) is under test
 		slots, err := n2.ClusterSlots(c).Result()
 		if err != nil || len(slots) != 1 {
 			return false

@@ -1,7 +1,10 @@
 package server
 
 import (
+	"cmp"
 	"context"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -148,6 +151,33 @@ func TestFailoverLeases(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, info, "role:slave")
 	assert.Contains(t, info, "master_port:"+ownerAddr[strings.LastIndex(ownerAddr, ":")+1:])
+	realClientsFollow(t, tc.addrs[0])
+}
+
+// realClientsFollow checks that redis-cli -c and redis-py's RedisCluster,
+// given the old primary's address, reach the new owner: the add made
+// there after the failover answers present.
+func realClientsFollow(t *testing.T, addr string) {
+	t.Helper()
+	host, port, _ := strings.Cut(addr, ":")
+	cli, err := exec.LookPath("redis-cli")
+	if err != nil {
+		needOrSkip(t, "redis-cli not found: apt-get install redis-tools")
+	}
+	out, err := exec.Command(cli, "-h", host, "-p", port, "-c", "BF.EXISTS", "k", "b").CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Equal(t, "1", strings.TrimSpace(string(out)), "redis-cli -c followed MOVED to the new owner")
+
+	py := cmp.Or(os.Getenv("MMAPBLOOM_PYTHON"), "python3")
+	if exec.Command(py, "-c", "import redis.cluster").Run() != nil {
+		needOrSkip(t, py+" has no redis-py: apt-get install python3-redis")
+	}
+	script := "import sys\nfrom redis.cluster import RedisCluster\n" +
+		"rc = RedisCluster(host=sys.argv[1], port=int(sys.argv[2]))\n" +
+		"print(rc.execute_command('BF.EXISTS', 'k', 'b'))\n"
+	out, err = exec.Command(py, "-c", script, host, port).CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Equal(t, "1", strings.TrimSpace(string(out)), "redis-py's RedisCluster routed to the new owner")
 }
 
 // assertOwner checks that cl's CLUSTER SLOTS gives every slot to node id
@@ -155,9 +185,11 @@ func TestFailoverLeases(t *testing.T) {
 func assertOwner(t *testing.T, c context.Context, cl *redis.Client, id, addr string) {
 	t.Helper()
 	require.Eventually(t, func() bool {
+		//lint:ignore SA1019 CLUSTER SLOTS (deprecated in Redis 7) is under test
 		slots, err := cl.ClusterSlots(c).Result()
 		return err == nil && len(slots) == 1 && slots[0].Nodes[0].ID == id
 	}, time.Minute, 20*time.Millisecond, "CLUSTER SLOTS names %s", id)
+	//lint:ignore SA1019 CLUSTER SLOTS (deprecated in Redis 7) is under test
 	slots, err := cl.ClusterSlots(c).Result()
 	require.NoError(t, err)
 	assert.Equal(t, 0, slots[0].Start)
