@@ -111,6 +111,15 @@ type Config struct {
 	// Limits bounds disk, layers and loads (limits.go). Default: the
 	// defaults of each Limits field.
 	Limits Limits
+
+	// Replication, when "jetstream" (ReplicationJetStream), publishes
+	// every write command to a NATS JetStream log and answers it once
+	// applied from there; it needs ClusterConfig (replica_jetstream.go).
+	// Default "": no log (replicas pull).
+	Replication string
+
+	// Replicate is the log's settings with Replication.
+	Replicate ReplicationConfig
 }
 
 // Defaults of Config.
@@ -153,6 +162,8 @@ type Server struct {
 	reloadMu sync.Mutex
 	// puller pulls the primary's filters while this node is a replica.
 	puller *puller
+	// repl is the replication log, nil without Config.Replication.
+	repl *jsRepl
 
 	// trace, when set (by tests), sees every command before it runs.
 	trace func(args [][]byte)
@@ -190,6 +201,11 @@ func New(cfg Config) (*Server, error) {
 		start: time.Now(), clients: map[*client]struct{}{}, puller: newPuller()}
 	if cs != nil {
 		s.cluster.Store(cs)
+		if cfg.Replication != "" {
+			if s.repl, err = s.startJetStream(cs); err != nil {
+				return nil, errors.Join(fmt.Errorf("server: %w", err), s.store.Close())
+			}
+		}
 		go s.pullLoop()
 	} else {
 		close(s.puller.done)
@@ -245,6 +261,9 @@ func fillDefaults(cfg *Config) error {
 	}
 	if cfg.FoldBuckets == 0 {
 		cfg.FoldBuckets = DefaultFoldBuckets
+	}
+	if err := checkReplication(cfg); err != nil {
+		return err
 	}
 	return checkFolding(cfg)
 }
@@ -350,6 +369,7 @@ func (s *Server) Shutdown() error {
 	s.mu.Unlock()
 	s.puller.close()
 	s.handlers.Wait()
+	s.repl.close()
 	return errors.Join(err, s.store.Close())
 }
 
