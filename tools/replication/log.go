@@ -39,6 +39,9 @@ type Config struct {
 	Checkpoint time.Duration
 	// FetchWait is how long one pull waits for entries. Default 1 s.
 	FetchWait time.Duration
+	// StartTimeout bounds Open's wait for the streams while the cluster
+	// forms (no JetStream leader yet). Default 60 s.
+	StartTimeout time.Duration
 	// AckWait is the consumers' AckWait: a message delivered and not
 	// acknowledged for this long is delivered again. Default 30 s.
 	AckWait time.Duration
@@ -62,7 +65,7 @@ func (c *Config) fill() error {
 	for _, d := range []struct {
 		v *time.Duration
 		d time.Duration
-	}{{&c.PublishTimeout, 5 * time.Second}, {&c.Checkpoint, time.Second}, {&c.FetchWait, time.Second}, {&c.AckWait, 30 * time.Second}} {
+	}{{&c.PublishTimeout, 5 * time.Second}, {&c.Checkpoint, time.Second}, {&c.FetchWait, time.Second}, {&c.AckWait, 30 * time.Second}, {&c.StartTimeout, time.Minute}} {
 		if *d.v <= 0 {
 			*d.v = d.d
 		}
@@ -121,7 +124,7 @@ func Open(cfg Config) (*Log, error) {
 	}
 	js, err := nc.JetStream(nats.PublishAsyncMaxPending(cfg.MaxInFlight * cfg.Layout.Streams * 2))
 	if err == nil {
-		err = ensureStreamsRetry(cfg.Layout, js, 30*time.Second)
+		err = ensureStreamsRetry(cfg.Layout, js, cfg.StartTimeout)
 	}
 	if err != nil {
 		nc.Close()
@@ -193,15 +196,29 @@ func (l *Log) Close() error {
 	return err
 }
 
-// Execute publishes a control record and waits until this node's own
-// follower has applied it at its place in the log, returning the
-// Applier's result there. The node must follow stream.
+// Execute publishes a record and waits until this node's own follower
+// has applied it at its place in the log, returning the Applier's
+// result there: control operations take effect in log order on every
+// node, the origin included. The node must follow stream.
 func (l *Log) Execute(ctx context.Context, stream int, rec Record) (seq uint64, result any, err error) {
+	return l.ExecuteAsync(stream, rec).Result(ctx)
+}
+
+// ExecuteAsync is Execute returning at once; Ack.Result waits.
+func (l *Log) ExecuteAsync(stream int, rec Record) *Ack {
+	a := &Ack{done: make(chan struct{}), stream: stream, result: make(chan any, 1), l: l}
 	if stream < 0 || stream >= len(l.followers) || l.follower(stream) == nil {
-		return 0, nil, fmt.Errorf("%w: this node does not follow %s", ErrPublish, StreamName(stream))
+		a.finish(0, fmt.Errorf("%w: this node does not follow %s", ErrPublish, StreamName(stream)))
+		return a
 	}
-	a := &Ack{done: make(chan struct{}), stream: stream, result: make(chan any, 1)}
 	l.submit(stream, &pending{rec: rec, ack: a})
+	return a
+}
+
+// Result waits for the PubAck of a record of ExecuteAsync, then for its
+// application on this node, and returns its sequence and the Applier's
+// result.
+func (a *Ack) Result(ctx context.Context) (seq uint64, result any, err error) {
 	if seq, err = a.Wait(ctx); err != nil {
 		return 0, nil, err
 	}
@@ -210,7 +227,7 @@ func (l *Log) Execute(ctx context.Context, stream int, rec Record) (seq uint64, 
 		return seq, r, nil
 	case <-ctx.Done():
 		return seq, nil, ctx.Err()
-	case <-l.closing:
+	case <-a.l.closing:
 		return seq, nil, ErrClosed
 	}
 }

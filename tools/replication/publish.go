@@ -32,7 +32,8 @@ type Ack struct {
 	// result is, for a record Execute waits for, the Applier's result.
 	result chan any
 	stream int
-	index  int // the record's index in its batch
+	index  int  // the record's index in its batch
+	l      *Log // set for ExecuteAsync
 }
 
 // Wait waits for the record's PubAck and returns its stream sequence,
@@ -175,3 +176,6 @@ func (p *streamPub) failQueued() {
 		}
 	}
 }
+
+// Stream is the stream the record was submitted to.
+func (a *Ack) Stream() int { return a.stream }

@@ -86,6 +86,10 @@ func commandTable() []*command {
 		{name: "command", arity: -1, flags: []string{"loading", "stale"}, acl: connection, run: commandCmd},
 		{name: "config", arity: -2, flags: []string{"admin", "noscript", "loading", "stale"}, run: configCmd},
 
+		// Replication (replica_jetstream_wait.go).
+		{name: "wait", arity: 3, flags: []string{"noscript"}, acl: connection, run: waitCmd},
+		{name: "waitaof", arity: 4, flags: []string{"noscript"}, acl: connection, run: waitAOF},
+
 		// Users (acl_cmd.go).
 		{name: "acl", arity: -2, subs: []*command{
 			{name: "cat", arity: -2, flags: fACLRead, run: aclCat},

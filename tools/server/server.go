@@ -112,6 +112,15 @@ type Config struct {
 	// defaults of each Limits field.
 	Limits Limits
 
+	// Replication, when "jetstream" (ReplicationJetStream), publishes
+	// every write command to a NATS JetStream log and answers it once
+	// applied from there; it needs ClusterConfig (replica_jetstream.go).
+	// Default "": no log (replicas pull).
+	Replication string
+
+	// Replicate is the log's settings with Replication.
+	Replicate ReplicationConfig
+
 	// Failover, with ClusterConfig, makes each shard's current owner the
 	// holder of its lease (cluster_failover.go). Default none: the
 	// config file alone decides.
@@ -158,6 +167,8 @@ type Server struct {
 	reloadMu sync.Mutex
 	// puller pulls the primary's filters while this node is a replica.
 	puller *puller
+	// repl is the replication log, nil without Config.Replication.
+	repl *jsRepl
 	// failover keeps this node's leases; nil without Config.Failover.
 	failover *failover
 
@@ -203,6 +214,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cs != nil {
 		s.cluster.Store(cs)
+		if cfg.Replication != "" {
+			if s.repl, err = s.startJetStream(cs); err != nil {
+				return nil, errors.Join(fmt.Errorf("server: %w", err), s.store.Close())
+			}
+		}
 		s.runFailover()
 		go s.pullLoop()
 	} else {
@@ -259,6 +275,9 @@ func fillDefaults(cfg *Config) error {
 	}
 	if cfg.FoldBuckets == 0 {
 		cfg.FoldBuckets = DefaultFoldBuckets
+	}
+	if err := checkReplication(cfg); err != nil {
+		return err
 	}
 	return checkFolding(cfg)
 }
@@ -365,6 +384,7 @@ func (s *Server) Shutdown() error {
 	s.stopFailover()
 	s.puller.close()
 	s.handlers.Wait()
+	s.repl.close()
 	return errors.Join(err, s.store.Close())
 }
 
