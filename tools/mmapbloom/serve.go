@@ -19,40 +19,46 @@ import (
 // serveCmd runs the RESP server (RedisBloom's BF.* commands) on a data
 // directory of filter files.
 type serveCmd struct {
-	Dir              string        `required:"" type:"existingdir" help:"Data directory: one filter file per key (KEY.bloom)."`
-	Addr             string        `default:"127.0.0.1:6379" help:"Address to listen on (host:port); loopback unless the default user has a password or --protected-mode no; empty: no plain TCP (with --tls-port)."`
-	Requirepass      string        `env:"MMAPBLOOM_REQUIREPASS" help:"Password clients must give with AUTH (also from env MMAPBLOOM_REQUIREPASS, so it stays out of ps)."`
-	RequirepassFile  string        `type:"existingfile" help:"Read the password from this file (its first line)."`
-	Unprotected      bool          `help:"Allow a non-loopback address without a password (as --protected-mode no)."`
-	ProtectedMode    string        `default:"yes" enum:"yes,no" help:"Refuse a non-loopback address while the default user needs no password (Redis's protected-mode)."`
-	Aclfile          string        `type:"existingfile" help:"Users and their rules in Redis's users.acl syntax, read at start and by ACL LOAD, written by ACL SAVE (excludes --requirepass)."`
-	Masteruser       string        `help:"User a replica authenticates as to its primary (default: default)."`
-	Masterauth       string        `env:"MMAPBLOOM_MASTERAUTH" help:"Password of --masteruser (also from env MMAPBLOOM_MASTERAUTH; default: the --requirepass password)."`
-	MasterauthFile   string        `type:"existingfile" help:"Read --masterauth from this file (its first line)."`
-	TLSPort          string        `name:"tls-port" help:"Serve TLS on this port (or host:port; the host defaults to --addr's)."`
-	TLSCertFile      string        `name:"tls-cert-file" type:"existingfile" help:"TLS certificate (PEM) of the server, and of a replica's pulls."`
-	TLSKeyFile       string        `name:"tls-key-file" type:"existingfile" help:"TLS private key (PEM) of --tls-cert-file."`
-	TLSCACertFile    string        `name:"tls-ca-cert-file" type:"existingfile" help:"CA certificate (PEM) that client and peer certificates must chain to."`
-	TLSAuthClients   string        `name:"tls-auth-clients" default:"yes" enum:"yes,no,optional" help:"Ask TLS clients for a certificate signed by --tls-ca-cert-file: yes (required), optional, no."`
-	TLSReplication   string        `name:"tls-replication" default:"no" enum:"yes,no" help:"A replica pulls over TLS: the primary's address in --cluster-config must be its TLS port."`
-	Maxclients       int           `default:"10000" help:"Most clients connected at once."`
-	MaxRequest       int           `default:"67108864" help:"Most bytes in one request; a larger one closes the connection."`
-	Timeout          time.Duration `default:"5m" help:"Close a client idle this long (negative: never)."`
-	FilterIdle       time.Duration `default:"1m" help:"Close (unmap) a filter unused for about this long (negative: never)."`
-	DefaultCapacity  uint64        `default:"1000000" help:"Capacity of the filter BF.ADD / BF.MADD create for a missing key (of its first layer when it scales)."`
-	DefaultErrorRate float64       `default:"0.01" help:"False-positive probability of the filter BF.ADD / BF.MADD create."`
-	DefaultExpansion uint32        `default:"2" help:"Expansion of the scaling set BF.ADD / BF.MADD create for a missing key, as RedisBloom; 0 creates a fixed NONSCALING file instead."`
-	ClusterConfig    string        `type:"existingfile" help:"Cluster mode: the cluster config file (lines ID HOST:PORT SLOTS, or ID HOST:PORT replica-of PRIMARY_ID, the same on every node); SIGHUP or CLUSTER RELOAD re-reads it."`
-	NodeID           string        `help:"This node's id in --cluster-config."`
-	PullInterval     time.Duration `default:"1s" help:"A replica pulls its primary's filters this often (MBF.PULL pulls at once)."`
-	FoldHashtags     bool          `help:"Fold keys with a {hash tag}: prefix{tag}suffix lives, behind its tag, in one scaling set per name prefix{}suffix and bucket of slots (a million hosts do not make a million files). Changes what such a key means; the data directory remembers it."`
-	FoldBuckets      int           `default:"64" help:"Buckets of slots with --fold-hashtags: a power of two from 1 to 16384."`
-	MaxFilterBytes   uint64        `default:"4294967296" help:"Largest filter file (or set layer) a create, load or growth may make, in bytes (docs/limits.md)."`
-	DiskReserve      uint64        `help:"Free bytes a create, load or growth must leave on --dir's file system (default: 1 GiB or 5% of its size, the smaller)."`
-	MaxLayers        int           `default:"64" help:"Most layers of a scaling or windowed set; the add needing one more is refused."`
-	MaxLoads         int           `default:"64" help:"Most BF.LOADCHUNK loads in progress at once."`
-	MaxClientLoads   int           `default:"4" help:"Most BF.LOADCHUNK loads in progress started by one client."`
-	FilterFiles      int           `default:"1024" help:"Most file descriptors the open filters hold (least recently used closed first); fitted with --maxclients to RLIMIT_NOFILE."`
+	Dir                 string        `required:"" type:"existingdir" help:"Data directory: one filter file per key (KEY.bloom)."`
+	Addr                string        `default:"127.0.0.1:6379" help:"Address to listen on (host:port); loopback unless the default user has a password or --protected-mode no; empty: no plain TCP (with --tls-port)."`
+	Requirepass         string        `env:"MMAPBLOOM_REQUIREPASS" help:"Password clients must give with AUTH (also from env MMAPBLOOM_REQUIREPASS, so it stays out of ps)."`
+	RequirepassFile     string        `type:"existingfile" help:"Read the password from this file (its first line)."`
+	Unprotected         bool          `help:"Allow a non-loopback address without a password (as --protected-mode no)."`
+	ProtectedMode       string        `default:"yes" enum:"yes,no" help:"Refuse a non-loopback address while the default user needs no password (Redis's protected-mode)."`
+	Aclfile             string        `type:"existingfile" help:"Users and their rules in Redis's users.acl syntax, read at start and by ACL LOAD, written by ACL SAVE (excludes --requirepass)."`
+	Masteruser          string        `help:"User a replica authenticates as to its primary (default: default)."`
+	Masterauth          string        `env:"MMAPBLOOM_MASTERAUTH" help:"Password of --masteruser (also from env MMAPBLOOM_MASTERAUTH; default: the --requirepass password)."`
+	MasterauthFile      string        `type:"existingfile" help:"Read --masterauth from this file (its first line)."`
+	TLSPort             string        `name:"tls-port" help:"Serve TLS on this port (or host:port; the host defaults to --addr's)."`
+	TLSCertFile         string        `name:"tls-cert-file" type:"existingfile" help:"TLS certificate (PEM) of the server, and of a replica's pulls."`
+	TLSKeyFile          string        `name:"tls-key-file" type:"existingfile" help:"TLS private key (PEM) of --tls-cert-file."`
+	TLSCACertFile       string        `name:"tls-ca-cert-file" type:"existingfile" help:"CA certificate (PEM) that client and peer certificates must chain to."`
+	TLSAuthClients      string        `name:"tls-auth-clients" default:"yes" enum:"yes,no,optional" help:"Ask TLS clients for a certificate signed by --tls-ca-cert-file: yes (required), optional, no."`
+	TLSReplication      string        `name:"tls-replication" default:"no" enum:"yes,no" help:"A replica pulls over TLS: the primary's address in --cluster-config must be its TLS port."`
+	Maxclients          int           `default:"10000" help:"Most clients connected at once."`
+	MaxRequest          int           `default:"67108864" help:"Most bytes in one request; a larger one closes the connection."`
+	Timeout             time.Duration `default:"5m" help:"Close a client idle this long (negative: never)."`
+	FilterIdle          time.Duration `default:"1m" help:"Close (unmap) a filter unused for about this long (negative: never)."`
+	DefaultCapacity     uint64        `default:"1000000" help:"Capacity of the filter BF.ADD / BF.MADD create for a missing key (of its first layer when it scales)."`
+	DefaultErrorRate    float64       `default:"0.01" help:"False-positive probability of the filter BF.ADD / BF.MADD create."`
+	DefaultExpansion    uint32        `default:"2" help:"Expansion of the scaling set BF.ADD / BF.MADD create for a missing key, as RedisBloom; 0 creates a fixed NONSCALING file instead."`
+	ClusterConfig       string        `type:"existingfile" help:"Cluster mode: the cluster config file (lines ID HOST:PORT SLOTS, or ID HOST:PORT replica-of PRIMARY_ID, the same on every node); SIGHUP or CLUSTER RELOAD re-reads it."`
+	NodeID              string        `help:"This node's id in --cluster-config."`
+	PullInterval        time.Duration `default:"1s" help:"A replica pulls its primary's filters this often (MBF.PULL pulls at once)."`
+	Replication         string        `default:"none" enum:"none,jetstream" help:"jetstream: publish every write to a NATS JetStream log and answer it once the log has it on a quorum; every node applies the slots it serves from the log (needs --cluster-config; docs/cluster.md)."`
+	NatsURL             string        `name:"nats-url" help:"With --replication jetstream: an external NATS cluster's client URLs (URL[,URL...]) instead of the embedded nats-server at each node's nats=HOST:PORT."`
+	ReplicationStreams  int           `default:"16" help:"Streams of the log (a power of two from 1 to 256), each a range of slots."`
+	ReplicationMaxAge   time.Duration `default:"24h" help:"The log keeps entries this long (a node down longer bootstraps with a pull)."`
+	ReplicationMaxBytes int64         `help:"The log keeps at most this many bytes per stream (0: no bound but the age)."`
+	NatsSyncAlways      bool          `name:"nats-sync-always" help:"The embedded nats-server fsyncs every log write (its sync_interval: always)."`
+	FoldHashtags        bool          `help:"Fold keys with a {hash tag}: prefix{tag}suffix lives, behind its tag, in one scaling set per name prefix{}suffix and bucket of slots (a million hosts do not make a million files). Changes what such a key means; the data directory remembers it."`
+	FoldBuckets         int           `default:"64" help:"Buckets of slots with --fold-hashtags: a power of two from 1 to 16384."`
+	MaxFilterBytes      uint64        `default:"4294967296" help:"Largest filter file (or set layer) a create, load or growth may make, in bytes (docs/limits.md)."`
+	DiskReserve         uint64        `help:"Free bytes a create, load or growth must leave on --dir's file system (default: 1 GiB or 5% of its size, the smaller)."`
+	MaxLayers           int           `default:"64" help:"Most layers of a scaling or windowed set; the add needing one more is refused."`
+	MaxLoads            int           `default:"64" help:"Most BF.LOADCHUNK loads in progress at once."`
+	MaxClientLoads      int           `default:"4" help:"Most BF.LOADCHUNK loads in progress started by one client."`
+	FilterFiles         int           `default:"1024" help:"Most file descriptors the open filters hold (least recently used closed first); fitted with --maxclients to RLIMIT_NOFILE."`
 }
 
 // Validate refuses, before anything starts, flag values the server
@@ -114,6 +120,8 @@ func (c *serveCmd) Run(e *env) error {
 		DefaultCapacity: c.DefaultCapacity, DefaultErrorRate: c.DefaultErrorRate, DefaultExpansion: c.DefaultExpansion,
 		ClusterConfig: c.ClusterConfig, NodeID: c.NodeID, PullInterval: c.PullInterval,
 		FoldHashtags: c.FoldHashtags, FoldBuckets: c.FoldBuckets,
+		Replication: c.Replication, Replicate: server.ReplicationConfig{NATSURLs: splitURLs(c.NatsURL),
+			Streams: c.ReplicationStreams, MaxAge: c.ReplicationMaxAge, MaxBytes: c.ReplicationMaxBytes, SyncAlways: c.NatsSyncAlways},
 		Limits: server.Limits{MaxFilterBytes: c.MaxFilterBytes, DiskReserve: c.DiskReserve, MaxLayers: c.MaxLayers,
 			MaxLoads: c.MaxLoads, MaxClientLoads: c.MaxClientLoads, FilterFiles: files},
 	})
@@ -232,4 +240,12 @@ func secret(flag, value, file string) (string, error) {
 		return "", fmt.Errorf("serve: %s: empty password", file)
 	}
 	return pass, nil
+}
+
+// splitURLs splits --nats-url's comma-separated URLs (nil for "").
+func splitURLs(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
 }

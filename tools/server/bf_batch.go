@@ -12,12 +12,12 @@ import (
 // how many commands it ran: 0 when cmds does not start with such a run
 // of at least two (or the client must authenticate first).
 func (s *Server) execBatch(c *client, cmds []redcon.Command) int {
-	if s.noBatch || !c.authed || len(cmds) < 2 {
+	if s.noBatch || !c.authed || len(cmds) < 2 || len(c.js.replies) > 0 {
 		return 0
 	}
 	kind := batchKind(cmds[0].Args)
-	if kind == "" {
-		return 0
+	if kind == "" || kind == "bf.add" && s.repl != nil {
+		return 0 // with the log, each BF.ADD is a record (replica_jetstream_write.go)
 	}
 	key := cmds[0].Args[1]
 	n := 1

@@ -10,11 +10,15 @@ import (
 // clusterState is a node's view of the cluster: the map read from the
 // config file, this node's entry, and the slot ranges paused by
 // MBF.MIGRATE. It is never changed once published; a reload or a pause
-// publishes a new one.
+// publishes a new one. With failover, m is the config file's map (config)
+// with the lease holders as owners, and blocked the slots this node owns
+// but may not serve now (cluster_failover.go).
 type clusterState struct {
-	m      *cluster.Map
-	me     *cluster.Node
-	paused []cluster.Range
+	m       *cluster.Map
+	me      *cluster.Node
+	paused  []cluster.Range
+	config  *cluster.Map
+	blocked []blockedRange
 }
 
 // loadCluster reads the config file and returns the state of node id
@@ -28,7 +32,7 @@ func loadCluster(path, id string, old *clusterState) (*clusterState, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	cs := &clusterState{m: m, me: me}
+	cs := &clusterState{m: m, me: me, config: m}
 	if old != nil {
 		for _, r := range old.paused {
 			if m.Owns(me, r) {
@@ -54,6 +58,7 @@ func (s *Server) Reload() error {
 	if err != nil {
 		return err
 	}
+	cs = s.withLeases(cs)
 	s.gate.Lock() // no keyed command runs while the moved slots' files close
 	s.cluster.Store(cs)
 	s.dropMoved(old, cs)
@@ -135,7 +140,12 @@ func (cs *clusterState) check(slot int) string {
 	}
 	for _, r := range cs.paused {
 		if r.Start <= slot && slot <= r.End {
-			return "TRYAGAIN Multiple keys request during rehashing of slot"
+			return msgDraining
+		}
+	}
+	for _, b := range cs.blocked {
+		if b.r.Start <= slot && slot <= b.r.End {
+			return b.msg
 		}
 	}
 	return ""

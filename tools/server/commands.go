@@ -154,6 +154,13 @@ func commandTable() []*command {
 				docs: doc("server", "2.0.0", "Changes parameters, all or none.", many(block("data", aStr("parameter"), aStr("value"))))},
 		}},
 
+		// Replication (replica_jetstream_wait.go).
+		{name: "wait", arity: 3, flags: []string{"noscript"}, acl: connection, run: waitCmd,
+			docs: doc("generic", "3.0.0", "Waits until this connection's writes are applied by numreplicas other nodes, or the timeout; how many.",
+				aInt("numreplicas"), aInt("timeout"))},
+		{name: "waitaof", arity: 4, flags: []string{"noscript"}, acl: connection, run: waitAOF,
+			docs: doc("generic", "7.2.0", "Syncs this node's filters and waits for numreplicas other nodes; the local and replica counts.",
+				aInt("numlocal"), aInt("numreplicas"), aInt("timeout"))},
 		// Users (acl_cmd.go).
 		{name: "acl", arity: -2, docs: doc("server", "6.0.0", "Users and their permissions."), subs: []*command{
 			{name: "cat", arity: -2, flags: fACLRead, run: aclCat,

@@ -32,6 +32,12 @@ type client struct {
 	tx       tx   // MULTI ... EXEC (generic_multi.go)
 
 	present []bool // answers of batch calls, reused
+
+	// applying marks the client running the log's records on this node
+	// (replica_jetstream_apply.go): its writes are not published again.
+	applying bool
+	// js is the connection's replication state (replica_jetstream_write.go).
+	js jsConn
 }
 
 func newClient(s *Server, nc net.Conn) *client {

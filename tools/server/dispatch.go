@@ -153,9 +153,10 @@ func (s *Server) execPipeline(c *client, cmds []redcon.Command) {
 				continue
 			}
 		}
-		s.exec(c, cmds[i].Args)
+		s.execLogged(c, cmds[i].Args)
 		i++
 	}
+	s.answerLogged(c)
 }
 
 // exec runs one command: table lookup, authentication, arity.
@@ -189,7 +190,7 @@ func (s *Server) exec(c *client, args [][]byte) {
 		if msg := s.foldRefusal(cmd, args); msg != "" {
 			c.w.WriteError(msg)
 		} else {
-			cmd.run(c, args)
+			s.run(c, cmd, args)
 		}
 		s.leave(cmd)
 	}

@@ -39,6 +39,15 @@ func (cmd *command) readOnly() bool { return slices.Contains(cmd.flags, "readonl
 // "connected" as a Redis replica is, so connected_slaves is 0); both
 // report mbf_fold_buckets.
 func (s *Server) replicationInfo() [][2]string {
+	lines := s.pullInfo()
+	if s.repl != nil {
+		lines = append(lines, s.repl.info()...)
+	}
+	return lines
+}
+
+// pullInfo is INFO replication without the log's lines.
+func (s *Server) pullInfo() [][2]string {
 	cs := s.cluster.Load()
 	if cs == nil || cs.me.Primary == nil {
 		n := 0

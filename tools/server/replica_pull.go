@@ -154,8 +154,8 @@ func (s *Server) pullLoop() {
 			return
 		case <-t.C:
 		}
-		if s.cluster.Load().me.Primary == nil {
-			continue
+		if s.cluster.Load().me.Primary == nil || s.repl != nil {
+			continue // with the log, replicas apply it (MBF.PULL still pulls)
 		}
 		_, err := s.pull(p.ctx)
 		switch {
@@ -189,7 +189,7 @@ func (s *Server) pull(ctx context.Context) (int, error) {
 			ReadTimeout: 30 * time.Second, DisableIdentity: true})
 	}
 	start := time.Now()
-	n, err := s.pullAll(ctx, p.rdb, cs)
+	n, err := s.pullAll(ctx, p.rdb, cs, func(slot int) bool { return cs.m.Owner(slot) == cs.me.Primary })
 	if err != nil {
 		err = fmt.Errorf("pull from %s: %w", p.addr, err)
 	}
@@ -197,9 +197,10 @@ func (s *Server) pull(ctx context.Context) (int, error) {
 	return n, err
 }
 
-// pullAll pulls every key of the primary's slots, going on past a key
-// that fails; the error names the first failure.
-func (s *Server) pullAll(ctx context.Context, rdb *redis.Client, cs *clusterState) (int, error) {
+// pullAll pulls every key of the slots wanted (the primary's, for a
+// replica), going on past a key that fails; the error names the first
+// failure.
+func (s *Server) pullAll(ctx context.Context, rdb *redis.Client, cs *clusterState, wanted func(slot int) bool) (int, error) {
 	buckets, err := s.pullFolding(ctx, rdb)
 	if err != nil {
 		return 0, err
@@ -210,13 +211,13 @@ func (s *Server) pullAll(ctx context.Context, rdb *redis.Client, cs *clusterStat
 	}
 	mine := keys[:0]
 	for _, k := range keys {
-		if cs.m.Owner(cluster.KeySlot([]byte(k))) == cs.me.Primary {
+		if wanted(cluster.KeySlot([]byte(k))) {
 			mine = append(mine, k) // else a stale copy on the primary, of a slot it gave away
 		}
 	}
 	n, failed := 0, 0
 	var first error
-	for _, stem := range s.bucketsOf(buckets, cs) {
+	for _, stem := range s.bucketsOf(buckets, wanted) {
 		_, dir := s.store.stemPaths(stem)
 		if err := s.pullSet(ctx, rdb, []any{"MBF.BUCKETDUMP", stem}, stem, dir); err != nil {
 			failed++
@@ -275,8 +276,8 @@ func (s *Server) pullFolding(ctx context.Context, rdb *redis.Client) ([]string, 
 }
 
 // bucketsOf returns the stems of stems that name a bucket holding a
-// slot this replica's primary owns.
-func (s *Server) bucketsOf(stems []string, cs *clusterState) []string {
+// slot wanted.
+func (s *Server) bucketsOf(stems []string, wanted func(slot int) bool) []string {
 	var out []string
 	width := cluster.Slots / max(s.cfg.FoldBuckets, 1)
 	for _, stem := range stems {
@@ -285,7 +286,7 @@ func (s *Server) bucketsOf(stems []string, cs *clusterState) []string {
 			continue // not a bucket: ignored, as a hostile listing
 		}
 		for slot := b * width; slot < (b+1)*width; slot++ {
-			if cs.m.Owner(slot) == cs.me.Primary {
+			if wanted(slot) {
 				out = append(out, stem)
 				break
 			}

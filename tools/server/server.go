@@ -111,6 +111,20 @@ type Config struct {
 	// Limits bounds disk, layers and loads (store_limits.go). Default: the
 	// defaults of each Limits field.
 	Limits Limits
+
+	// Replication, when "jetstream" (ReplicationJetStream), publishes
+	// every write command to a NATS JetStream log and answers it once
+	// applied from there; it needs ClusterConfig (replica_jetstream.go).
+	// Default "": no log (replicas pull).
+	Replication string
+
+	// Replicate is the log's settings with Replication.
+	Replicate ReplicationConfig
+
+	// Failover, with ClusterConfig, makes each shard's current owner the
+	// holder of its lease (cluster_failover.go). Default none: the
+	// config file alone decides.
+	Failover *Failover
 }
 
 // Defaults of Config.
@@ -154,6 +168,10 @@ type Server struct {
 	reloadMu sync.Mutex
 	// puller pulls the primary's filters while this node is a replica.
 	puller *puller
+	// repl is the replication log, nil without Config.Replication.
+	repl *jsRepl
+	// failover keeps this node's leases; nil without Config.Failover.
+	failover *failover
 
 	// trace, when set (by tests), sees every command before it runs.
 	trace func(args [][]byte)
@@ -190,8 +208,20 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, store: newStore(cfg.Dir, cfg.Sets, cfg.FilterIdle, cfg.FileCheck, lim), acl: users,
 		start: time.Now(), clients: map[*client]struct{}{}, puller: newPuller()}
 	s.conf.init(&s.cfg)
+	if cs != nil && cfg.Failover != nil {
+		if err := s.startFailover(cs); err != nil {
+			return nil, fmt.Errorf("server: %w", err)
+		}
+		cs = s.withLeases(cs)
+	}
 	if cs != nil {
 		s.cluster.Store(cs)
+		if cfg.Replication != "" {
+			if s.repl, err = s.startJetStream(cs); err != nil {
+				return nil, errors.Join(fmt.Errorf("server: %w", err), s.store.Close())
+			}
+		}
+		s.runFailover()
 		go s.pullLoop()
 	} else {
 		close(s.puller.done)
@@ -247,6 +277,9 @@ func fillDefaults(cfg *Config) error {
 	}
 	if cfg.FoldBuckets == 0 {
 		cfg.FoldBuckets = DefaultFoldBuckets
+	}
+	if err := checkReplication(cfg); err != nil {
+		return err
 	}
 	return checkFolding(cfg)
 }
@@ -350,8 +383,10 @@ func (s *Server) Shutdown() error {
 		c.interrupt()
 	}
 	s.mu.Unlock()
+	s.stopFailover()
 	s.puller.close()
 	s.handlers.Wait()
+	s.repl.close()
 	return errors.Join(err, s.store.Close())
 }
 

@@ -24,7 +24,11 @@ type Node struct {
 	Port    int
 	Slots   []Range
 	Primary *Node // the node this replica follows; nil for a primary
-	line    int   // line number in the file, for errors
+	// NATS is the address (HOST:PORT) of the node's embedded NATS
+	// cluster routes, from an optional last field `nats=HOST:PORT`
+	// (serve --replication jetstream); "" when not given.
+	NATS string
+	line int // line number in the file, for errors
 }
 
 // Endpoint is the node's address as Redis writes it in MOVED and
@@ -59,7 +63,8 @@ func Load(path string) (*Map, error) {
 	return m, nil
 }
 
-// Parse reads a cluster config: one node a line, `ID HOST:PORT SLOTS`,
+// Parse reads a cluster config: one node a line, `ID HOST:PORT SLOTS`
+// (each line may end with `nats=HOST:PORT`, the node's NATS route address),
 // SLOTS as `START-END[,START-END...]` (a single slot may be written
 // `N`; `-` means none) over 0-16383, or `ID HOST:PORT replica-of
 // PRIMARY_ID` for a replica of the primary PRIMARY_ID, listed anywhere in
@@ -124,6 +129,43 @@ func (m *Map) linkReplicas() error {
 // linkReplicas.
 func parseNode(text string) (*Node, error) {
 	f := strings.Fields(text)
+	natsAddr, err := cutNATS(&f)
+	if err != nil {
+		return nil, err
+	}
+	n, err := parseFields(f)
+	if n != nil {
+		n.NATS = natsAddr
+	}
+	return n, err
+}
+
+// natsPrefix starts the optional last field giving a node's NATS route
+// address.
+const natsPrefix = "nats="
+
+// cutNATS removes a last field `nats=HOST:PORT` from f and returns its
+// address ("" when there is none).
+func cutNATS(f *[]string) (string, error) {
+	k := len(*f)
+	if k == 0 {
+		return "", nil
+	}
+	v, ok := strings.CutPrefix((*f)[k-1], natsPrefix)
+	if !ok {
+		return "", nil
+	}
+	host, ps, err := net.SplitHostPort(v)
+	port, perr := strconv.Atoi(ps)
+	if err != nil || perr != nil || host == "" || port < 1 || port > 65535 {
+		return "", fmt.Errorf("%w: %s%s: want %sHOST:PORT", ErrSyntax, natsPrefix, v, natsPrefix)
+	}
+	*f = (*f)[:k-1]
+	return v, nil
+}
+
+// parseFields parses a line's fields without its nats= field.
+func parseFields(f []string) (*Node, error) {
 	replica := len(f) == 4 && f[2] == replicaOf
 	if len(f) != 3 && !replica {
 		return nil, fmt.Errorf("%w: want `ID HOST:PORT SLOTS` or `ID HOST:PORT replica-of PRIMARY_ID`, got %d fields", ErrSyntax, len(f))

@@ -151,3 +151,16 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// A line may end with nats=HOST:PORT, the node's embedded NATS route
+// address; a bad one is a syntax error.
+func TestParseNATSField(t *testing.T) {
+	m, err := Parse(strings.NewReader("a 127.0.0.1:7001 0-8191 nats=127.0.0.1:6222\nb 127.0.0.1:7002 8192-16383\nc 127.0.0.1:7003 replica-of a nats=[::1]:6224\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "127.0.0.1:6222", m.Nodes[0].NATS)
+	assert.Equal(t, "", m.Nodes[1].NATS)
+	assert.Equal(t, "[::1]:6224", m.Nodes[2].NATS)
+	assert.Equal(t, m.Nodes[0], m.Nodes[2].Primary)
+	_, err = Parse(strings.NewReader("a 127.0.0.1:7001 0-8191 nats=127.0.0.1\n"))
+	assert.ErrorIs(t, err, ErrSyntax)
+}

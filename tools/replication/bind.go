@@ -1,0 +1,52 @@
+package replication
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/nats-io/nats.go"
+)
+
+// bind creates this node's durable pull consumer on the stream at the
+// recorded position + 1 and subscribes to it. A consumer left from
+// before (a restart, an apply error) is replaced: the messages it had
+// delivered but not acknowledged would come back only after AckWait,
+// behind newer ones, so it restarts from the position instead.
+func (f *follower) bind(ctx context.Context) error {
+	if f.sub != nil {
+		return nil
+	}
+	name, durable := StreamName(f.stream), f.l.durable()
+	applied := f.l.pos.get(f.stream)
+	f.applied.Store(max(f.applied.Load(), applied))
+	applied = f.applied.Load()
+	err := f.l.js.DeleteConsumer(name, durable, nats.Context(ctx))
+	if err != nil && !errors.Is(err, nats.ErrConsumerNotFound) {
+		return fmt.Errorf("replication: %s: replace consumer: %w", name, err)
+	}
+	start := nats.DeliverAll()
+	if applied > 0 {
+		start = nats.StartSequence(applied + 1)
+	}
+	f.sub, err = f.l.js.PullSubscribe(Subject(f.stream), durable, nats.BindStream(name), start,
+		nats.AckAll(), nats.AckWait(f.l.cfg.AckWait), nats.MaxAckPending(-1))
+	if err != nil {
+		return fmt.Errorf("replication: %s: subscribe: %w", name, err)
+	}
+	return f.checkFirst(ctx, applied)
+}
+
+// checkFirst finds a gap at start: the stream's first sequence past the
+// position + 1 (a new node, or one behind the retention window) makes
+// the follower bootstrap before it applies anything.
+func (f *follower) checkFirst(ctx context.Context, applied uint64) error {
+	si, err := f.l.js.StreamInfo(StreamName(f.stream), nats.Context(ctx))
+	if err != nil {
+		return fmt.Errorf("replication: %s: %w", StreamName(f.stream), err)
+	}
+	if si.State.FirstSeq > applied+1 && si.State.Msgs > 0 || si.State.Msgs == 0 && si.State.LastSeq > applied {
+		return f.bootstrap(ctx, applied, si.State.FirstSeq)
+	}
+	return nil
+}

@@ -1,0 +1,53 @@
+// Package replication is mmapbloom serve's replication log on NATS
+// JetStream: every write a node acknowledges is first in a replicated
+// stream, and every node serving the written slots applies it from
+// there. All NATS imports of the project are confined to this package.
+//
+// Only JetStream features of nats-server 2.9 are used (streams, durable
+// pull consumers, Nats-Msg-Id deduplication), so an external Debian
+// nats-server 2.9 cluster serves as well as the embedded one.
+//
+// # Streams and entries
+//
+// Layout splits the 16,384 slots into Layout.Streams streams MBF_LOG_NN
+// (subject mbf.log.NN), each with Layout.Replicas replicas, kept by age
+// and size. One message is one group-committed Batch of Records (entry.go;
+// the bytes are specified in format/FORMAT.md).
+//
+// # Writing
+//
+// Submit queues a record for its stream and returns an Ack future;
+// records queued while a stream's earlier messages await their PubAck
+// go together in the next message (group commit, Config.MaxInFlight
+// messages in flight per stream). Publish waits for the PubAck; Execute
+// also waits until this node's own follower has applied the record at
+// its place in the log and returns the Applier's result: control
+// operations take effect in log order on every node, the origin
+// included.
+//
+// # Following
+//
+// Follow applies the given streams with an Applier. Each follower owns
+// a durable pull consumer "mbf_NODE" (AckAll), applies every record,
+// and every Config.Checkpoint calls Applier.Sync, records the position
+// in Config.Dir/applied, then acknowledges up to it: the consumer's ack
+// floor is the node's durable position. After a restart it replays
+// from the recorded position; a gap (entries gone by retention, or a new
+// node) calls Applier.Bootstrap, which copies the data from a peer and
+// says which sequence the copy covers.
+//
+// # Seam for failover and routing
+//
+//   - StartEmbedded (and StartLocalCluster for tests) run the embedded
+//     nats-server; Log.Conn and Log.JetStream give the connection for KV
+//     leases.
+//   - Log.Applied(stream) and Log.WaitApplied(ctx, stream, seq): has this
+//     node applied stream up to seq.
+//   - Log.DrainToLast(ctx, stream): wait until this node has applied
+//     everything the stream held when called (before taking its slots).
+//   - Log.NodeApplied(ctx, stream, node): another node's durable
+//     position (WAIT, INFO replication, choosing the most caught-up
+//     replica).
+//   - Layout.StreamOf(slot) and Layout.SlotsOf(stream) map slots to
+//     streams.
+package replication

@@ -1,0 +1,158 @@
+package replication
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A PubAck error (the stream refuses the message: over its
+// max_msg_size) fails every record of the message with ErrPublish; once
+// the stream takes it again, the same records publish.
+func TestPublishPubAckError(t *testing.T) {
+	_, urls := cluster(t, 1)
+	l := openLog(t, urls[0], "n1", Layout{Streams: 1, Replicas: 1}, t.TempDir(), nil)
+	ctx := ctxT(t, time.Minute)
+	si, err := l.JetStream().StreamInfo(StreamName(0))
+	require.NoError(t, err)
+	cfg := si.Config
+	cfg.MaxMsgSize = 16
+	_, err = l.JetStream().UpdateStream(&cfg)
+	require.NoError(t, err)
+	_, err = l.Publish(ctx, 0, addRec("seen", "https://example.com/a"))
+	require.ErrorIs(t, err, ErrPublish)
+	cfg.MaxMsgSize = -1
+	_, err = l.JetStream().UpdateStream(&cfg)
+	require.NoError(t, err)
+	seq, err := l.Publish(ctx, 0, addRec("seen", "https://example.com/a"))
+	require.NoError(t, err)
+	assert.Equal(t, uint64(1), seq, "the refused message was not stored")
+}
+
+// With two of three servers gone the stream has no quorum: a publish
+// gets no PubAck within PublishTimeout and fails with ErrPublishTimeout.
+func TestPublishTimeoutWithoutQuorum(t *testing.T) {
+	srv, urls := cluster(t, 3)
+	l := openLog(t, urls[0], "n1", Layout{Streams: 1, Replicas: 3}, t.TempDir(),
+		func(c *Config) { c.PublishTimeout = 2 * time.Second })
+	ctx := ctxT(t, time.Minute)
+	_, err := l.Publish(ctx, 0, addRec("seen", "a"))
+	require.NoError(t, err)
+	srv[1].Shutdown()
+	srv[2].Shutdown()
+	_, err = l.Publish(ctx, 0, addRec("seen", "b"))
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, ErrPublishTimeout) || errors.Is(err, ErrPublish), "%v", err)
+	t.Logf("without quorum: %v", err)
+}
+
+// slowApply blocks its first Apply past the consumers' AckWait, so the
+// server delivers the rest of the fetched messages again.
+type slowApply struct {
+	*memApplier
+	first chan struct{}
+}
+
+func (s slowApply) Apply(stream int, seq uint64, origin string, r Record) (any, error) {
+	select {
+	case <-s.first:
+	default:
+		close(s.first)
+		time.Sleep(time.Second)
+	}
+	return s.memApplier.Apply(stream, seq, origin, r)
+}
+
+// Messages the consumer delivers again (AckWait passed before the
+// acknowledgement) are skipped: every record is applied exactly once.
+func TestFollowerRedelivery(t *testing.T) {
+	_, urls := cluster(t, 1)
+	l := openLog(t, urls[0], "n1", Layout{Streams: 1, Replicas: 1}, t.TempDir(),
+		func(c *Config) { c.AckWait = 200 * time.Millisecond; c.Checkpoint = 5 * time.Second })
+	ctx := ctxT(t, time.Minute)
+	var last uint64
+	for i := 0; i < 50; i++ {
+		seq, err := l.Publish(ctx, 0, addRec("seen", fmt.Sprint(i)))
+		require.NoError(t, err)
+		last = seq
+	}
+	m := newMem()
+	l.Follow([]int{0}, slowApply{m, make(chan struct{})})
+	require.NoError(t, l.WaitApplied(ctx, 0, last))
+	require.Eventually(t, func() bool { return l.Recorded(0) == last }, 30*time.Second, 20*time.Millisecond)
+	assert.Positive(t, l.redelivered.Load(), "the server delivered some messages again")
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for k, n := range m.seqs {
+		assert.Equal(t, 1, n, "stream %d seq %d applied once", k[0], k[1])
+	}
+	assert.Len(t, m.items, 50)
+}
+
+// An Apply error stops the follower at its position; it binds again
+// from there and applies every record.
+func TestFollowerApplyErrorRetries(t *testing.T) {
+	_, urls := cluster(t, 1)
+	l := openLog(t, urls[0], "n1", Layout{Streams: 1, Replicas: 1}, t.TempDir(), nil)
+	ctx := ctxT(t, time.Minute)
+	m := newMem()
+	m.failNext = 3
+	l.Follow([]int{0}, m)
+	var last uint64
+	for i := 0; i < 20; i++ {
+		seq, err := l.Publish(ctx, 0, addRec("seen", fmt.Sprint(i)))
+		require.NoError(t, err)
+		last = seq
+	}
+	require.NoError(t, l.WaitApplied(ctx, 0, last))
+	for i := 0; i < 20; i++ {
+		assert.True(t, m.has("seen", fmt.Sprint(i)), "item %d", i)
+	}
+	assert.Contains(t, l.FollowerError(0), "injected apply failure")
+}
+
+// A gap in the stream (entries purged while a node was down, or a new
+// node after the retention dropped the start) makes the follower
+// bootstrap and go on from the sequence the copy covers.
+func TestFollowerGapBootstraps(t *testing.T) {
+	_, urls := cluster(t, 1)
+	layout := Layout{Streams: 1, Replicas: 1}
+	dir := t.TempDir()
+	ctx := ctxT(t, time.Minute)
+	l := openLog(t, urls[0], "n1", layout, dir, nil)
+	m := newMem()
+	l.Follow([]int{0}, m)
+	seq, err := l.Publish(ctx, 0, addRec("seen", "before"))
+	require.NoError(t, err)
+	require.NoError(t, l.WaitApplied(ctx, 0, seq))
+	require.Eventually(t, func() bool { return l.Recorded(0) == seq }, 30*time.Second, 20*time.Millisecond)
+	require.NoError(t, l.Close())
+
+	w := openLog(t, urls[0], "writer", layout, t.TempDir(), nil)
+	for i := 0; i < 5; i++ {
+		_, err = w.Publish(ctx, 0, addRec("seen", fmt.Sprint("gone", i)))
+		require.NoError(t, err)
+	}
+	covered, err := w.LastSeq(ctx, 0)
+	require.NoError(t, err)
+	require.NoError(t, w.JetStream().PurgeStream(StreamName(0), &nats.StreamPurgeRequest{Sequence: covered + 1}))
+	after, err := w.Publish(ctx, 0, addRec("seen", "after"))
+	require.NoError(t, err)
+
+	for _, d := range []string{dir, t.TempDir()} { // the node back, and a new node
+		m2 := newMem()
+		m2.covered = covered
+		l2 := openLog(t, urls[0], "n1", layout, d, nil)
+		l2.Follow([]int{0}, m2)
+		require.NoError(t, l2.WaitApplied(ctx, 0, after))
+		assert.Equal(t, 1, m2.bootstrap, "one bootstrap")
+		assert.True(t, m2.has("seen", "after"))
+		assert.False(t, m2.has("seen", "gone0"), "purged entries come from the bootstrap, not the log")
+		require.NoError(t, l2.Close())
+	}
+}

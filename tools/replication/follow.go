@@ -1,0 +1,214 @@
+package replication
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
+
+// Applier is what a node does with the entries of the streams it follows.
+type Applier interface {
+	// Apply applies one record of the message at seq of stream, from
+	// origin (a node id). It must be idempotent: a record may be
+	// applied again after a restart or a redelivery. Its result goes to
+	// the Execute call that published the record, if on this node; an
+	// error means the record could not be applied (disk, closing): the
+	// message is retried after a pause and the position does not move.
+	Apply(stream int, seq uint64, origin string, rec Record) (any, error)
+	// Sync makes everything applied so far durable locally (the
+	// filters' msync); the position is recorded after it.
+	Sync(stream int) error
+	// Bootstrap copies stream's slots from a peer when the log no
+	// longer holds the entries after this node's position (a new node,
+	// or one behind the retention), and returns the sequence the copy
+	// covers: every entry up to it is in the copied data.
+	Bootstrap(ctx context.Context, stream int) (uint64, error)
+}
+
+// ErrGap is returned (wrapped) by a follower that found entries missing
+// after its position and could not bootstrap.
+var ErrGap = errors.New("replication: entries missing after the applied position")
+
+// follower applies one stream.
+type follower struct {
+	l       *Log
+	stream  int
+	a       Applier
+	applied atomic.Uint64 // applied (not yet synced) sequence
+	mu      sync.Mutex
+	changed chan struct{} // closed and replaced at each advance
+	sub     *nats.Subscription
+	lastErr atomic.Value // string
+}
+
+// durable is this node's consumer name.
+func (l *Log) durable() string { return "mbf_" + l.cfg.Node }
+
+// Follow starts applying streams with a, from the recorded positions.
+// Call it once.
+func (l *Log) Follow(streams []int, a Applier) {
+	for _, i := range streams {
+		f := &follower{l: l, stream: i, a: a, changed: make(chan struct{})}
+		f.applied.Store(l.pos.get(i))
+		l.mu.Lock()
+		l.followers[i] = f
+		l.mu.Unlock()
+		l.wg.Add(1)
+		go f.run()
+	}
+}
+
+func (l *Log) follower(i int) *follower {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.followers[i]
+}
+
+// run fetches and applies until Close, reconnecting on errors.
+func (f *follower) run() {
+	defer f.l.wg.Done()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-f.l.closing; cancel() }()
+	for ctx.Err() == nil {
+		err := f.session(ctx)
+		f.unbind()
+		if err != nil && !errors.Is(err, errRebind) && ctx.Err() == nil {
+			f.lastErr.Store(err.Error())
+			pause(ctx, 500*time.Millisecond)
+		}
+	}
+}
+
+// errRebind ends a session after a bootstrap: the next one binds anew.
+var errRebind = errors.New("replication: rebind")
+
+// unbind drops the subscription; the next session replaces the consumer.
+func (f *follower) unbind() {
+	if f.sub != nil {
+		_ = f.sub.Unsubscribe()
+		f.sub = nil
+	}
+}
+
+func pause(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// session binds the consumer and applies until an error or ctx ends.
+func (f *follower) session(ctx context.Context) error {
+	if err := f.bind(ctx); err != nil {
+		return err
+	}
+	last := time.Now()
+	var pendingAck *nats.Msg
+	for ctx.Err() == nil {
+		msgs, err := f.sub.Fetch(256, nats.MaxWait(f.l.cfg.FetchWait))
+		if err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		for _, m := range msgs {
+			if err := f.handle(ctx, m); err != nil {
+				return err
+			}
+			pendingAck = m
+		}
+		if pendingAck != nil && (len(msgs) == 0 || time.Since(last) >= f.l.cfg.Checkpoint) {
+			if err := f.checkpoint(pendingAck); err != nil {
+				return err
+			}
+			pendingAck, last = nil, time.Now()
+		}
+	}
+	if pendingAck != nil {
+		return f.checkpoint(pendingAck)
+	}
+	return nil
+}
+
+// handle applies one message, or finds a gap and bootstraps.
+func (f *follower) handle(ctx context.Context, m *nats.Msg) error {
+	meta, err := m.Metadata()
+	if err != nil {
+		return err
+	}
+	seq, applied := meta.Sequence.Stream, f.applied.Load()
+	switch {
+	case seq <= applied: // redelivered: applied and synced already or in this run
+		f.l.redelivered.Add(1)
+		return nil
+	case seq > applied+1:
+		return f.bootstrap(ctx, applied, seq)
+	}
+	b, err := Decode(m.Data)
+	if err != nil {
+		return fmt.Errorf("%s seq %d: %w", StreamName(f.stream), seq, err)
+	}
+	for i, r := range b.Records {
+		res, err := f.a.Apply(f.stream, seq, originNode(b.Origin), r)
+		if err != nil {
+			return fmt.Errorf("%s seq %d: apply: %w", StreamName(f.stream), seq, err)
+		}
+		f.l.deliver(f.stream, &b, i, res)
+	}
+	f.advance(seq)
+	return nil
+}
+
+// bootstrap copies the stream's data from a peer after a gap
+// (applied+1 .. seq-1 are gone) and records the position it covers.
+func (f *follower) bootstrap(ctx context.Context, applied, seq uint64) error {
+	covered, err := f.a.Bootstrap(ctx, f.stream)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %d then %d; bootstrap: %v", ErrGap, StreamName(f.stream), applied, seq, err)
+	}
+	if err := f.a.Sync(f.stream); err != nil {
+		return err
+	}
+	if err := f.l.pos.set(f.stream, covered); err != nil {
+		return err
+	}
+	f.advance(covered)
+	f.l.bootstraps.Add(1)
+	return errRebind
+}
+
+func (f *follower) advance(seq uint64) {
+	f.applied.Store(seq)
+	f.mu.Lock()
+	close(f.changed)
+	f.changed = make(chan struct{})
+	f.mu.Unlock()
+}
+
+// checkpoint syncs, records the position of m, then acknowledges every
+// message up to m (AckAll), so the consumer's ack floor is this node's
+// durable position.
+func (f *follower) checkpoint(m *nats.Msg) error {
+	if err := f.a.Sync(f.stream); err != nil {
+		return err
+	}
+	if err := f.l.pos.set(f.stream, f.applied.Load()); err != nil {
+		return err
+	}
+	return m.AckSync()
+}
+
+// originNode strips the process epoch from an entry's origin.
+func originNode(origin string) string {
+	for i := len(origin) - 1; i >= 0; i-- {
+		if origin[i] == '/' {
+			return origin[:i]
+		}
+	}
+	return origin
+}

@@ -1,0 +1,230 @@
+package lease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Key is one lease a Keeper follows.
+type Key struct {
+	// Name is the key in the bucket ([-_=.A-Za-z0-9], NATS's rule).
+	Name string
+	// Candidate makes the keeper's node try to take the lease when no
+	// node holds it.
+	Candidate bool
+	// Preferred makes the node take a free lease at once; other
+	// candidates wait one TTL after the keeper starts, so after a full
+	// restart (every lease expired) the preferred node, the one the
+	// cluster config names, gets it back when it is up.
+	Preferred bool
+}
+
+// Config configures a Keeper.
+type Config struct {
+	// KV is the lease bucket (OpenBucket), whose entries expire TTL
+	// after their last write.
+	KV KV
+	// Node is this node's id, the value written into the leases it holds.
+	Node string
+	// TTL is the bucket's entry lifetime (at least MinTTL). The keeper
+	// renews every TTL/4 and takes a lease it could not renew as lost
+	// at TTL - TTL/4 after the start of its last successful renewal,
+	// before any other node can take it.
+	TTL time.Duration
+	// Keys are the leases to follow.
+	Keys []Key
+	// Clock times the renewals. Default RealClock.
+	Clock Clock
+	// OnChange, when set, is called from the keeper's goroutine with
+	// the new View each time a holder changes.
+	OnChange func(View)
+}
+
+// View maps each followed key to its holder as last seen: a node id, or
+// "" when no node holds it (expired, never taken, or unknown because
+// the bucket could not be read).
+type View map[string]string
+
+// Keeper follows a set of leases: it renews those its node holds, takes
+// free ones its node is a candidate for, and reports who holds each.
+// Run drives it on its clock; Step does one round (tests).
+type Keeper struct {
+	cfg     Config
+	tick    time.Duration
+	started time.Time
+
+	mu   sync.Mutex
+	held map[string]held
+	view View
+}
+
+// held is a lease this node holds: the revision it wrote and when the
+// write that made it began (the entry expires no earlier than TTL after).
+type held struct {
+	rev     uint64
+	renewed time.Time
+}
+
+// NewKeeper checks cfg and returns a keeper holding no lease yet. It
+// returns an error wrapping ErrBadConfig when the TTL is under MinTTL,
+// the node id is empty or KV is nil.
+func NewKeeper(cfg Config) (*Keeper, error) {
+	if cfg.TTL < MinTTL || cfg.Node == "" || cfg.KV == nil {
+		return nil, fmt.Errorf("%w: keeper: ttl %v (at least %v), node %q", ErrBadConfig, cfg.TTL, MinTTL, cfg.Node)
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = RealClock{}
+	}
+	return &Keeper{cfg: cfg, tick: cfg.TTL / 4, started: cfg.Clock.Now(), held: map[string]held{}, view: View{}}, nil
+}
+
+// Tick is the period of Run's rounds: TTL/4.
+func (k *Keeper) Tick() time.Duration { return k.tick }
+
+// Run does a Step every Tick until ctx ends, then releases the leases
+// it holds (so a successor needs not wait for them to expire) and
+// returns ctx's error.
+func (k *Keeper) Run(ctx context.Context) error {
+	for {
+		k.Step(ctx)
+		select {
+		case <-ctx.Done():
+			rel, cancel := context.WithTimeout(context.Background(), k.tick)
+			k.Release(rel)
+			cancel()
+			return ctx.Err()
+		case <-k.cfg.Clock.After(k.tick):
+		}
+	}
+}
+
+// View returns a copy of the holders as last seen.
+func (k *Keeper) View() View {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return maps.Clone(k.view)
+}
+
+// Holds reports whether this node holds the lease name now.
+func (k *Keeper) Holds(name string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	_, ok := k.held[name]
+	return ok
+}
+
+// Step does one round: every held lease is renewed, every other key
+// read, and a free one taken when this node is a candidate. Each
+// bucket operation is bounded by one Tick. OnChange sees the result
+// when a holder changed.
+func (k *Keeper) Step(ctx context.Context) {
+	next := View{}
+	for _, key := range k.cfg.Keys {
+		op, cancel := context.WithTimeout(ctx, k.tick)
+		next[key.Name] = k.stepKey(op, key)
+		cancel()
+	}
+	k.mu.Lock()
+	changed := !maps.Equal(next, k.view)
+	k.view = next
+	k.mu.Unlock()
+	if changed && k.cfg.OnChange != nil {
+		k.cfg.OnChange(maps.Clone(next))
+	}
+}
+
+// stepKey does one round for key and returns its holder.
+func (k *Keeper) stepKey(ctx context.Context, key Key) string {
+	k.mu.Lock()
+	h, mine := k.held[key.Name]
+	k.mu.Unlock()
+	if mine {
+		return k.renew(ctx, key.Name, h)
+	}
+	return k.observe(ctx, key)
+}
+
+// renew renews a held lease; on failure the lease stays held until
+// TTL - Tick after its last renewal began, then is dropped.
+func (k *Keeper) renew(ctx context.Context, name string, h held) string {
+	start := k.cfg.Clock.Now()
+	rev, err := k.cfg.KV.Update(ctx, name, []byte(k.cfg.Node), h.rev)
+	switch {
+	case err == nil:
+		k.setHeld(name, &held{rev: rev, renewed: start})
+		return k.cfg.Node
+	case errors.Is(err, jetstream.ErrKeyRevisionMismatch), errors.Is(err, jetstream.ErrKeyExists):
+		k.setHeld(name, nil) // expired and taken, or expired: read it next round
+		return ""
+	case start.Sub(h.renewed) >= k.cfg.TTL-k.tick:
+		k.setHeld(name, nil) // it may expire on the server before the next round
+		return ""
+	}
+	return k.cfg.Node
+}
+
+// observe reads a lease this node does not hold, takes it back when the
+// bucket says this node holds it (a restart within the TTL), and
+// creates it when free and this node may.
+func (k *Keeper) observe(ctx context.Context, key Key) string {
+	e, err := k.cfg.KV.Get(ctx, key.Name)
+	switch {
+	case err == nil && string(e.Value()) == k.cfg.Node:
+		return k.acquire(ctx, key.Name, func(ctx context.Context) (uint64, error) {
+			return k.cfg.KV.Update(ctx, key.Name, []byte(k.cfg.Node), e.Revision())
+		})
+	case err == nil:
+		return string(e.Value())
+	case !errors.Is(err, jetstream.ErrKeyNotFound) || !k.mayCreate(key):
+		return ""
+	}
+	return k.acquire(ctx, key.Name, func(ctx context.Context) (uint64, error) {
+		return k.cfg.KV.Create(ctx, key.Name, []byte(k.cfg.Node))
+	})
+}
+
+// mayCreate reports whether this node may take the free lease key now.
+func (k *Keeper) mayCreate(key Key) bool {
+	return key.Candidate && (key.Preferred || k.cfg.Clock.Now().Sub(k.started) >= k.cfg.TTL)
+}
+
+// acquire runs write (a Create or a revision-checked Update) and holds
+// name when it succeeds; it returns the holder as known after it.
+func (k *Keeper) acquire(ctx context.Context, name string, write func(context.Context) (uint64, error)) string {
+	start := k.cfg.Clock.Now()
+	rev, err := write(ctx)
+	if err != nil {
+		return "" // taken meanwhile, or the bucket unreachable: read next round
+	}
+	k.setHeld(name, &held{rev: rev, renewed: start})
+	return k.cfg.Node
+}
+
+func (k *Keeper) setHeld(name string, h *held) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if h == nil {
+		delete(k.held, name)
+		return
+	}
+	k.held[name] = *h
+}
+
+// Release deletes every lease this node holds, each only at the
+// revision it wrote (a lease taken by another node meanwhile stays),
+// and forgets them. Errors are ignored: an undeleted lease expires.
+func (k *Keeper) Release(ctx context.Context) {
+	k.mu.Lock()
+	mine := k.held
+	k.held = map[string]held{}
+	k.mu.Unlock()
+	for name, h := range mine {
+		_ = k.cfg.KV.Delete(ctx, name, jetstream.LastRevision(h.rev))
+	}
+}

@@ -1,0 +1,98 @@
+package lease
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mmapbloom/mmapbloom/tools/replication/natstest"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const testTTL = time.Second
+
+// failover is the scenario every server version must pass: a preferred
+// node takes a free lease at once, renews it by CAS, stops renewing
+// (as a killed node does); once the entry expired on the server exactly
+// one of two racing candidates takes it, the other sees the winner, and
+// the old holder finds its lease lost when it comes back.
+func failover(t *testing.T, kv jetstream.KeyValue) {
+	ctx := context.Background()
+	key := Key{Name: "shard.a", Candidate: true}
+	a, aClk := newTestKeeper(t, kv, "a", testTTL, Key{Name: key.Name, Candidate: true, Preferred: true})
+	b, bClk := newTestKeeper(t, kv, "b", testTTL, key)
+	c, cClk := newTestKeeper(t, kv, "c", testTTL, key)
+	b.Step(ctx)
+	require.Equal(t, View{"shard.a": ""}, b.View(), "b is no preferred node: it waits one TTL before taking a free lease")
+	a.Step(ctx)
+	require.True(t, a.Holds("shard.a"))
+	rev := a.held["shard.a"].rev
+	aClk.advance(a.Tick())
+	a.Step(ctx)
+	require.Greater(t, a.held["shard.a"].rev, rev, "a renewal writes a new revision")
+	b.Step(ctx)
+	require.Equal(t, View{"shard.a": "a"}, b.View())
+
+	// a stops renewing; the entry expires on the server after its TTL.
+	require.Eventually(t, func() bool { return holderInBucket(t, kv, "shard.a") == "" }, 60*time.Second, 50*time.Millisecond)
+	bClk.advance(testTTL)
+	cClk.advance(testTTL)
+	var wg sync.WaitGroup
+	for _, k := range []*Keeper{b, c} {
+		wg.Go(func() { k.Step(ctx) })
+	}
+	wg.Wait()
+	require.NotEqual(t, b.Holds("shard.a"), c.Holds("shard.a"), "exactly one candidate takes the lease")
+	winner := map[bool]string{true: "b", false: "c"}[b.Holds("shard.a")]
+	require.Equal(t, winner, holderInBucket(t, kv, "shard.a"))
+	b.Step(ctx)
+	c.Step(ctx)
+	assert.Equal(t, View{"shard.a": winner}, b.View())
+	assert.Equal(t, View{"shard.a": winner}, c.View())
+
+	aClk.advance(a.Tick())
+	a.Step(ctx) // its CAS on the old revision fails
+	require.False(t, a.Holds("shard.a"))
+	a.Step(ctx)
+	assert.Equal(t, View{"shard.a": winner}, a.View())
+}
+
+func TestFailoverEmbeddedCluster(t *testing.T) {
+	e := startEmbedded(t)
+	failover(t, openTestBucket(t, e.URLs(), "T_FAILOVER", testTTL, 3))
+}
+
+func TestFailoverDebianNATSServer(t *testing.T) {
+	p := natstest.StartProcesses(t, 3)
+	failover(t, openTestBucket(t, p.URLs(), "T_FAILOVER", testTTL, 3))
+}
+
+// release: a holder stopping cleanly deletes its lease at its revision,
+// and a candidate takes it at once, without waiting for the TTL.
+func release(t *testing.T, kv jetstream.KeyValue) {
+	ctx := context.Background()
+	a, _ := newTestKeeper(t, kv, "a", time.Minute, Key{Name: "shard.r", Candidate: true, Preferred: true})
+	b, bClk := newTestKeeper(t, kv, "b", time.Minute, Key{Name: "shard.r", Candidate: true})
+	a.Step(ctx)
+	require.True(t, a.Holds("shard.r"))
+	a.Release(ctx)
+	require.False(t, a.Holds("shard.r"))
+	bClk.advance(time.Minute)
+	b.Step(ctx)
+	require.True(t, b.Holds("shard.r"), "a released lease is free before its TTL")
+	a.Release(ctx) // holds nothing: b's lease stays
+	require.Equal(t, "b", holderInBucket(t, kv, "shard.r"))
+}
+
+func TestReleaseEmbeddedCluster(t *testing.T) {
+	e := startEmbedded(t)
+	release(t, openTestBucket(t, e.URLs(), "T_RELEASE", time.Minute, 3))
+}
+
+func TestReleaseDebianNATSServer(t *testing.T) {
+	p := natstest.StartProcesses(t, 3)
+	release(t, openTestBucket(t, p.URLs(), "T_RELEASE", time.Minute, 3))
+}

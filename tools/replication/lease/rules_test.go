@@ -1,0 +1,108 @@
+package lease
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// flakyKV fails every Update with a timeout while down is set (a holder
+// cut off from NATS).
+type flakyKV struct {
+	KV
+	down atomic.Bool
+}
+
+func (f *flakyKV) Update(ctx context.Context, key string, value []byte, revision uint64) (uint64, error) {
+	if f.down.Load() {
+		return 0, context.DeadlineExceeded
+	}
+	return f.KV.Update(ctx, key, value, revision)
+}
+
+func TestKeeperRules(t *testing.T) {
+	e := startEmbedded(t)
+	kv := openTestBucket(t, e.URLs(), "T_RULES", time.Minute, 3)
+	ctx := context.Background()
+	const ttl = time.Minute // long: the injected clocks, not the server's expiry, decide here
+
+	t.Run("unrenewed lease dropped at TTL minus one tick", func(t *testing.T) {
+		f := &flakyKV{KV: kv}
+		a, clk := newTestKeeper(t, f, "a", ttl, Key{Name: "k.flaky", Candidate: true, Preferred: true})
+		a.Step(ctx)
+		require.True(t, a.Holds("k.flaky"))
+		f.down.Store(true)
+		for range 2 { // renewals failing at +tick and +2 ticks: still held
+			clk.advance(a.Tick())
+			a.Step(ctx)
+			require.True(t, a.Holds("k.flaky"))
+			require.Equal(t, View{"k.flaky": "a"}, a.View())
+		}
+		clk.advance(a.Tick()) // +3 ticks = TTL - tick: the entry may expire before the next round
+		a.Step(ctx)
+		require.False(t, a.Holds("k.flaky"))
+		assert.Equal(t, View{"k.flaky": ""}, a.View())
+	})
+
+	t.Run("a restart within the TTL takes its lease back", func(t *testing.T) {
+		a, _ := newTestKeeper(t, kv, "a", ttl, Key{Name: "k.restart", Candidate: true, Preferred: true})
+		a.Step(ctx)
+		require.True(t, a.Holds("k.restart"))
+		again, _ := newTestKeeper(t, kv, "a", ttl, Key{Name: "k.restart", Candidate: true})
+		again.Step(ctx)
+		require.True(t, again.Holds("k.restart"), "the bucket names this node: CAS on its revision")
+		a.Step(ctx) // the old keeper's revision is stale: lost
+		require.False(t, a.Holds("k.restart"))
+	})
+
+	t.Run("other candidates wait one TTL for a free lease", func(t *testing.T) {
+		b, clk := newTestKeeper(t, kv, "b", ttl, Key{Name: "k.grace", Candidate: true})
+		b.Step(ctx)
+		require.False(t, b.Holds("k.grace"))
+		clk.advance(ttl - time.Nanosecond)
+		b.Step(ctx)
+		require.False(t, b.Holds("k.grace"))
+		clk.advance(time.Nanosecond)
+		b.Step(ctx)
+		require.True(t, b.Holds("k.grace"))
+	})
+
+	t.Run("non-candidates only watch", func(t *testing.T) {
+		w, clk := newTestKeeper(t, kv, "w", ttl, Key{Name: "k.watch"}, Key{Name: "k.grace"})
+		clk.advance(2 * ttl)
+		var seen []View
+		w.cfg.OnChange = func(v View) { seen = append(seen, v) }
+		w.Step(ctx)
+		w.Step(ctx)
+		require.Equal(t, []View{{"k.watch": "", "k.grace": "b"}}, seen, "OnChange once per change")
+		require.Equal(t, "", holderInBucket(t, kv, "k.watch"))
+	})
+
+	t.Run("a bucket error reads as no holder", func(t *testing.T) {
+		w, _ := newTestKeeper(t, errKV{kv}, "w", ttl, Key{Name: "k.grace"})
+		w.Step(ctx)
+		require.Equal(t, View{"k.grace": ""}, w.View())
+	})
+}
+
+// errKV fails every Get as an unreachable server does.
+type errKV struct{ KV }
+
+func (errKV) Get(context.Context, string) (jetstream.KeyValueEntry, error) {
+	return nil, errors.New("nats: timeout")
+}
+
+func TestBadConfig(t *testing.T) {
+	_, err := NewKeeper(Config{KV: errKV{}, Node: "a", TTL: MinTTL - 1})
+	require.ErrorIs(t, err, ErrBadConfig)
+	_, err = NewKeeper(Config{KV: errKV{}, TTL: time.Second})
+	require.ErrorIs(t, err, ErrBadConfig)
+	_, err = OpenBucket(context.Background(), nil, "B", time.Second, 0)
+	require.ErrorIs(t, err, ErrBadConfig)
+}

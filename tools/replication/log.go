@@ -1,0 +1,259 @@
+package replication
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
+
+// Config is one node's connection to the log.
+type Config struct {
+	// URLs are NATS client URLs (an embedded server's ClientURL, or the
+	// external cluster's).
+	URLs []string
+	// Node is this node's id: its consumers are named "mbf_" + Node.
+	Node string
+	// Layout is the streams' layout (Layout.Check).
+	Layout Layout
+	// Dir holds the recorded applied positions (serve: DIR/.replication).
+	Dir string
+	// NATSOptions are extra options of the NATS connection (TLS,
+	// credentials).
+	NATSOptions []nats.Option
+	// PublishTimeout bounds the wait for a PubAck. Default 5 s.
+	PublishTimeout time.Duration
+	// MaxInFlight is the most messages of one stream awaiting their
+	// PubAck. Default 4.
+	MaxInFlight int
+	// MaxBatchRecords and MaxBatchBytes bound one message. Defaults
+	// 4096 records and 512 KiB (NATS's default max_payload is 1 MiB).
+	MaxBatchRecords, MaxBatchBytes int
+	// Checkpoint is how often a follower syncs and records its applied
+	// position while entries keep coming. Default 1 s.
+	Checkpoint time.Duration
+	// FetchWait is how long one pull waits for entries. Default 1 s.
+	FetchWait time.Duration
+	// StartTimeout bounds Open's wait for the streams while the cluster
+	// forms (no JetStream leader yet). Default 60 s.
+	StartTimeout time.Duration
+	// AckWait is the consumers' AckWait: a message delivered and not
+	// acknowledged for this long is delivered again. Default 30 s.
+	AckWait time.Duration
+}
+
+func (c *Config) fill() error {
+	if err := c.Layout.Check(); err != nil {
+		return err
+	}
+	if c.Node == "" || c.Dir == "" || len(c.URLs) == 0 {
+		return fmt.Errorf("%w: a node id, a directory and NATS URLs are required", ErrLayout)
+	}
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&c.MaxInFlight, 4)
+	def(&c.MaxBatchRecords, 4096)
+	def(&c.MaxBatchBytes, 512<<10)
+	for _, d := range []struct {
+		v *time.Duration
+		d time.Duration
+	}{{&c.PublishTimeout, 5 * time.Second}, {&c.Checkpoint, time.Second}, {&c.FetchWait, time.Second}, {&c.AckWait, 30 * time.Second}, {&c.StartTimeout, time.Minute}} {
+		if *d.v <= 0 {
+			*d.v = d.d
+		}
+	}
+	return nil
+}
+
+// Log is one node's handle on the replicated log: it publishes this
+// node's writes (Submit, Publish, Execute) and, once Follow is called,
+// applies every entry of the streams the node serves.
+type Log struct {
+	cfg     Config
+	nc      *nats.Conn
+	js      nats.JetStreamContext
+	origin  string // Node/epoch: the origin of this process's entries
+	pubs    []*streamPub
+	closing chan struct{}
+	once    sync.Once
+	wg      sync.WaitGroup
+
+	batchSeq atomic.Uint64
+	bytes    atomic.Uint64 // bytes published
+	// bootstraps counts the followers' bootstraps.
+	bootstraps atomic.Int64
+	// redelivered counts messages skipped as already applied.
+	redelivered atomic.Int64
+
+	mu      sync.Mutex
+	waiters map[waitKey]chan any // results Execute waits for
+
+	pos       *positions
+	followers []*follower // by stream; nil when not followed
+}
+
+type waitKey struct {
+	stream int
+	batch  uint64
+	index  int
+}
+
+// Open connects to NATS, creates (or updates) the streams and starts
+// the publishers. Close releases it.
+func Open(cfg Config) (*Log, error) {
+	if err := cfg.fill(); err != nil {
+		return nil, err
+	}
+	pos, err := openPositions(cfg.Dir, cfg.Layout.Streams)
+	if err != nil {
+		return nil, err
+	}
+	opts := append([]nats.Option{nats.Name("mmapbloom " + cfg.Node), nats.MaxReconnects(-1),
+		nats.ReconnectWait(250 * time.Millisecond)}, cfg.NATSOptions...)
+	nc, err := nats.Connect(joinURLs(cfg.URLs), opts...)
+	if err != nil {
+		return nil, fmt.Errorf("replication: connect: %w", err)
+	}
+	js, err := nc.JetStream(nats.PublishAsyncMaxPending(cfg.MaxInFlight * cfg.Layout.Streams * 2))
+	if err == nil {
+		err = ensureStreamsRetry(cfg.Layout, js, cfg.StartTimeout)
+	}
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	l := &Log{cfg: cfg, nc: nc, js: js, closing: make(chan struct{}), waiters: map[waitKey]chan any{},
+		pos: pos, followers: make([]*follower, cfg.Layout.Streams),
+		origin: cfg.Node + "/" + strconv.FormatInt(time.Now().UnixNano(), 36)}
+	for i := 0; i < cfg.Layout.Streams; i++ {
+		p := &streamPub{l: l, stream: i, in: make(chan *pending, 4096), slots: make(chan struct{}, cfg.MaxInFlight)}
+		l.pubs = append(l.pubs, p)
+		go p.run()
+	}
+	return l, nil
+}
+
+// ensureStreamsRetry retries stream creation while the cluster forms
+// (no JetStream meta leader yet), up to limit.
+func ensureStreamsRetry(l Layout, js nats.JetStreamContext, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		err := l.ensureStreams(js)
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+func joinURLs(urls []string) string {
+	s := ""
+	for i, u := range urls {
+		if i > 0 {
+			s += ","
+		}
+		s += u
+	}
+	return s
+}
+
+// Node is this node's id.
+func (l *Log) Node() string { return l.cfg.Node }
+
+// Layout is the log's layout.
+func (l *Log) Layout() Layout { return l.cfg.Layout }
+
+// Conn is the NATS connection (for KV buckets and leases).
+func (l *Log) Conn() *nats.Conn { return l.nc }
+
+// JetStream is the JetStream context of Conn.
+func (l *Log) JetStream() nats.JetStreamContext { return l.js }
+
+// BytesPublished is the size of every message this node published.
+func (l *Log) BytesPublished() uint64 { return l.bytes.Load() }
+
+// Close stops the followers (recording their positions) and the
+// publishers, and closes the connection. Records not yet acknowledged
+// fail with ErrClosed.
+func (l *Log) Close() error {
+	var err error
+	l.once.Do(func() {
+		close(l.closing)
+		l.wg.Wait()
+		err = l.nc.Drain()
+		if errors.Is(err, nats.ErrConnectionClosed) {
+			err = nil
+		}
+	})
+	return err
+}
+
+// Execute publishes a record and waits until this node's own follower
+// has applied it at its place in the log, returning the Applier's
+// result there: control operations take effect in log order on every
+// node, the origin included. The node must follow stream.
+func (l *Log) Execute(ctx context.Context, stream int, rec Record) (seq uint64, result any, err error) {
+	return l.ExecuteAsync(stream, rec).Result(ctx)
+}
+
+// ExecuteAsync is Execute returning at once; Ack.Result waits.
+func (l *Log) ExecuteAsync(stream int, rec Record) *Ack {
+	a := &Ack{done: make(chan struct{}), stream: stream, result: make(chan any, 1), l: l}
+	if stream < 0 || stream >= len(l.followers) || l.follower(stream) == nil {
+		a.finish(0, fmt.Errorf("%w: this node does not follow %s", ErrPublish, StreamName(stream)))
+		return a
+	}
+	l.submit(stream, &pending{rec: rec, ack: a})
+	return a
+}
+
+// Result waits for the PubAck of a record of ExecuteAsync, then for its
+// application on this node, and returns its sequence and the Applier's
+// result.
+func (a *Ack) Result(ctx context.Context) (seq uint64, result any, err error) {
+	if seq, err = a.Wait(ctx); err != nil {
+		return 0, nil, err
+	}
+	select {
+	case r := <-a.result:
+		return seq, r, nil
+	case <-ctx.Done():
+		return seq, nil, ctx.Err()
+	case <-a.l.closing:
+		return seq, nil, ErrClosed
+	}
+}
+
+func (l *Log) expect(stream int, batch uint64, index int, ch chan any) {
+	l.mu.Lock()
+	l.waiters[waitKey{stream, batch, index}] = ch
+	l.mu.Unlock()
+}
+
+func (l *Log) unexpect(stream int, batch uint64, index int) {
+	l.mu.Lock()
+	delete(l.waiters, waitKey{stream, batch, index})
+	l.mu.Unlock()
+}
+
+// deliver hands an applied record's result to Execute, if it waits.
+func (l *Log) deliver(stream int, b *Batch, index int, result any) {
+	if b.Origin != l.origin {
+		return
+	}
+	l.mu.Lock()
+	ch, ok := l.waiters[waitKey{stream, b.Seq, index}]
+	delete(l.waiters, waitKey{stream, b.Seq, index})
+	l.mu.Unlock()
+	if ok {
+		ch <- result
+	}
+}

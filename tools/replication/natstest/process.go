@@ -1,0 +1,134 @@
+package natstest
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mmapbloom/mmapbloom/tools/replication"
+)
+
+// ServerBinary returns the path of the nats-server program. When it is
+// missing the test fails under CI=true (CI installs Debian's
+// nats-server) and is skipped with a message elsewhere.
+func ServerBinary(t testing.TB) string {
+	t.Helper()
+	bin, err := exec.LookPath("nats-server")
+	if err == nil {
+		return bin
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("natstest: nats-server not found (apt-get install nats-server): %v", err)
+	}
+	t.Skipf("natstest: nats-server not found (apt-get install nats-server): %v", err)
+	return ""
+}
+
+// Processes is a NATS cluster of nats-server processes.
+type Processes struct {
+	bin   string
+	confs []string
+	Ports []int // client ports, on 127.0.0.1
+	Cmds  []*exec.Cmd
+}
+
+// StartProcesses starts an n-process JetStream cluster named "P"
+// (servers "p1".."pN") of the nats-server program, waits until every
+// server accepts clients, and kills the processes (SIGCONT first, for a
+// stopped one) at the test's end.
+func StartProcesses(t testing.TB, n int) *Processes {
+	t.Helper()
+	p := &Processes{bin: ServerBinary(t)}
+	ports := make([]int, 2*n)
+	for i := range ports {
+		var err error
+		if ports[i], err = replication.FreePort(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.Ports = ports[:n]
+	var routes []string
+	for _, rp := range ports[n:] {
+		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", rp))
+	}
+	dir := t.TempDir()
+	for i := range n {
+		conf := filepath.Join(dir, fmt.Sprintf("p%d.conf", i+1))
+		text := fmt.Sprintf("server_name: p%d\nlisten: 127.0.0.1:%d\njetstream { store_dir: %q }\n"+
+			"cluster { name: P\n listen: 127.0.0.1:%d\n routes: [%s] }\n",
+			i+1, p.Ports[i], filepath.Join(dir, fmt.Sprintf("p%d", i+1)), ports[n+i], strings.Join(routes, ", "))
+		if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p.confs = append(p.confs, conf)
+		p.Cmds = append(p.Cmds, nil)
+	}
+	t.Cleanup(p.killAll)
+	for i := range n {
+		p.Start(t, i)
+	}
+	return p
+}
+
+// Start starts process i (again) and waits until it accepts clients.
+func (p *Processes) Start(t testing.TB, i int) {
+	t.Helper()
+	cmd := exec.Command(p.bin, "-c", p.confs[i])
+	cmd.Stdout, cmd.Stderr = nil, nil
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("natstest: %s: %v", p.bin, err)
+	}
+	p.Cmds[i] = cmd
+	addr := fmt.Sprintf("127.0.0.1:%d", p.Ports[i])
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			_ = c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("natstest: nats-server %d not accepting on %s in 30 s", i+1, addr)
+		}
+	}
+}
+
+// URL returns process i's client URL.
+func (p *Processes) URL(i int) string { return fmt.Sprintf("nats://127.0.0.1:%d", p.Ports[i]) }
+
+// URLs returns every client URL, comma-separated.
+func (p *Processes) URLs() string {
+	var urls []string
+	for i := range p.Ports {
+		urls = append(urls, p.URL(i))
+	}
+	return strings.Join(urls, ",")
+}
+
+// Signal sends sig (SIGSTOP, SIGCONT, SIGKILL) to process i; after
+// SIGKILL it waits for the process's end.
+func (p *Processes) Signal(t testing.TB, i int, sig syscall.Signal) {
+	t.Helper()
+	if err := p.Cmds[i].Process.Signal(sig); err != nil {
+		t.Fatalf("natstest: signal %v to nats-server %d: %v", sig, i+1, err)
+	}
+	if sig == syscall.SIGKILL {
+		_ = p.Cmds[i].Wait()
+	}
+}
+
+func (p *Processes) killAll() {
+	for _, c := range p.Cmds {
+		if c == nil || c.ProcessState != nil {
+			continue
+		}
+		_ = c.Process.Signal(syscall.SIGCONT)
+		_ = c.Process.Kill()
+		_ = c.Wait()
+	}
+}

@@ -1,0 +1,95 @@
+package replication
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// positions is the file DIR/applied: one line `STREAM SEQ` per stream,
+// the last sequence applied and synced locally. It is rewritten whole
+// (temporary file, fsync, rename, fsync of the directory).
+type positions struct {
+	path string
+	mu   sync.Mutex
+	seq  []uint64
+}
+
+// positionsFile is the name of the file in Config.Dir.
+const positionsFile = "applied"
+
+func openPositions(dir string, streams int) (*positions, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("replication: %w", err)
+	}
+	p := &positions{path: filepath.Join(dir, positionsFile), seq: make([]uint64, streams)}
+	b, err := os.ReadFile(p.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return p, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("replication: %w", err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for line := 1; sc.Scan(); line++ {
+		name, v, ok := strings.Cut(sc.Text(), " ")
+		seq, err := strconv.ParseUint(v, 10, 64)
+		var i int
+		if _, serr := fmt.Sscanf(name, "MBF_LOG_%d", &i); !ok || err != nil || serr != nil {
+			return nil, fmt.Errorf("%w: %s line %d: want `MBF_LOG_NN SEQ`", ErrEntry, p.path, line)
+		}
+		if i >= 0 && i < streams {
+			p.seq[i] = seq
+		}
+	}
+	return p, nil
+}
+
+// get is stream i's recorded position.
+func (p *positions) get(i int) uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.seq[i]
+}
+
+// set records stream i at seq, durably.
+func (p *positions) set(i int, seq uint64) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.seq[i] = seq
+	var b bytes.Buffer
+	for j, s := range p.seq {
+		fmt.Fprintf(&b, "%s %d\n", StreamName(j), s)
+	}
+	return writeDurably(p.path, b.Bytes())
+}
+
+func writeDurably(path string, data []byte) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("replication: %w", err)
+	}
+	_, err = f.Write(data)
+	err = errors.Join(err, f.Sync(), f.Close())
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err == nil {
+		var d *os.File
+		if d, err = os.Open(filepath.Dir(path)); err == nil {
+			err = errors.Join(d.Sync(), d.Close())
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("replication: record position: %w", err)
+	}
+	return nil
+}

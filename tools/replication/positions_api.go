@@ -1,0 +1,90 @@
+package replication
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/nats-io/nats.go"
+)
+
+// The seam for failover and routing: what a node has applied, and how
+// to catch up to the end of a stream before serving its slots.
+
+// Applied is the last sequence of stream this node has applied (not
+// necessarily synced); 0 when it does not follow the stream.
+func (l *Log) Applied(stream int) uint64 {
+	if f := l.follower(stream); f != nil {
+		return f.applied.Load()
+	}
+	return 0
+}
+
+// Recorded is the last sequence of stream this node applied, synced
+// and recorded (what it replays from after a restart).
+func (l *Log) Recorded(stream int) uint64 { return l.pos.get(stream) }
+
+// WaitApplied waits until this node has applied stream up to seq, or
+// ctx ends (its error), or the log closes (ErrClosed).
+func (l *Log) WaitApplied(ctx context.Context, stream int, seq uint64) error {
+	f := l.follower(stream)
+	if f == nil {
+		return fmt.Errorf("%w: this node does not follow %s", ErrPublish, StreamName(stream))
+	}
+	for {
+		f.mu.Lock()
+		ch := f.changed
+		f.mu.Unlock()
+		if f.applied.Load() >= seq {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-l.closing:
+			return ErrClosed
+		}
+	}
+}
+
+// LastSeq is the stream's last sequence as its leader has it.
+func (l *Log) LastSeq(ctx context.Context, stream int) (uint64, error) {
+	si, err := l.js.StreamInfo(StreamName(stream), nats.Context(ctx))
+	if err != nil {
+		return 0, fmt.Errorf("replication: %s: %w", StreamName(stream), err)
+	}
+	return si.State.LastSeq, nil
+}
+
+// DrainToLast waits until this node has applied stream up to its last
+// sequence at the time of the call (read-your-writes before taking over
+// a stream's slots) and returns that sequence.
+func (l *Log) DrainToLast(ctx context.Context, stream int) (uint64, error) {
+	last, err := l.LastSeq(ctx, stream)
+	if err != nil {
+		return 0, err
+	}
+	return last, l.WaitApplied(ctx, stream, last)
+}
+
+// NodeApplied is the durable position of node on stream: the ack floor
+// of its consumer, which it moves only after its local Sync. 0 when the
+// node has no consumer there.
+func (l *Log) NodeApplied(ctx context.Context, stream int, node string) (uint64, error) {
+	ci, err := l.js.ConsumerInfo(StreamName(stream), "mbf_"+node, nats.Context(ctx))
+	if err != nil {
+		return 0, fmt.Errorf("replication: %s consumer of %s: %w", StreamName(stream), node, err)
+	}
+	return ci.AckFloor.Stream, nil
+}
+
+// FollowerError is the last error of this node's follower of stream
+// ("" when none, or not following).
+func (l *Log) FollowerError(stream int) string {
+	if f := l.follower(stream); f != nil {
+		if s, ok := f.lastErr.Load().(string); ok {
+			return s
+		}
+	}
+	return ""
+}

@@ -1,0 +1,66 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mmapbloom/mmapbloom/tools/replication"
+	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
+	"github.com/stretchr/testify/require"
+)
+
+// slowApplier counts the adds it applies, each after a pause, so a
+// drain that did not wait for them would see fewer.
+type slowApplier struct{ adds atomic.Int64 }
+
+func (a *slowApplier) Apply(int, uint64, string, replication.Record) (any, error) {
+	time.Sleep(2 * time.Millisecond)
+	a.adds.Add(1)
+	return nil, nil
+}
+
+func (a *slowApplier) Sync(int) error { return nil }
+
+func (a *slowApplier) Bootstrap(context.Context, int) (uint64, error) { return 0, nil }
+
+// TestLogDrain: the Drain of a replication log returns once the node has
+// applied every entry its shard's streams held at the call.
+func TestLogDrain(t *testing.T) {
+	srvs, err := replication.StartLocalCluster(t.TempDir(), []string{"n1", "n2", "n3"})
+	require.NoError(t, err)
+	var urls []string
+	for _, s := range srvs {
+		urls = append(urls, s.ClientURL())
+		t.Cleanup(s.Shutdown)
+	}
+	lay := replication.Layout{Streams: 4, Replicas: 3}
+	open := func(node string) *replication.Log {
+		l, err := replication.Open(replication.Config{URLs: urls, Node: node, Layout: lay, Dir: t.TempDir()})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = l.Close() })
+		return l
+	}
+	pub, follower := open("p"), open("f")
+	const n = 300
+	c := ctx(t)
+	for i := range n {
+		_, err := pub.Publish(c, 1, replication.Record{Op: replication.OpAdd, Fields: [][]byte{[]byte("k"), fmt.Appendf(nil, "%d", i)}})
+		require.NoError(t, err)
+	}
+	a := &slowApplier{}
+	follower.Follow([]int{1}, a)
+	first, last := lay.SlotsOf(1)
+	require.NoError(t, LogDrain(follower)(c, []cluster.Range{{Start: first, End: last}}))
+	require.Equal(t, int64(n), a.adds.Load(), "drained: every entry applied")
+
+	short, cancel := context.WithTimeout(c, time.Millisecond)
+	defer cancel()
+	<-short.Done()
+	err = LogDrain(follower)(short, []cluster.Range{{Start: 0, End: 10}})
+	require.Error(t, err, "stream 0 is not followed here, and the context is over")
+	require.True(t, strings.Contains(err.Error(), "MBF_LOG_00"), err.Error())
+}

@@ -1,0 +1,216 @@
+package e2e_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
+	"github.com/mmapbloom/mmapbloom/tools/replication"
+	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
+	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
+)
+
+// replicated is a three-node `serve --replication jetstream` cluster
+// with embedded NATS.
+type replicated struct {
+	nodes []*served
+	dirs  []string
+	conf  string
+	slots []string // each node's SLOTS and nats= fields
+	args  [][]string
+}
+
+var replicatedSlots = []string{"0-5460", "5461-10922", "10923-16383"}
+
+// startReplicated starts the three nodes, each with its embedded
+// nats-server's routes on a free port of 127.0.0.1 (the config's
+// nats=), and waits until every node answers a write of its own slots.
+func startReplicated(t *testing.T) *replicated {
+	t.Helper()
+	r := &replicated{conf: filepath.Join(t.TempDir(), "nodes.conf")}
+	for i, s := range replicatedSlots {
+		p, err := replication.FreePort()
+		require.NoError(t, err)
+		r.slots = append(r.slots, fmt.Sprintf("%s nats=127.0.0.1:%d", s, p))
+		r.dirs = append(r.dirs, t.TempDir())
+		r.args = append(r.args, []string{"--cluster-config", r.conf, "--node-id", fmt.Sprintf("node%d", i+1),
+			"--default-capacity", "100000", "--replication", "jetstream", "--replication-streams", "4"})
+	}
+	r.writeConf(t, func(i int) string { return fmt.Sprintf("127.0.0.1:%d", i+1) })
+	for i := range r.slots {
+		r.nodes = append(r.nodes, startServe(t, r.dirs[i], nil, r.args[i]...))
+	}
+	r.reload(t)
+	cc := r.client(t)
+	for i, k := range []string{"probe:{a}", "probe:{b}", "probe:{c}"} {
+		require.Eventually(t, func() bool { return cc.BFAdd(context.Background(), k, "x").Err() == nil },
+			2*time.Minute, 100*time.Millisecond, "node %d takes writes through the log", i+1)
+	}
+	return r
+}
+
+// writeConf writes the config with node i at addr(i).
+func (r *replicated) writeConf(t *testing.T, addr func(i int) string) {
+	var sb strings.Builder
+	for i, s := range r.slots {
+		fmt.Fprintf(&sb, "node%d %s %s\n", i+1, addr(i), s)
+	}
+	require.NoError(t, os.WriteFile(r.conf, []byte(sb.String()), 0o644))
+}
+
+// reload writes the nodes' real addresses and reloads the live ones.
+func (r *replicated) reload(t *testing.T) {
+	r.writeConf(t, func(i int) string { return r.nodes[i].addr })
+	for _, n := range r.nodes {
+		if n.cmd.ProcessState == nil {
+			require.NoError(t, n.cmd.Process.Signal(syscall.SIGHUP))
+			waitLog(t, n, "cluster config reloaded")
+		}
+	}
+}
+
+func (r *replicated) client(t *testing.T) *redis.ClusterClient {
+	var addrs []string
+	for _, n := range r.nodes {
+		addrs = append(addrs, n.addr)
+	}
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, MaxRedirects: 16, MaxRetries: 2,
+		DialTimeout: 2 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second})
+	t.Cleanup(func() { _ = cc.Close() })
+	return cc
+}
+
+// present reports the acknowledged adds missing from the files of the
+// node with data directory dir (read through the library, as a local
+// reader would).
+func missingIn(t *testing.T, dir string, acked map[string][]string) int {
+	missing := 0
+	for key, items := range acked {
+		stem, err := keyname.Stem([]byte(key))
+		require.NoError(t, err)
+		set, err := mmapbloom.OpenSet(filepath.Join(dir, stem+".bfset"), &mmapbloom.OpenOptions{ReadOnly: true})
+		if err != nil {
+			missing += len(items)
+			continue
+		}
+		for _, it := range items {
+			if ok, err := set.TestString(it); err != nil || !ok {
+				missing++
+			}
+		}
+		_ = set.Close()
+	}
+	return missing
+}
+
+// addUntil adds URLs through cc from writers goroutines, in pipelines
+// of 16 BF.ADDs, until total were sent or stop is closed, and returns
+// the adds whose reply was OK, by key.
+func addUntil(cc *redis.ClusterClient, writers, total int, acks *atomic.Int64, stop <-chan struct{}) map[string][]string {
+	var mu sync.Mutex
+	acked := map[string][]string{}
+	var wg sync.WaitGroup
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w * 16; i < total; i += writers * 16 {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				cmds, _ := cc.Pipelined(ctx, func(p redis.Pipeliner) error {
+					for j := i; j < i+16; j++ {
+						p.BFAdd(ctx, fmt.Sprintf("seen:{h%d}", j%64), fmt.Sprintf("https://h%d.example/%d", j%64, j))
+					}
+					return nil
+				})
+				cancel()
+				mu.Lock()
+				for _, c := range cmds {
+					if c.Err() == nil {
+						a := c.Args()
+						acked[a[1].(string)] = append(acked[a[1].(string)], a[2].(string))
+						acks.Add(1)
+					}
+				}
+				mu.Unlock()
+			}
+		}(w)
+	}
+	wg.Wait()
+	return acked
+}
+
+// Three serve nodes with embedded NATS: go-redis's ClusterClient adds
+// URLs while node1 is killed with kill -9; every add acknowledged
+// before or after is in the files of both survivors (they apply every
+// stream), and node1, restarted on its directory, replays the log from
+// its recorded position and has every one too.
+func TestReplicationKill9(t *testing.T) {
+	r := startReplicated(t)
+	cc := r.client(t)
+	var acks atomic.Int64
+	done, stop := make(chan map[string][]string), make(chan struct{})
+	go func() { done <- addUntil(cc, 4, 6000, &acks, stop) }()
+	for acks.Load() < 1500 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	require.NoError(t, r.nodes[0].cmd.Process.Kill())
+	_ = r.nodes[0].cmd.Wait()
+	time.Sleep(3 * time.Second) // adds to the survivors' slots go on
+	close(stop)
+	acked := <-done
+	n := 0
+	for _, v := range acked {
+		n += len(v)
+	}
+	t.Logf("%d adds acknowledged (node1 killed after 1,500)", n)
+	require.Greater(t, n, 1500)
+	for _, i := range []int{1, 2} {
+		require.Eventually(t, func() bool { return missingIn(t, r.dirs[i], acked) == 0 }, time.Minute, 200*time.Millisecond,
+			"node%d has every acknowledged add (%d missing)", i+1, missingIn(t, r.dirs[i], acked))
+	}
+	r.nodes[0] = startServe(t, r.dirs[0], nil, r.args[0]...)
+	r.reload(t)
+	require.Eventually(t, func() bool { return missingIn(t, r.dirs[0], acked) == 0 }, 2*time.Minute, 200*time.Millisecond,
+		"node1 restarted has every acknowledged add")
+}
+
+// WAIT counts the nodes that applied and synced this connection's
+// writes; WAITAOF syncs locally first; INFO replication gives every
+// node's position and lag.
+func TestReplicationWaitAndInfo(t *testing.T) {
+	r := startReplicated(t)
+	rdb, ctx := goRedis(t, r.nodes[1].addr, "")
+	key := "seen:" // a key of node2's slots
+	for i := 0; cluster.KeySlot([]byte(key)) < 5461 || cluster.KeySlot([]byte(key)) > 10922; i++ {
+		key = fmt.Sprintf("seen:%d", i)
+	}
+	require.NoError(t, rdb.BFAdd(ctx, key, "https://example.com/").Err())
+	assert.EqualValues(t, 2, rdb.Do(ctx, "WAIT", 2, 60000).Val(), "both other nodes applied the write")
+	aof, err := rdb.Do(ctx, "WAITAOF", 1, 2, 60000).Slice()
+	require.NoError(t, err)
+	assert.Equal(t, []any{int64(1), int64(2)}, aof)
+	info := rdb.Info(ctx, "replication").Val()
+	for _, want := range []string{"mbf_replication:jetstream", "mbf_log_applied_node1:", "mbf_log_lag_node3:"} {
+		assert.Contains(t, info, want)
+	}
+	err = rdb.Do(ctx, "WAITAOF", 2, 0, 0).Err()
+	assert.True(t, err != nil && !errors.Is(err, redis.Nil), "numlocal 2 refused")
+}

@@ -1,0 +1,216 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/mmapbloom/mmapbloom/tools/replication"
+	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
+)
+
+// Replication through NATS JetStream (Config.Replication "jetstream"):
+// every write command of a slot this node owns is published to the
+// slot's stream and answered once this node has read it back from the
+// log and applied it there; every node applies the streams of the
+// slots it serves (followedStreams). The log itself is package
+// replication; this file starts it, the others of replica_jetstream*
+// publish (…_write.go), apply (…_apply.go) and answer WAIT, WAITAOF
+// and INFO replication (…_wait.go).
+
+// ReplicationJetStream is Config.Replication's value for the log.
+const ReplicationJetStream = "jetstream"
+
+// ReplicationConfig is the log's settings.
+type ReplicationConfig struct {
+	// NATSURLs, when set, are an external NATS cluster's client URLs;
+	// otherwise each node embeds a nats-server whose routes listen on
+	// its cluster config line's nats=HOST:PORT, storing under DIR/.nats.
+	NATSURLs []string
+	// Streams is the number of streams (a power of two, 1 to 256).
+	// Default DefaultReplicationStreams.
+	Streams int
+	// MaxAge and MaxBytes bound each stream (0: no bound). A node that
+	// falls behind them bootstraps from a peer with a pull.
+	MaxAge   time.Duration
+	MaxBytes int64
+	// PublishTimeout bounds the wait for a PubAck (then -TRYAGAIN).
+	// Default 5 s.
+	PublishTimeout time.Duration
+	// SyncAlways fsyncs every write of the embedded JetStream store.
+	SyncAlways bool
+	// StartTimeout bounds the wait for the cluster to form at start.
+	// Default 60 s.
+	StartTimeout time.Duration
+}
+
+// DefaultReplicationStreams is ReplicationConfig.Streams' default.
+const DefaultReplicationStreams = 16
+
+// ErrReplication is returned (wrapped) for a bad replication setup.
+var ErrReplication = errors.New("replication")
+
+// jsRepl is a node's replication state.
+type jsRepl struct {
+	s      *Server
+	emb    *replication.Embedded
+	layout replication.Layout
+	apply  *applier
+	// ready holds the log once open (openLoop); writes get -TRYAGAIN
+	// before.
+	ready   atomic.Pointer[replication.Log]
+	stop    chan struct{}
+	stopped chan struct{}
+}
+
+// errLogNotReady answers writes while the log is not open yet.
+var errLogNotReady = errors.New("the replication log is not open yet (waiting for the NATS cluster)")
+
+// startJetStream starts the embedded nats-server (unless external URLs
+// are given) and opens the log in the background: the cluster forms
+// only once enough nodes run, so a node must not wait for it to listen.
+func (s *Server) startJetStream(cs *clusterState) (*jsRepl, error) {
+	rc := &s.cfg.Replicate
+	if len(cs.m.Nodes) < 3 {
+		s.cfg.Log.Printf("replication: %d nodes: with fewer than 3, the loss of one node stops the writes (no quorum)", len(cs.m.Nodes))
+	}
+	r := &jsRepl{s: s, layout: replication.Layout{Streams: rc.Streams, Replicas: min(3, len(cs.m.Nodes)),
+		MaxAge: rc.MaxAge, MaxBytes: rc.MaxBytes}, stop: make(chan struct{}), stopped: make(chan struct{})}
+	urls := rc.NATSURLs
+	if len(urls) == 0 {
+		emb, err := startEmbedded(s.cfg, cs)
+		if err != nil {
+			return nil, err
+		}
+		r.emb, urls = emb, []string{emb.ClientURL()}
+	}
+	r.apply = newApplier(s)
+	go r.openLoop(replication.Config{URLs: urls, Node: s.cfg.NodeID, Layout: r.layout,
+		Dir: filepath.Join(s.cfg.Dir, ".replication"), PublishTimeout: rc.PublishTimeout, StartTimeout: rc.StartTimeout},
+		followedStreams(r.layout, cs))
+	return r, nil
+}
+
+// openLoop opens the log, retrying until it opens or the server stops,
+// then follows streams.
+func (r *jsRepl) openLoop(cfg replication.Config, streams []int) {
+	defer close(r.stopped)
+	for {
+		log, err := replication.Open(cfg)
+		if err == nil {
+			r.ready.Store(log) // before Follow: a bootstrap uses it
+			log.Follow(streams, r.apply)
+			r.s.cfg.Log.Printf("replication: log open, following %d of %d streams", len(streams), r.layout.Streams)
+			return
+		}
+		r.s.cfg.Log.Printf("replication: %v (retrying)", err)
+		select {
+		case <-r.stop:
+			return
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// log is the open log, or nil before it opens.
+func (r *jsRepl) log() *replication.Log { return r.ready.Load() }
+
+// startEmbedded starts this node's nats-server, routed to every node's
+// nats= address.
+func startEmbedded(cfg Config, cs *clusterState) (*replication.Embedded, error) {
+	if cs.me.NATS == "" {
+		return nil, fmt.Errorf("%w: node %s has no nats=HOST:PORT in the cluster config (or give --nats-url)", ErrReplication, cs.me.ID)
+	}
+	var routes []string
+	for _, n := range cs.m.Nodes {
+		if n.NATS != "" {
+			routes = append(routes, n.NATS)
+		}
+	}
+	emb, err := replication.StartEmbedded(replication.EmbeddedConfig{Name: cfg.NodeID,
+		StoreDir: filepath.Join(cfg.Dir, ".nats"), RouteAddr: cs.me.NATS, Routes: routes,
+		SyncAlways: cfg.Replicate.SyncAlways})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrReplication, err)
+	}
+	return emb, nil
+}
+
+// followedStreams are the streams holding a slot this node serves: its
+// own, its primary's (a replica-of line), and those of the two primaries
+// before it in the file (a ring), so that each slot range is applied on
+// min(3, nodes) nodes.
+func followedStreams(l replication.Layout, cs *clusterState) []int {
+	serves := map[*cluster.Node]bool{cs.me: true}
+	if cs.me.Primary != nil {
+		serves[cs.me.Primary] = true
+	}
+	var primaries []*cluster.Node
+	for _, n := range cs.m.Nodes {
+		if n.Primary == nil {
+			primaries = append(primaries, n)
+		}
+	}
+	for i, n := range primaries {
+		if n == cs.me {
+			for d := 1; d <= 2 && d < len(primaries); d++ {
+				serves[primaries[(i-d+len(primaries))%len(primaries)]] = true
+			}
+		}
+	}
+	var out []int
+	for st := 0; st < l.Streams; st++ {
+		first, last := l.SlotsOf(st)
+		for slot := first; slot <= last; slot++ {
+			if o := cs.m.Owner(slot); o != nil && serves[o] {
+				out = append(out, st)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// close stops the followers (recording their positions), the log's
+// connection and the embedded server.
+func (r *jsRepl) close() {
+	if r == nil {
+		return
+	}
+	close(r.stop)
+	<-r.stopped
+	if log := r.log(); log != nil {
+		if err := log.Close(); err != nil {
+			r.s.cfg.Log.Printf("replication: close: %v", err)
+		}
+	}
+	if r.emb != nil {
+		r.emb.Shutdown()
+	}
+}
+
+// checkReplication validates the replication settings of cfg.
+func checkReplication(cfg *Config) error {
+	switch strings.ToLower(cfg.Replication) {
+	case "", "none":
+		cfg.Replication = ""
+		return nil
+	case ReplicationJetStream:
+		cfg.Replication = ReplicationJetStream
+	default:
+		return fmt.Errorf("server: %w: --replication %q: want jetstream or none", ErrBadConfig, cfg.Replication)
+	}
+	if cfg.ClusterConfig == "" {
+		return fmt.Errorf("server: %w: --replication needs --cluster-config", ErrBadConfig)
+	}
+	if cfg.Replicate.Streams == 0 {
+		cfg.Replicate.Streams = DefaultReplicationStreams
+	}
+	if cfg.Replicate.StartTimeout <= 0 {
+		cfg.Replicate.StartTimeout = time.Minute
+	}
+	return replication.Layout{Streams: cfg.Replicate.Streams, Replicas: 1}.Check()
+}

@@ -1,0 +1,138 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tidwall/redcon"
+
+	"github.com/mmapbloom/mmapbloom/tools/replication"
+	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
+)
+
+// With the log, a write command is a record of its slot's stream; its
+// answer is its reply where this node applied it, at its place in the
+// log, after the PubAck. A pipeline's writes are all submitted before
+// the first answer is awaited, so they share messages (group commit)
+// instead of costing a round trip each; any other command first waits
+// for the answers owed (it sees the writes before it).
+
+// jsConn is a connection's replication state.
+type jsConn struct {
+	async   bool             // execLogged runs a write: run queues it in ack
+	ack     *replication.Ack // the record run queued
+	replies []loggedReply    // answers owed, in order
+	last    map[int]uint64   // stream -> sequence of this connection's last acknowledged write
+}
+
+// loggedReply is an answer owed: raw bytes ready, or a record's result.
+type loggedReply struct {
+	raw []byte
+	ack *replication.Ack
+}
+
+// maxOwed bounds the answers a connection may owe before it waits.
+const maxOwed = 4096
+
+// applyWait bounds the wait for a write's PubAck and local application.
+const applyWait = time.Minute
+
+// logged reports whether cmd is a keyed write, published to the log.
+func (cmd *command) logged() bool { return cmd.first > 0 && slices.Contains(cmd.flags, "write") }
+
+// run runs cmd, through the log when it is a logged write.
+func (s *Server) run(c *client, cmd *command, args [][]byte) {
+	if s.repl == nil || c.applying || !cmd.logged() {
+		cmd.run(c, args)
+		return
+	}
+	log := s.repl.log()
+	if log == nil {
+		c.w.WriteError("TRYAGAIN " + errLogNotReady.Error())
+		return
+	}
+	stream := s.repl.layout.StreamOf(cluster.KeySlot(args[cmd.first]))
+	ack := log.ExecuteAsync(stream, replication.Record{Op: replication.OpCommand, Fields: copyArgs(args)})
+	if c.js.async {
+		c.js.ack = ack
+		return
+	}
+	c.answerAck(ack)
+}
+
+// copyArgs copies args (which alias the connection's read buffer) into
+// one allocation.
+func copyArgs(args [][]byte) [][]byte {
+	n := 0
+	for _, a := range args {
+		n += len(a)
+	}
+	buf, out := make([]byte, 0, n), make([][]byte, len(args))
+	for i, a := range args {
+		buf = append(buf, a...)
+		out[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
+	}
+	return out
+}
+
+// execLogged runs one command of a pipeline: a logged write is queued
+// (its early errors, MOVED or arity, kept in order), anything else
+// first answers what is owed.
+func (s *Server) execLogged(c *client, args [][]byte) {
+	if s.repl == nil || c.tx.on {
+		s.exec(c, args)
+		return
+	}
+	if cmd := lookup(args[0]); cmd == nil || !cmd.logged() || len(c.js.replies) >= maxOwed {
+		s.answerLogged(c)
+		s.exec(c, args)
+		return
+	}
+	w := c.w
+	var buf bytes.Buffer
+	c.w, c.js.async = redcon.NewWriter(&buf), true
+	s.exec(c, args)
+	_ = c.w.Flush()
+	c.w, c.js.async = w, false
+	r := loggedReply{ack: c.js.ack}
+	if r.ack == nil {
+		r.raw = buf.Bytes()
+	}
+	c.js.ack = nil
+	c.js.replies = append(c.js.replies, r)
+}
+
+// answerLogged writes every answer owed, in order.
+func (s *Server) answerLogged(c *client) {
+	for _, r := range c.js.replies {
+		if r.ack == nil {
+			c.w.WriteRaw(r.raw)
+		} else {
+			c.answerAck(r.ack)
+		}
+	}
+	clear(c.js.replies)
+	c.js.replies = c.js.replies[:0]
+}
+
+// answerAck waits for a record's result and answers it, or -TRYAGAIN
+// when the log did not acknowledge it (nothing was applied here; a
+// retry answers as the first call would).
+func (c *client) answerAck(ack *replication.Ack) {
+	ctx, cancel := context.WithTimeout(context.Background(), applyWait)
+	defer cancel()
+	seq, res, err := ack.Result(ctx)
+	if err != nil {
+		c.w.WriteError("TRYAGAIN the replication log did not acknowledge the write: " + strings.ReplaceAll(err.Error(), "\n", " "))
+		return
+	}
+	if c.js.last == nil {
+		c.js.last = map[int]uint64{}
+	}
+	c.js.last[ack.Stream()] = max(c.js.last[ack.Stream()], seq)
+	raw, _ := res.([]byte)
+	c.w.WriteRaw(raw)
+}
