@@ -76,7 +76,7 @@ func TestFollowerRedelivery(t *testing.T) {
 		func(c *Config) { c.AckWait = 200 * time.Millisecond; c.Checkpoint = 5 * time.Second })
 	ctx := ctxT(t, time.Minute)
 	var last uint64
-	for i := 0; i < 50; i++ {
+	for i := 0; i < 300; i++ { // more than one pull of 256
 		seq, err := l.Publish(ctx, 0, addRec("seen", fmt.Sprint(i)))
 		require.NoError(t, err)
 		last = seq
@@ -91,7 +91,7 @@ func TestFollowerRedelivery(t *testing.T) {
 	for k, n := range m.seqs {
 		assert.Equal(t, 1, n, "stream %d seq %d applied once", k[0], k[1])
 	}
-	assert.Len(t, m.items, 50)
+	assert.Len(t, m.items, 300)
 }
 
 // An Apply error stops the follower at its position; it binds again

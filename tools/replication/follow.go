@@ -105,6 +105,8 @@ func pause(ctx context.Context, d time.Duration) {
 }
 
 // session binds the consumer and applies until an error or ctx ends.
+// Each pull asks for up to 256 messages and applies each as it arrives
+// (a reply waits for its record's application on the origin).
 func (f *follower) session(ctx context.Context) error {
 	if err := f.bind(ctx); err != nil {
 		return err
@@ -112,17 +114,27 @@ func (f *follower) session(ctx context.Context) error {
 	last := time.Now()
 	var pendingAck *nats.Msg
 	for ctx.Err() == nil {
-		msgs, err := f.sub.Fetch(256, nats.MaxWait(f.l.cfg.FetchWait))
-		if err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
+		mb, err := f.sub.FetchBatch(256, nats.MaxWait(f.l.cfg.FetchWait))
+		if err != nil {
 			return err
 		}
-		for _, m := range msgs {
+		n := 0
+		for m := range mb.Messages() {
 			if err := f.handle(ctx, m); err != nil {
 				return err
 			}
-			pendingAck = m
+			pendingAck, n = m, n+1
+			if time.Since(last) >= f.l.cfg.Checkpoint {
+				if err := f.checkpoint(pendingAck); err != nil {
+					return err
+				}
+				pendingAck, last = nil, time.Now()
+			}
 		}
-		if pendingAck != nil && (len(msgs) == 0 || time.Since(last) >= f.l.cfg.Checkpoint) {
+		if err := mb.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		if pendingAck != nil && (n < 256 || time.Since(last) >= f.l.cfg.Checkpoint) {
 			if err := f.checkpoint(pendingAck); err != nil {
 				return err
 			}

@@ -108,7 +108,11 @@ type waitKey struct {
 
 // Open connects to NATS, creates (or updates) the streams and starts
 // the publishers. Close releases it.
-func Open(cfg Config) (*Log, error) {
+func Open(cfg Config) (*Log, error) { return OpenContext(context.Background(), cfg) }
+
+// OpenContext is Open whose wait for the cluster (Config.StartTimeout)
+// also ends with ctx.
+func OpenContext(ctx context.Context, cfg Config) (*Log, error) {
 	if err := cfg.fill(); err != nil {
 		return nil, err
 	}
@@ -124,7 +128,7 @@ func Open(cfg Config) (*Log, error) {
 	}
 	js, err := nc.JetStream(nats.PublishAsyncMaxPending(cfg.MaxInFlight * cfg.Layout.Streams * 2))
 	if err == nil {
-		err = ensureStreamsRetry(cfg.Layout, js, cfg.StartTimeout)
+		err = ensureStreamsRetry(ctx, cfg.Layout, js, cfg.StartTimeout)
 	}
 	if err != nil {
 		nc.Close()
@@ -143,14 +147,15 @@ func Open(cfg Config) (*Log, error) {
 
 // ensureStreamsRetry retries stream creation while the cluster forms
 // (no JetStream meta leader yet), up to limit.
-func ensureStreamsRetry(l Layout, js nats.JetStreamContext, limit time.Duration) error {
-	deadline := time.Now().Add(limit)
+func ensureStreamsRetry(ctx context.Context, l Layout, js nats.JetStreamContext, limit time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
 	for {
 		err := l.ensureStreams(js)
-		if err == nil || time.Now().After(deadline) {
+		if err == nil || ctx.Err() != nil {
 			return err
 		}
-		time.Sleep(250 * time.Millisecond)
+		pause(ctx, 250*time.Millisecond)
 	}
 }
 

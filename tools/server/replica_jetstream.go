@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -98,12 +99,24 @@ func (s *Server) startJetStream(cs *clusterState) (*jsRepl, error) {
 // then follows streams.
 func (r *jsRepl) openLoop(cfg replication.Config, streams []int) {
 	defer close(r.stopped)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-r.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	for {
-		log, err := replication.Open(cfg)
+		log, err := replication.OpenContext(ctx, cfg)
 		if err == nil {
 			r.ready.Store(log) // before Follow: a bootstrap uses it
 			log.Follow(streams, r.apply)
 			r.s.cfg.Log.Printf("replication: log open, following %d of %d streams", len(streams), r.layout.Streams)
+			return
+		}
+		if ctx.Err() != nil {
 			return
 		}
 		r.s.cfg.Log.Printf("replication: %v (retrying)", err)
