@@ -52,7 +52,7 @@ func commandTable() []*command {
 		key1(&command{name: "bf.mexists", arity: -3, flags: fRead, acl: bloom, run: bfMExists}),
 		key1(&command{name: "bf.info", arity: -2, flags: fRead, acl: bloom, run: bfInfo}),
 		key1(&command{name: "bf.card", arity: 2, flags: fRead, acl: bloom, run: bfCard}),
-		key1(&command{name: "bf.scandump", arity: 3, flags: fReadSlow, acl: bloom, run: bfScanDump}),
+		key1(&command{name: "bf.scandump", arity: -3, flags: fReadSlow, acl: bloom, run: bfScanDump}),
 		key1(&command{name: "bf.loadchunk", arity: 4, flags: fWrite, acl: []string{"@bloom", "@admin", "@dangerous"}, run: bfLoadChunk}),
 
 		// mmapbloom's own keyed commands: windows (window.go), set dumps
