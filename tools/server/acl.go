@@ -3,9 +3,7 @@ package server
 import (
 	"crypto/subtle"
 	"errors"
-	"fmt"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -26,7 +24,7 @@ type user struct {
 
 func newUser(name string, p *perms) *user {
 	u := &user{name: name}
-	u.p.Store(p)
+	u.publish(p)
 	return u
 }
 
@@ -117,43 +115,6 @@ func (a *acl) authenticate(name, pass []byte) (*user, error) {
 		return nil, errWrongPass
 	}
 	return u, nil
-}
-
-// allowed returns "" when c's user may run cmd with args, else Redis's
-// NOPERM error. Commands that run before AUTH are always allowed.
-func (c *client) allowed(cmd *command, args [][]byte) string {
-	p := c.user.Load().p.Load()
-	if p.allCommands && p.allKeys || cmd.noAuth {
-		return ""
-	}
-	if !p.allCommands && !p.cmds.has(cmd.id) {
-		return fmt.Sprintf("NOPERM this user has no permissions to run the '%s' command", cmd.name)
-	}
-	if p.allKeys || cmd.first == 0 {
-		return ""
-	}
-	for i, last := cmd.first, cmd.lastKey(len(args)); i <= last; i += cmd.step {
-		if !p.keyAllowed(args[i]) {
-			return "NOPERM this user has no permissions to access one of the keys used as arguments"
-		}
-	}
-	return ""
-}
-
-// keyAllowed reports whether key matches one of p's key patterns. A
-// pattern that is a plain prefix and "*" (seen:*) is compared as bytes,
-// without the glob matcher.
-func (p *perms) keyAllowed(key []byte) bool {
-	for _, pat := range p.keys {
-		if prefix, ok := strings.CutSuffix(pat, "*"); ok && !strings.ContainsAny(prefix, "*?[\\") {
-			if len(key) >= len(prefix) && string(key[:len(prefix)]) == prefix {
-				return true
-			}
-		} else if globMatch(pat, string(key), false) {
-			return true
-		}
-	}
-	return false
 }
 
 // dropUser closes the connections running as u (after the reply to the

@@ -12,9 +12,10 @@ import (
 
 // BenchmarkACLExists measures one unbatched BF.EXISTS through exec (the
 // table lookup, the ACL check, the filter's Test, the reply) as the
-// default user (+@all ~*: the check's fast path) and as a user with
-// ~seen* +@bloom (a command bit and a pattern match), and the check
-// alone for each: check/exec is the ACL's share of BF.EXISTS.
+// default user (+@all ~*) and as a user with ~seen* -@all +@bloom (a
+// verdict and a key pattern), and the check alone for each: check/exec
+// is the ACL's share of BF.EXISTS. Keys of 4 bytes (seen) and of 8 or
+// more (seen:urls: the pattern's prefix compared as one word).
 func BenchmarkACLExists(b *testing.B) {
 	s, err := New(Config{Dir: b.TempDir(), FilterIdle: -1, Log: log.New(io.Discard, "", 0)})
 	require.NoError(b, err)
@@ -26,26 +27,29 @@ func BenchmarkACLExists(b *testing.B) {
 	s.acl.users["crawler"] = newUser("crawler", p)
 	c := &client{s: s, w: redcon.NewWriter(io.Discard), id: 1, authed: true}
 	c.user.Store(s.acl.get("default"))
-	s.exec(c, [][]byte{[]byte("BF.RESERVE"), []byte("seen"), []byte("0.01"), []byte("1000000"), []byte("NONSCALING")})
-	args := make([][][]byte, 1024)
-	for i := range args {
-		args[i] = [][]byte{[]byte("BF.EXISTS"), []byte("seen"), fmt.Appendf(nil, "https://example.com/%d", i*7919)}
-	}
 	cmd := lookup([]byte("bf.exists"))
-	for _, name := range []string{"default", "crawler"} {
-		c.user.Store(s.acl.get(name))
-		b.Run("user="+name+"/exec", func(b *testing.B) {
-			for i := 0; b.Loop(); i++ {
-				s.exec(c, args[i%len(args)])
-				c.w.SetBuffer(c.w.Buffer()[:0])
-			}
-		})
-		b.Run("user="+name+"/check", func(b *testing.B) {
-			for i := 0; b.Loop(); i++ {
-				if c.allowed(cmd, args[i%len(args)]) != "" {
-					b.Fatal("refused")
+	for _, key := range []string{"seen", "seen:urls"} {
+		s.exec(c, [][]byte{[]byte("BF.RESERVE"), []byte(key), []byte("0.01"), []byte("1000000"), []byte("NONSCALING")})
+		args := make([][][]byte, 1024)
+		for i := range args {
+			args[i] = [][]byte{[]byte("BF.EXISTS"), []byte(key), fmt.Appendf(nil, "https://example.com/%d", i*7919)}
+		}
+		for _, name := range []string{"default", "crawler"} {
+			c.user.Store(s.acl.get(name))
+			b.Run("key="+key+"/user="+name+"/exec", func(b *testing.B) {
+				for i := 0; b.Loop(); i++ {
+					s.exec(c, args[i%len(args)])
+					c.w.SetBuffer(c.w.Buffer()[:0])
 				}
-			}
-		})
+			})
+			b.Run("key="+key+"/user="+name+"/check", func(b *testing.B) {
+				for i := 0; b.Loop(); i++ {
+					if c.allowed(cmd, args[i%len(args)]) != "" {
+						b.Fatal("refused")
+					}
+				}
+			})
+		}
+		c.user.Store(s.acl.get("default"))
 	}
 }

@@ -40,7 +40,7 @@ func aclSetUser(c *client, args [][]byte) {
 	if u == nil {
 		a.users[name] = newUser(name, p)
 	} else {
-		u.p.Store(p)
+		u.publish(p)
 	}
 	c.w.WriteString("OK")
 }

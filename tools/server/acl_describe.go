@@ -36,7 +36,7 @@ func (p *perms) keyRules() string {
 	if p.allKeys {
 		return "~*"
 	}
-	return prefixEach("~", p.keys)
+	return prefixEach("~", p.keyPatterns())
 }
 
 // channelRules is "&*" for all channels, else the patterns after "&",

@@ -101,7 +101,7 @@ func (a *acl) reload() ([]*user, error) {
 	}
 	for name, p := range loaded {
 		if u := a.users[name]; u != nil {
-			u.p.Store(p)
+			u.publish(p)
 		} else {
 			a.users[name] = newUser(name, p)
 		}

@@ -39,9 +39,10 @@ type perms struct {
 	future      bool     // +@all: commands added later allowed too; -@all ends it
 	cmds        cmdBits  // the commands allowed, by command id
 	allKeys     bool
-	keys        []string // key patterns (Redis globs, generic_glob.go)
+	keys        []keyPattern // key patterns, compiled (acl_keys.go)
 	allChannels bool
 	channels    []string
+	verdicts    []verdict // by command id, made by publish (acl_check.go)
 }
 
 // newPerms is a user as ACL SETUSER creates it: off, no password, no
@@ -125,7 +126,7 @@ func (p *perms) applyValued(rule string) error {
 		}
 		p.passwords = slices.Delete(p.passwords, i, i+1)
 	case '~':
-		return p.addPattern(&p.keys, p.allKeys, v, errRuleAllKeys)
+		return p.addKeyPattern(v)
 	case '&':
 		return p.addPattern(&p.channels, p.allChannels, v, errRuleAllChans)
 	case '+', '-':
@@ -146,6 +147,19 @@ func ruleHash(op byte, v string) (string, error) {
 		return "", errRuleHash
 	}
 	return v, nil
+}
+
+// addKeyPattern adds a key pattern once, compiled; refused after the
+// all-keys rule, as Redis refuses it.
+func (p *perms) addKeyPattern(pat string) error {
+	pats := p.keyPatterns()
+	if err := p.addPattern(&pats, p.allKeys, pat, errRuleAllKeys); err != nil {
+		return err
+	}
+	if len(pats) > len(p.keys) {
+		p.keys = append(p.keys, compileKeyPattern(pat))
+	}
+	return nil
 }
 
 // addPattern adds a key or channel pattern once; refused after the

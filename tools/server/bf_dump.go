@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -16,7 +17,9 @@ import (
 
 // BF.SCANDUMP and BF.LOADCHUNK move a fixed filter file as it is on disk:
 // the first chunk (iterator 1) is the 64-byte header, the next ones the
-// bit array in pieces of at most chunkSize bytes. SCANDUMP key i (i >= 1)
+// bit array in pieces of at most chunkSize bytes, or of the CHUNKSIZE
+// the caller gives after the iterator (an extension: a puller asks for
+// pieces that fit its own request limit). SCANDUMP key i (i >= 1)
 // returns the piece at offset i-1 with the iterator i+len, so that
 // LOADCHUNK key it data writes data at offset it-1-len(data). A load is
 // built in a hidden file beside the key's and linked into place with its
@@ -34,6 +37,30 @@ const chunkRoom = 256 + keyname.MaxKeyBytes
 // --max-request can load what a server alike dumps).
 func (s *Server) chunkSize() uint64 {
 	return uint64(max(min(dumpChunk, s.cfg.MaxRequest-chunkRoom), 1))
+}
+
+// errChunkArg refuses a dump's CHUNKSIZE argument that is not a
+// positive integer, or other arguments after the iterator.
+var errChunkArg = errors.New("ERR syntax error: the dump's optional argument is CHUNKSIZE bytes (a positive integer)")
+
+// dumpChunkOf returns the largest piece to answer a dump whose arguments
+// after its iterator are rest: the server's chunkSize, or less when the
+// puller asks for pieces of at most CHUNKSIZE bytes (so that each fits
+// its own request limit). rest is empty (RedisBloom's BF.SCANDUMP key
+// iterator) or CHUNKSIZE and a positive integer.
+func (s *Server) dumpChunkOf(rest [][]byte) (uint64, error) {
+	chunk := s.chunkSize()
+	if len(rest) == 0 {
+		return chunk, nil
+	}
+	if len(rest) != 2 || !strings.EqualFold(string(rest[0]), "CHUNKSIZE") {
+		return 0, errChunkArg
+	}
+	n, ok := parseInt(rest[1])
+	if !ok || n < 1 {
+		return 0, errChunkArg
+	}
+	return min(chunk, uint64(n)), nil
 }
 
 // setDumpRefused starts the error of BF.SCANDUMP on a set; a replica
@@ -308,11 +335,16 @@ func (s *store) dropIdleLoadsLocked() {
 	}
 }
 
-// BF.SCANDUMP key iterator
+// BF.SCANDUMP key iterator [CHUNKSIZE bytes]
 func bfScanDump(c *client, args [][]byte) {
+	chunk, err := c.s.dumpChunkOf(args[3:])
+	if err != nil {
+		c.w.WriteError(err.Error())
+		return
+	}
 	var piece []byte
 	var next int64
-	err := c.use(args[1], nil, func(b Bloom) (err error) {
+	err = c.use(args[1], nil, func(b Bloom) (err error) {
 		it, ok := parseInt(args[2])
 		if !ok || it < 0 {
 			return errNotNumeric
@@ -326,7 +358,7 @@ func bfScanDump(c *client, args [][]byte) {
 				return err
 			}
 		}
-		piece, next, err = dumpFile(f.Path(), it, c.s.chunkSize())
+		piece, next, err = dumpFile(f.Path(), it, chunk)
 		return err
 	})
 	switch {

@@ -18,10 +18,11 @@ import (
 //	MBF.SETDUMP key
 //	    an array: the set's MANIFEST as JSON (format/FORMAT.md, "Filter
 //	    sets"), then the layer files it lists, oldest first.
-//	MBF.SETDUMP key file iterator
+//	MBF.SETDUMP key file iterator [CHUNKSIZE bytes]
 //	    BF.SCANDUMP's reply for the layer file of the set named file (one
 //	    the MANIFEST lists now): [next iterator, piece], the header at
-//	    iterator 0, then the bit array in pieces, next 0 at the end.
+//	    iterator 0, then the bit array in pieces (of at most CHUNKSIZE
+//	    bytes when given), next 0 at the end.
 
 // errNotSet refuses MBF.SETDUMP of a fixed filter.
 var errNotSet = errors.New("not a scaling or windowed set: dump it with BF.SCANDUMP")
@@ -33,7 +34,7 @@ func mbfSetDump(c *client, args [][]byte) {
 	writeSetDump(c, args, func(fn func(Bloom) error) error { return c.use(args[1], nil, fn) })
 }
 
-// MBF.BUCKETDUMP stem [file iterator]: MBF.SETDUMP of the set of a
+// MBF.BUCKETDUMP stem [file iterator [CHUNKSIZE bytes]]: MBF.SETDUMP of the set of a
 // bucket of folded keys (fold.go), named by its stem as MBF.BUCKETS
 // lists it; replicas of a folding node use it. Not routed: a bucket
 // holds the keys of a range of slots, not of one key.
@@ -75,18 +76,23 @@ func mbfBuckets(c *client, _ [][]byte) {
 }
 
 // writeSetDump answers MBF.SETDUMP or MBF.BUCKETDUMP (args: name, then
-// optionally file and iterator) on the set that use runs its function
-// on.
+// optionally file, iterator and CHUNKSIZE bytes) on the set that use
+// runs its function on.
 func writeSetDump(c *client, args [][]byte, use func(fn func(Bloom) error) error) {
-	if len(args) != 2 && len(args) != 4 {
+	if len(args) != 2 && len(args) != 4 && len(args) != 6 {
 		c.w.WriteError(wrongArity(strings.ToLower(string(args[0]))))
+		return
+	}
+	chunk, err := c.s.dumpChunkOf(args[min(4, len(args)):])
+	if err != nil {
+		c.w.WriteError(err.Error())
 		return
 	}
 	var raw []byte
 	var files []string
 	var piece []byte
 	var next int64
-	err := use(func(b Bloom) (err error) {
+	err = use(func(b Bloom) (err error) {
 		st, ok := b.(set)
 		if !ok {
 			return errNotSet
@@ -106,7 +112,7 @@ func writeSetDump(c *client, args [][]byte, use func(fn func(Bloom) error) error
 				return err
 			}
 		}
-		piece, next, err = dumpFile(filepath.Join(st.Dir(), string(args[2])), it, c.s.chunkSize())
+		piece, next, err = dumpFile(filepath.Join(st.Dir(), string(args[2])), it, chunk)
 		return err
 	})
 	switch {

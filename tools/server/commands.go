@@ -46,7 +46,7 @@ func commandTable() []*command {
 	dangerous, tx := []string{"@admin", "@dangerous"}, []string{"@transaction"}
 	multiShard := []string{"request_policy:multi_shard", "response_policy:agg_sum"}
 	item, items := aStr("item"), many(aStr("item"))
-	dumpArgs := []argSpec{opt(block("layer", aStr("file"), aInt("iterator")))}
+	dumpArgs := []argSpec{opt(block("layer", aStr("file"), aInt("iterator"), opt(tok("CHUNKSIZE", aInt("bytes")))))}
 	const bfSince, own = "1.0.0", Version
 	return []*command{
 		// RedisBloom's BF.* commands (bf.go, bf_debug.go, bf_dump.go).
@@ -72,8 +72,9 @@ func commandTable() []*command {
 			docs: doc("module", "2.4.4", "The number of items added (adds that set a bit).", aKey("key"))}),
 		key1(&command{name: "bf.debug", arity: 2, flags: fRead, acl: bloom, run: bfDebug,
 			docs: doc("module", bfSince, "The filter's layers: capacity, size, hash functions and bits of each.", aKey("key"))}),
-		key1(&command{name: "bf.scandump", arity: 3, flags: fReadSlow, acl: bloom, run: bfScanDump,
-			docs: doc("module", bfSince, "The next chunk of a filter's dump and the iterator after it (0: done).", aKey("key"), aInt("iterator"))}),
+		key1(&command{name: "bf.scandump", arity: -3, flags: fReadSlow, acl: bloom, run: bfScanDump,
+			docs: doc("module", bfSince, "The next chunk of a filter's dump and the iterator after it (0: done); CHUNKSIZE caps the chunk.",
+				aKey("key"), aInt("iterator"), opt(tok("CHUNKSIZE", aInt("bytes"))))}),
 		key1(&command{name: "bf.loadchunk", arity: 4, flags: fWrite, acl: []string{"@bloom", "@admin", "@dangerous"}, run: bfLoadChunk,
 			docs: doc("module", bfSince, "Loads a chunk BF.SCANDUMP gave.", aKey("key"), aInt("iterator"), aStr("data"))}),
 

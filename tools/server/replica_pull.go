@@ -230,9 +230,9 @@ func (s *Server) pullAll(ctx context.Context, rdb *redis.Client, cs *clusterStat
 	}
 	for i := 0; i < len(mine) && ctx.Err() == nil; i += pullBatch {
 		batch := mine[i:min(i+pullBatch, len(mine))]
-		early := prefetch(ctx, rdb, batch)
+		early := prefetch(ctx, rdb, batch, s.chunkSize())
 		for j, k := range batch {
-			if err := s.pullKey(ctx, rdb, &dump{rdb.Do, []any{"BF.SCANDUMP", k}, early[j]}, []byte(k)); err != nil {
+			if err := s.pullKey(ctx, rdb, &dump{rdb.Do, []any{"BF.SCANDUMP", k}, early[j], s.chunkSize()}, []byte(k)); err != nil {
 				failed++
 				if first == nil {
 					first = fmt.Errorf("key %q: %w", k, err)

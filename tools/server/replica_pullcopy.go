@@ -30,17 +30,21 @@ const (
 )
 
 // dump is the dump of one file of the primary in progress: the command
-// prefix that asks for it iterator by iterator, and the replies already
-// received by a pipeline, by iterator.
+// prefix that asks for it iterator by iterator, the replies already
+// received by a pipeline, by iterator, and the largest piece asked for
+// (the puller's own chunkSize, so that a piece fits its request limit
+// whatever the primary's).
 type dump struct {
 	do     func(ctx context.Context, args ...any) *redis.Cmd // the primary's client's Do
 	prefix []any
 	early  map[int64]*redis.Cmd
+	chunk  uint64
 }
 
-// prefetch sends the pipelines of a batch of keys (see pullBatch) and
-// returns their replies, per key, by iterator.
-func prefetch(ctx context.Context, rdb *redis.Client, keys []string) []map[int64]*redis.Cmd {
+// prefetch sends the pipelines of a batch of keys (see pullBatch), the
+// pieces in chunks of at most chunk bytes, and returns their replies,
+// per key, by iterator.
+func prefetch(ctx context.Context, rdb *redis.Client, keys []string, chunk uint64) []map[int64]*redis.Cmd {
 	early := make([]map[int64]*redis.Cmd, len(keys))
 	pipe := rdb.Pipeline()
 	for i, k := range keys {
@@ -54,7 +58,7 @@ func prefetch(ctx context.Context, rdb *redis.Client, keys []string) []map[int64
 			continue
 		}
 		if h, err := format.Decode(hdr); err == nil && h.ByteSize <= smallDump {
-			early[i][1] = pipe.Do(ctx, "BF.SCANDUMP", k, 1)
+			early[i][1] = pipe.Do(ctx, "BF.SCANDUMP", k, 1, "CHUNKSIZE", chunk)
 		}
 	}
 	if pipe.Len() > 0 {
@@ -138,12 +142,12 @@ func (d *dump) load(ctx context.Context, hdr []byte, st *store, path string) (*l
 
 // pieces gets the dump's bit array of size bytes, iterator by iterator
 // from 1, and hands each piece to write with its offset. Pieces must
-// follow each other exactly and end with the bit array (errBadData
-// otherwise; write refuses a piece beyond it).
+// follow each other exactly, be no larger than asked for and end with
+// the bit array (errBadData otherwise; write refuses a piece beyond it).
 func (d *dump) pieces(ctx context.Context, size uint64, write func(off int64, data []byte) error) error {
 	for it, got := int64(1), uint64(0); got < size; {
 		data, next, err := d.step(ctx, it)
-		if err == nil && (len(data) == 0 || next != it+int64(len(data))) {
+		if err == nil && (len(data) == 0 || uint64(len(data)) > d.chunk || next != it+int64(len(data))) {
 			err = fmt.Errorf("%w: piece at iterator %d: %d bytes, next iterator %d", errBadData, it, len(data), next)
 		}
 		if err == nil {
@@ -162,7 +166,7 @@ func (d *dump) pieces(ctx context.Context, size uint64, write func(off int64, da
 func (d *dump) step(ctx context.Context, it int64) ([]byte, int64, error) {
 	cmd := d.early[it]
 	if cmd == nil {
-		cmd = d.do(ctx, append(slices.Clone(d.prefix), it)...)
+		cmd = d.do(ctx, append(slices.Clone(d.prefix), it, "CHUNKSIZE", d.chunk)...)
 	}
 	return parseDump(cmd)
 }
@@ -231,7 +235,7 @@ func (s *Server) pullSet(ctx context.Context, rdb *redis.Client, name []any, ste
 // pullLayer fetches the layer file of the set named by name into path:
 // ORed into the file there, or linked there when there is none.
 func (s *Server) pullLayer(ctx context.Context, rdb *redis.Client, name []any, file, path string) error {
-	l, err := fetchFile(ctx, &dump{do: rdb.Do, prefix: append(slices.Clone(name), file)}, s.store, path)
+	l, err := fetchFile(ctx, &dump{do: rdb.Do, prefix: append(slices.Clone(name), file), chunk: s.chunkSize()}, s.store, path)
 	if err != nil {
 		return err
 	}

@@ -381,7 +381,7 @@ func FuzzFetchFile(f *testing.F) {
 		calls := 0
 		do := func(ctx context.Context, args ...any) *redis.Cmd {
 			cmd := redis.NewCmd(ctx, args...)
-			it := args[len(args)-1].(int64)
+			it := args[2].(int64) // BF.SCANDUMP k it CHUNKSIZE n
 			switch calls++; {
 			case calls > 10000:
 				cmd.SetErr(errors.New("too many calls"))
@@ -395,7 +395,7 @@ func FuzzFetchFile(f *testing.F) {
 			return cmd
 		}
 		dir := t.TempDir()
-		l, err := fetchFile(context.Background(), &dump{do: do, prefix: []any{"BF.SCANDUMP", "k"}}, limitedStore(t, dir), filepath.Join(dir, "k.bloom"))
+		l, err := fetchFile(context.Background(), &dump{do: do, prefix: []any{"BF.SCANDUMP", "k"}, chunk: dumpChunk}, limitedStore(t, dir), filepath.Join(dir, "k.bloom"))
 		if err != nil {
 			ents, _ := os.ReadDir(dir)
 			require.Empty(t, ents)

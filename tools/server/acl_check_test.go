@@ -1,0 +1,61 @@
+package server
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestACLCompiledKeyPatterns: the compiled key patterns (exact, prefix,
+// one-word prefix, glob) answer as globMatch (Redis's rules) does, for keys shorter
+// and longer than a word; CONFIG, the movers and loaders are in @admin
+// and @dangerous, so a user without them is refused with Redis's text.
+func TestACLCompiledKeyPatterns(t *testing.T) {
+	for _, tc := range []struct {
+		pat  string
+		yes  []string
+		no   []string
+		kind keyKind
+	}{
+		{"seen", []string{"seen"}, []string{"seen:", "see", "xseen"}, exactKey},
+		{"seen*", []string{"seen", "seen:a", "seen:example.com/x"}, []string{"see", "sEen:a", "xseen:aaaaaaa"}, prefixKey},
+		{"seen:urls:*", []string{"seen:urls:", "seen:urls:abc"}, []string{"seen:url", "seen:urlx:abc"}, prefixKey},
+		{"s?en*", []string{"seen:a", "sxen"}, []string{"sen", "xseen"}, globKey},
+		{"h[ae]llo:*", []string{"hello:a", "hallo:"}, []string{"hillo:a", "hello"}, globKey},
+	} {
+		p := newPerms()
+		for _, r := range []string{"on", "nopass", "-@all", "+@bloom", "~" + tc.pat} {
+			require.NoError(t, p.apply(r))
+		}
+		newUser("u", p)
+		require.Equal(t, tc.kind, p.keys[0].kind, tc.pat)
+		for _, k := range tc.yes {
+			assert.True(t, p.keyAllowed([]byte(k)), "%s ~ %s", k, tc.pat)
+		}
+		for _, k := range tc.no {
+			assert.False(t, p.keyAllowed([]byte(k)), "%s !~ %s", k, tc.pat)
+		}
+	}
+
+	_, addr := startServer(t, Config{Password: "adminpw"})
+	admin := dialUser(t, addr, "default", "adminpw")
+	for _, cat := range []string{"admin", "dangerous"} {
+		v, err := admin.Do(ctx(t), "ACL", "CAT", cat).StringSlice()
+		require.NoError(t, err)
+		for _, cmd := range []string{"config", "mbf.migrate", "mbf.pull", "bf.loadchunk"} {
+			assert.Contains(t, v, cmd, "@%s", cat)
+		}
+	}
+	require.NoError(t, admin.Do(ctx(t), "ACL", "SETUSER", "ops", "on", ">pw", "~*", "+@all", "-@dangerous").Err())
+	ops := dialUser(t, addr, "ops", "pw")
+	assert.Equal(t, "NOPERM this user has no permissions to run the 'config' command", do(t, ops, "CONFIG", "GET", "maxclients"))
+	assert.Equal(t, "NOPERM this user has no permissions to run the 'mbf.pull' command", do(t, ops, "MBF.PULL"))
+	assert.Equal(t, int64(1), do(t, ops, "BF.ADD", "seen:a", "x"))
+	require.NoError(t, admin.Do(ctx(t), "ACL", "SETUSER", "crawler", "on", ">pw", "~seen*", "-@all", "+@bloom").Err())
+	crawler := dialUser(t, addr, "crawler", "pw")
+	assert.Equal(t, int64(1), do(t, crawler, "BF.ADD", "seen:example.com", "x"))
+	assert.Equal(t, int64(1), do(t, crawler, "BF.ADD", "seen", "x"))
+	assert.Equal(t, "NOPERM this user has no permissions to access one of the keys used as arguments", do(t, crawler, "BF.ADD", "other:example.com", "x"))
+	assert.Equal(t, "NOPERM this user has no permissions to access one of the keys used as arguments", do(t, crawler, "BF.ADD", "s", "x"))
+}

@@ -1,0 +1,86 @@
+package server
+
+import (
+	"encoding/binary"
+	"strings"
+)
+
+// keyPattern is one of a user's key patterns (~pattern), compiled when
+// the rule is applied so that the check of a command compares bytes:
+// a pattern with no glob character is the key itself, one whose only
+// glob character is a final '*' (seen:*) a prefix; any other is matched
+// by Redis's glob rules (globMatch), as KEYS and SCAN MATCH match.
+type keyPattern struct {
+	pat    string // as the rule gave it
+	prefix string // the literal part before a final '*' (kind prefixKey)
+	kind   keyKind
+	// word and mask hold a prefix of 1 to 8 bytes as the first 8 bytes
+	// of a key are compared with it (little-endian); mask 0 otherwise.
+	word, mask uint64
+}
+
+type keyKind uint8
+
+const (
+	exactKey  keyKind = iota // no glob character: the key itself
+	prefixKey                // a literal prefix and a final '*'
+	globKey                  // anything else: globMatch
+)
+
+// globChars are the characters Redis's glob rules treat specially.
+const globChars = "*?[\\"
+
+// compileKeyPattern returns pat compiled.
+func compileKeyPattern(pat string) keyPattern {
+	if !strings.ContainsAny(pat, globChars) {
+		return keyPattern{pat: pat, kind: exactKey}
+	}
+	if prefix, ok := strings.CutSuffix(pat, "*"); ok && !strings.ContainsAny(prefix, globChars) {
+		k := keyPattern{pat: pat, prefix: prefix, kind: prefixKey}
+		if len(prefix) >= 1 && len(prefix) <= 8 {
+			var w [8]byte
+			copy(w[:], prefix)
+			k.word, k.mask = binary.LittleEndian.Uint64(w[:]), ^uint64(0)>>(64-8*len(prefix))
+		}
+		return k
+	}
+	return keyPattern{pat: pat, kind: globKey}
+}
+
+// matches reports whether key matches the pattern; it allocates nothing
+// for exact and prefix patterns.
+func (k *keyPattern) matches(key []byte) bool {
+	switch k.kind {
+	case prefixKey:
+		return len(key) >= len(k.prefix) && string(key[:len(k.prefix)]) == k.prefix
+	case exactKey:
+		return string(key) == k.pat
+	}
+	return globMatch(k.pat, string(key), false)
+}
+
+// keyAllowed reports whether key matches one of p's key patterns. A
+// prefix of at most 8 bytes is compared with a key of 8 bytes or more
+// as one word.
+func (p *perms) keyAllowed(key []byte) bool {
+	for i := range p.keys {
+		k := &p.keys[i]
+		if k.mask != 0 && len(key) >= 8 {
+			if binary.LittleEndian.Uint64(key)&k.mask == k.word {
+				return true
+			}
+		} else if k.matches(key) {
+			return true
+		}
+	}
+	return false
+}
+
+// keyPatterns returns p's key patterns as the rules gave them.
+func (p *perms) keyPatterns() []string {
+	out := make([]string, len(p.keys))
+	for i, k := range p.keys {
+		out[i] = k.pat
+	}
+	return out
+}
