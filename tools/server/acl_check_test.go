@@ -19,7 +19,7 @@ func TestACLCompiledKeyPatterns(t *testing.T) {
 		kind keyKind
 	}{
 		{"seen", []string{"seen"}, []string{"seen:", "see", "xseen"}, exactKey},
-		{"seen*", []string{"seen", "seen:a", "seen:example.com/x"}, []string{"see", "sEen:a", "xseen:aaaaaaa"}, prefixKey},
+		{"seen*", []string{"seen", "seen:a", "seen:example.com/x"}, []string{"see", "seem", "sEen:a", "xseen:aaaaaaa", ""}, prefixKey},
 		{"seen:urls:*", []string{"seen:urls:", "seen:urls:abc"}, []string{"seen:url", "seen:urlx:abc"}, prefixKey},
 		{"s?en*", []string{"seen:a", "sxen"}, []string{"sen", "xseen"}, globKey},
 		{"h[ae]llo:*", []string{"hello:a", "hallo:"}, []string{"hillo:a", "hello"}, globKey},
@@ -43,13 +43,13 @@ func TestACLCompiledKeyPatterns(t *testing.T) {
 	for _, cat := range []string{"admin", "dangerous"} {
 		v, err := admin.Do(ctx(t), "ACL", "CAT", cat).StringSlice()
 		require.NoError(t, err)
-		for _, cmd := range []string{"config", "mbf.migrate", "mbf.pull", "bf.loadchunk"} {
+		for _, cmd := range []string{"config|get", "config|set", "mbf.migrate", "mbf.pull", "bf.loadchunk"} {
 			assert.Contains(t, v, cmd, "@%s", cat)
 		}
 	}
 	require.NoError(t, admin.Do(ctx(t), "ACL", "SETUSER", "ops", "on", ">pw", "~*", "+@all", "-@dangerous").Err())
 	ops := dialUser(t, addr, "ops", "pw")
-	assert.Equal(t, "NOPERM this user has no permissions to run the 'config' command", do(t, ops, "CONFIG", "GET", "maxclients"))
+	assert.Equal(t, "NOPERM this user has no permissions to run the 'config|get' command", do(t, ops, "CONFIG", "GET", "maxclients"))
 	assert.Equal(t, "NOPERM this user has no permissions to run the 'mbf.pull' command", do(t, ops, "MBF.PULL"))
 	assert.Equal(t, int64(1), do(t, ops, "BF.ADD", "seen:a", "x"))
 	require.NoError(t, admin.Do(ctx(t), "ACL", "SETUSER", "crawler", "on", ">pw", "~seen*", "-@all", "+@bloom").Err())
