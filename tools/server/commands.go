@@ -34,6 +34,10 @@ var (
 	fAdmin    = []string{"admin"}
 	fACL      = []string{"admin", "noscript", "loading", "stale"}
 	fACLRead  = []string{"noscript", "loading", "stale"}
+	// SLOWLOG's and LATENCY's subcommands, Redis 7.0's flags.
+	fObs        = []string{"admin", "loading", "stale"}
+	fObsHelp    = []string{"loading", "stale"}
+	fObsLatency = []string{"admin", "noscript", "loading", "stale"}
 )
 
 // commandTable returns every command of the server.
@@ -97,6 +101,21 @@ func commandTable() []*command {
 			{name: "setuser", arity: -3, flags: fACL, run: aclSetUser},
 			{name: "users", arity: 2, flags: fACL, run: aclUsers},
 			{name: "whoami", arity: 2, flags: fACLRead, run: aclWhoAmI},
+		}},
+
+		// What the server is doing (obs_slowlog.go, obs_latency.go).
+		{name: "slowlog", arity: -2, subs: []*command{
+			{name: "get", arity: -2, flags: fObs, run: slowlogGet},
+			{name: "help", arity: 2, flags: fObsHelp, run: slowlogHelpCmd},
+			{name: "len", arity: 2, flags: fObs, run: slowlogLen},
+			{name: "reset", arity: 2, flags: fObs, run: slowlogReset},
+		}},
+		{name: "latency", arity: -2, subs: []*command{
+			{name: "help", arity: 2, flags: fObsHelp, run: latencyHelpCmd},
+			{name: "histogram", arity: -2, flags: fObsLatency, run: latencyHistogram},
+			{name: "history", arity: 3, flags: fObsLatency, run: latencyHistory},
+			{name: "latest", arity: 2, flags: fObsLatency, run: latencyLatest},
+			{name: "reset", arity: -2, flags: fObsLatency, run: latencyReset},
 		}},
 
 		// Transactions (multi.go).

@@ -31,6 +31,7 @@ type client struct {
 	tx       tx // MULTI ... EXEC (multi.go)
 
 	present []bool // answers of batch calls, reused
+	stat    clientStat
 }
 
 func newClient(s *Server, nc net.Conn) *client {
@@ -38,6 +39,7 @@ func newClient(s *Server, nc net.Conn) *client {
 	c := &client{s: s, nc: nc, in: in, rd: redcon.NewReader(in), w: redcon.NewWriter(nc),
 		id: s.nextID.Add(1), authed: s.acl.open()}
 	c.user.Store(s.acl.get("default"))
+	c.stat.init(nc, s.obs.now())
 	return c
 }
 
@@ -157,6 +159,7 @@ func (c *client) fail(err error) {
 		return
 	}
 	c.s.protoErrs.Add(1)
+	c.s.obs.errs.add(msg, 1)
 	c.w.WriteError(msg)
 	_ = c.nc.SetWriteDeadline(time.Now().Add(time.Second))
 	_ = c.w.Flush()

@@ -152,6 +152,7 @@ func (s *Server) execPipeline(c *client, cmds []redcon.Command) {
 		s.exec(c, cmds[i].Args)
 		i++
 	}
+	c.afterPipeline()
 }
 
 // exec runs one command: table lookup, authentication, arity.
@@ -164,28 +165,28 @@ func (s *Server) exec(c *client, args [][]byte) {
 	}
 	switch {
 	case cmd == nil:
-		c.w.WriteError(unknownCommand(args))
+		c.reject(nil, unknownCommand(args))
 	case !c.authed && !cmd.noAuth:
-		c.w.WriteError("NOAUTH Authentication required.")
+		c.reject(cmd, "NOAUTH Authentication required.")
 	case !arityOK(cmd.arity, len(args)):
-		c.w.WriteError(wrongArity(cmd.name))
+		c.reject(cmd, wrongArity(cmd.name))
 	default:
-		cmd, msg := resolve(cmd, args)
+		sub, msg := resolve(cmd, args)
 		if msg == "" {
-			msg = c.allowed(cmd, args)
+			cmd, msg = sub, c.allowed(sub, args)
 		}
 		if msg != "" {
-			c.w.WriteError(msg)
+			c.reject(cmd, msg)
 			return
 		}
 		if msg := s.enter(c, cmd, args); msg != "" {
-			c.w.WriteError(msg)
+			c.reject(cmd, msg)
 			return
 		}
 		if msg := s.foldRefusal(cmd, args); msg != "" {
-			c.w.WriteError(msg)
+			c.reject(cmd, msg)
 		} else {
-			cmd.run(c, args)
+			s.call(c, cmd, args)
 		}
 		s.leave(cmd)
 	}

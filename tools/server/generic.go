@@ -71,7 +71,7 @@ func hello(c *client, args [][]byte) {
 		return
 	}
 	if name != nil {
-		c.name = string(name)
+		c.setName(string(name))
 	}
 	c.w.WriteArray(14)
 	for _, kv := range [][2]string{{"server", "mmapbloom"}, {"version", compatVersion}} {
@@ -128,7 +128,7 @@ func (c *client) login(user, pass []byte) bool {
 	return true
 }
 
-// CLIENT SETINFO|SETNAME|GETNAME|ID
+// CLIENT SETINFO|SETNAME|GETNAME|ID|LIST|INFO|KILL (obs_client.go)
 func clientCmd(c *client, args [][]byte) {
 	sub := args[1]
 	switch {
@@ -145,7 +145,7 @@ func clientCmd(c *client, args [][]byte) {
 				return
 			}
 		}
-		c.name = string(args[2])
+		c.setName(string(args[2]))
 		c.w.WriteString("OK")
 	case eq(sub, "GETNAME") && len(args) == 2:
 		if c.name == "" {
@@ -155,6 +155,12 @@ func clientCmd(c *client, args [][]byte) {
 		}
 	case eq(sub, "ID") && len(args) == 2:
 		c.w.WriteInt64(c.id)
+	case eq(sub, "LIST"):
+		clientList(c, args)
+	case eq(sub, "INFO") && len(args) == 2:
+		c.w.WriteBulkString(c.line())
+	case eq(sub, "KILL") && len(args) >= 3:
+		clientKill(c, args)
 	default:
 		c.w.WriteError("ERR unknown subcommand or wrong number of arguments for '" + string(clip(sub)) + "'. Try CLIENT HELP.")
 	}
@@ -184,6 +190,7 @@ func configCmd(c *client, args [][]byte) {
 		{"save", ""},
 		{"appendonly", "no"},
 	}
+	params = append(params, c.s.obsParamValues()...)
 	var out []string
 	for _, p := range params {
 		for _, pat := range args[2:] {

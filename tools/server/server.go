@@ -143,6 +143,9 @@ type Server struct {
 	rejected  atomic.Int64
 	protoErrs atomic.Int64
 
+	// obs counts commands, errors and latencies (obs_stats.go).
+	obs *observer
+
 	// cluster is the cluster state, nil when not in cluster mode.
 	cluster atomic.Pointer[clusterState]
 	// gate is held for reading by every keyed command in cluster mode,
@@ -187,7 +190,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s := &Server{cfg: cfg, store: newStore(cfg.Dir, cfg.Sets, cfg.FilterIdle, cfg.FileCheck, lim), acl: users,
-		start: time.Now(), clients: map[*client]struct{}{}, puller: newPuller()}
+		start: time.Now(), clients: map[*client]struct{}{}, puller: newPuller(), obs: newObserver()}
 	if cs != nil {
 		s.cluster.Store(cs)
 		go s.pullLoop()
