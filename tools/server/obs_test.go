@@ -2,8 +2,8 @@ package server
 
 import (
 	"bufio"
-	"io"
 	"fmt"
+	"io"
 	"net"
 	"regexp"
 	"strconv"
@@ -106,7 +106,7 @@ func TestCommandStats(t *testing.T) {
 	require.NoError(t, err)
 	// Items 1 and 2 fit, the third is refused: one failed call, one error.
 	require.NoError(t, rdb.Do(c, "BF.MADD", "full", "x", "y", "z").Err())
-	assert.Error(t, rdb.Do(c, "BF.ADD", "seen").Err())                 // arity: rejected
+	assert.Error(t, rdb.Do(c, "BF.ADD", "seen").Err())                  // arity: rejected
 	assert.Error(t, rdb.Do(c, "NOSUCHCOMMAND", "x").Err())              // unknown: ERR
 	assert.Error(t, rdb.Do(c, "BF.RESERVE", "full", "0.01", "2").Err()) // exists: failed
 
