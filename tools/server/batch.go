@@ -35,9 +35,9 @@ func (s *Server) execBatch(c *client, cmds []redcon.Command) int {
 		return 0 // exec answers each with its redirection
 	}
 	defer s.leave(cmd)
-	c.stat.last.Store(cmd)
-	mark, start := len(c.w.Buffer()), s.obs.now()
-	defer func() { s.obs.record(c, cmd, cmds[0].Args, s.obs.now()-start, n, c.w.Buffer()[mark:]) }()
+	c.lastCmd = cmd
+	mark := len(replyBuf(c.w))
+	defer func() { s.obs.record(c, cmd, cmds[0].Args, c.lap(), n, replyBuf(c.w)[mark:]) }()
 	items := make([][]byte, n)
 	for i := range items {
 		items[i] = cmds[i].Args[2]

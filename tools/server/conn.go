@@ -32,6 +32,10 @@ type client struct {
 
 	present []bool // answers of batch calls, reused
 	stat    clientStat
+	// lastCmd is the command running or last run; clock the observer
+	// time its run started from (obs_stats.go).
+	lastCmd *command
+	clock   int64
 }
 
 func newClient(s *Server, nc net.Conn) *client {

@@ -139,6 +139,7 @@ func resolve(cmd *command, args [][]byte) (*command, string) {
 // Runs of BF.ADD or of BF.EXISTS on one key go to the filter as one
 // batch call (see batch.go).
 func (s *Server) execPipeline(c *client, cmds []redcon.Command) {
+	c.clock = s.obs.now()
 	for i := 0; i < len(cmds) && !c.quit; {
 		if s.trace != nil {
 			s.trace(cmds[i].Args)

@@ -158,7 +158,7 @@ func clientCmd(c *client, args [][]byte) {
 	case eq(sub, "LIST"):
 		clientList(c, args)
 	case eq(sub, "INFO") && len(args) == 2:
-		c.w.WriteBulkString(c.line())
+		c.w.WriteBulkString(c.line(c))
 	case eq(sub, "KILL") && len(args) >= 3:
 		clientKill(c, args)
 	default:

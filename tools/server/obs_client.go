@@ -16,7 +16,7 @@ type clientStat struct {
 	fd      int
 	created int64                   // observer time (ns) of the connection
 	used    atomic.Int64            // observer time of its latest command
-	last    atomic.Pointer[command] // its latest command
+	last    atomic.Pointer[command] // its latest command, once its pipeline ran
 	name    atomic.Pointer[string]  // CLIENT SETNAME's
 	multi   atomic.Int32            // commands queued in MULTI; -1 outside
 	flags   atomic.Pointer[string]  // Redis's flags: N, x (MULTI), r (READONLY)
@@ -76,7 +76,10 @@ func (st *clientStat) getName() string {
 // afterPipeline publishes what CLIENT LIST shows of c's state once a
 // pipeline ran: its last use, transaction and flags.
 func (c *client) afterPipeline() {
-	c.stat.used.Store(c.s.obs.now())
+	c.stat.used.Store(c.clock)
+	if c.lastCmd != c.stat.last.Load() {
+		c.stat.last.Store(c.lastCmd)
+	}
 	f := &normalFlags
 	switch {
 	case c.tx.on:
@@ -95,13 +98,18 @@ func (c *client) afterPipeline() {
 
 var txFlags, readonlyFlags = "x", "r"
 
-// line is c's CLIENT LIST line in Redis 7.0's field order; buffers this
-// server does not keep (query, output, argv memory) read 0.
-func (c *client) line() string {
+// line is c's CLIENT LIST line in Redis 7.0's field order, as client
+// caller sees it; buffers this server does not keep (query, output,
+// argv memory) read 0.
+func (c *client) line(caller *client) string {
 	st := &c.stat
 	now := c.s.obs.now()
 	cmd := "NULL"
-	if last := st.last.Load(); last != nil {
+	last := st.last.Load()
+	if c == caller {
+		last = c.lastCmd // its command running now
+	}
+	if last != nil {
 		cmd = last.name
 	}
 	var sb strings.Builder
@@ -149,7 +157,7 @@ func clientList(c *client, args [][]byte) {
 	var sb strings.Builder
 	for _, o := range c.s.clientsByID() {
 		if normal && (ids == nil || ids[o.id]) {
-			sb.WriteString(o.line())
+			sb.WriteString(o.line(c))
 		}
 	}
 	c.w.WriteBulkString(sb.String())

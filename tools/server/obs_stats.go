@@ -79,14 +79,22 @@ func newObserver() *observer {
 func (o *observer) now() int64 { return int64(time.Since(o.epoch)) }
 
 // call runs cmd for c and records it: its time, its reply's errors and
-// added keys, a slow log entry when slow.
+// added keys, a slow log entry when slow. One clock read a command: a
+// command's time runs from the end of the previous one of its pipeline
+// (or the pipeline's start) to its own end.
 func (s *Server) call(c *client, cmd *command, args [][]byte) {
-	c.stat.last.Store(cmd)
-	mark := len(c.w.Buffer())
-	start := s.obs.now()
+	c.lastCmd = cmd
+	mark := len(replyBuf(c.w))
 	cmd.run(c, args)
-	d := s.obs.now() - start
-	s.obs.record(c, cmd, args, d, 1, c.w.Buffer()[mark:])
+	s.obs.record(c, cmd, args, c.lap(), 1, replyBuf(c.w)[mark:])
+}
+
+// lap returns the ns since c's clock was last read and restarts it.
+func (c *client) lap() int64 {
+	now := c.s.obs.now()
+	d := now - c.clock
+	c.clock = now
+	return d
 }
 
 // record counts n calls of cmd that took d ns in all and answered
