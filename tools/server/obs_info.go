@@ -11,13 +11,6 @@ import (
 	"time"
 )
 
-// infoSection is one section of INFO: its name (as INFO's arguments
-// give it), its title line and its "field:value" lines.
-type infoSection struct {
-	name, title string
-	fields      [][2]string
-}
-
 // infoSectionNames lists INFO's sections in Redis 7.0's order, with the
 // group each belongs to: "default" (INFO, INFO default), "all" (INFO
 // all adds commandstats and latencystats), "module" (INFO everything or

@@ -2,7 +2,6 @@ package server
 
 import (
 	"fmt"
-	"strconv"
 	"sync"
 	"time"
 )
@@ -181,6 +180,3 @@ func (c *client) writeHelp(cmd string, lines []string) {
 	c.w.WriteString("HELP")
 	c.w.WriteString("    Print this help.")
 }
-
-// itoa64 is strconv.FormatInt in base 10.
-func itoa64(v int64) string { return strconv.FormatInt(v, 10) }
