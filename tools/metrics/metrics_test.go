@@ -5,15 +5,12 @@ import (
 	"io"
 	"log"
 	"net"
-	"net/http"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -46,13 +43,7 @@ func start(t *testing.T) (string, string) {
 // scrape parses url's text exposition with Prometheus's own parser.
 func scrape(t *testing.T, url string) map[string]*dto.MetricFamily {
 	t.Helper()
-	resp, err := (&http.Client{Timeout: time.Minute}).Get(url)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	require.Equal(t, http.StatusOK, resp.StatusCode)
-	require.Contains(t, resp.Header.Get("Content-Type"), "text/plain")
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(resp.Body)
+	fams, err := Scrape(url)
 	require.NoError(t, err)
 	return fams
 }

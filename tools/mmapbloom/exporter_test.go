@@ -12,11 +12,11 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/tools/metrics"
 )
 
 // redisExporter returns the path of oliver006/redis_exporter
@@ -52,12 +52,7 @@ func freeAddr(t *testing.T) string {
 // scrapeText fetches url and parses it with Prometheus's text parser.
 func scrapeText(t *testing.T, url string) map[string]*dto.MetricFamily {
 	t.Helper()
-	resp, err := (&http.Client{Timeout: time.Minute}).Get(url)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	require.Equal(t, http.StatusOK, resp.StatusCode)
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(resp.Body)
+	fams, err := metrics.Scrape(url)
 	require.NoError(t, err)
 	return fams
 }
