@@ -9,10 +9,12 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/mmapbloom/mmapbloom/tools/metrics"
 	"github.com/mmapbloom/mmapbloom/tools/server"
 )
 
@@ -59,6 +61,9 @@ type serveCmd struct {
 	MaxLoads            int           `default:"64" help:"Most BF.LOADCHUNK loads in progress at once."`
 	MaxClientLoads      int           `default:"4" help:"Most BF.LOADCHUNK loads in progress started by one client."`
 	FilterFiles         int           `default:"1024" help:"Most file descriptors the open filters hold (least recently used closed first); fitted with --maxclients to RLIMIT_NOFILE."`
+	SlowlogSlower       int64         `name:"slowlog-log-slower-than" default:"10000" help:"SLOWLOG logs commands taking at least this many microseconds (0: every command; negative: none)."`
+	SlowlogMaxLen       int64         `name:"slowlog-max-len" default:"128" help:"Most entries SLOWLOG keeps."`
+	MetricsAddr         string        `name:"metrics-addr" help:"Serve Prometheus metrics at http://HOST:PORT/metrics (docs/operations.md); empty: none."`
 }
 
 // Validate refuses, before anything starts, flag values the server
@@ -128,6 +133,11 @@ func (c *serveCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	stopMetrics, err := c.observe(srv, logger)
+	if err != nil {
+		return errors.Join(err, srv.Shutdown())
+	}
+	defer stopMetrics()
 	// SIGHUP reloads the cluster config in cluster mode and is logged and
 	// otherwise ignored standalone, as redis-server ignores it (a closed
 	// terminal must not kill the server); caught from before the
@@ -172,6 +182,27 @@ func (c *serveCmd) Run(e *env) error {
 			}
 		}
 	}
+}
+
+// observe sets the slow log's parameters and starts the metrics
+// endpoint of --metrics-addr; the returned function stops it.
+func (c *serveCmd) observe(srv *server.Server, logger *log.Logger) (func(), error) {
+	if err := srv.SetConfig("slowlog-log-slower-than", strconv.FormatInt(c.SlowlogSlower, 10)); err != nil {
+		return nil, fmt.Errorf("--slowlog-log-slower-than: %w", err)
+	}
+	if err := srv.SetConfig("slowlog-max-len", strconv.FormatInt(c.SlowlogMaxLen, 10)); err != nil {
+		return nil, fmt.Errorf("--slowlog-max-len: %w", err)
+	}
+	if c.MetricsAddr == "" {
+		return func() {}, nil
+	}
+	ln, err := net.Listen("tcp", c.MetricsAddr)
+	if err != nil {
+		return nil, fmt.Errorf("--metrics-addr: %w", err)
+	}
+	ep := metrics.Serve(ln, srv)
+	logger.Printf("metrics on http://%s/metrics", ln.Addr())
+	return func() { _ = ep.Close() }, nil
 }
 
 // listen opens the plain listener (unless --addr is empty) and the TLS

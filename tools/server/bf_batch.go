@@ -35,6 +35,9 @@ func (s *Server) execBatch(c *client, cmds []redcon.Command) int {
 		return 0 // exec answers each with its redirection
 	}
 	defer s.leave(cmd)
+	c.lastCmd = cmd
+	mark := len(replyBuf(c.w))
+	defer func() { s.obs.record(c, cmd, cmds[0].Args, c.lap(), n, replyBuf(c.w)[mark:]) }()
 	items := make([][]byte, n)
 	for i := range items {
 		items[i] = cmds[i].Args[2]

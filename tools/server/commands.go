@@ -36,6 +36,10 @@ var (
 	fAdmin    = []string{"admin"}
 	fACL      = []string{"admin", "noscript", "loading", "stale"}
 	fACLRead  = []string{"noscript", "loading", "stale"}
+	// SLOWLOG's and LATENCY's subcommands, Redis 7.0's flags.
+	fObs        = []string{"admin", "loading", "stale"}
+	fObsHelp    = []string{"loading", "stale"}
+	fObsLatency = []string{"admin", "noscript", "loading", "stale"}
 )
 
 // commandTable returns every command of the server.
@@ -177,6 +181,25 @@ func commandTable() []*command {
 				docs: doc("server", "6.0.0", "Creates or changes a user.", aStr("username"), opt(many(aStr("rule"))))},
 			{name: "users", arity: 2, flags: fACL, run: aclUsers, docs: doc("server", "6.0.0", "The users' names.")},
 			{name: "whoami", arity: 2, flags: fACLRead, run: aclWhoAmI, docs: doc("server", "6.0.0", "The connection's user.")},
+		}},
+
+		// What the server is doing (obs_slowlog.go, obs_latency.go).
+		{name: "slowlog", arity: -2, docs: doc("server", "2.2.12", "The slow log: commands that took longer than slowlog-log-slower-than."), subs: []*command{
+			{name: "get", arity: -2, flags: fObs, run: slowlogGet,
+				docs: doc("server", "2.2.12", "The newest entries of the slow log.", opt(aInt("count")))},
+			{name: "help", arity: 2, flags: fObsHelp, run: slowlogHelpCmd, docs: doc("server", "6.2.0", "The subcommands.")},
+			{name: "len", arity: 2, flags: fObs, run: slowlogLen, docs: doc("server", "2.2.12", "The number of entries in the slow log.")},
+			{name: "reset", arity: 2, flags: fObs, run: slowlogReset, docs: doc("server", "2.2.12", "Clears the slow log.")},
+		}},
+		{name: "latency", arity: -2, docs: doc("server", "2.8.13", "Latency of commands and events."), subs: []*command{
+			{name: "help", arity: 2, flags: fObsHelp, run: latencyHelpCmd, docs: doc("server", "2.8.13", "The subcommands.")},
+			{name: "histogram", arity: -2, flags: fObsLatency, run: latencyHistogram,
+				docs: doc("server", "7.0.0", "Per-command latency histograms.", opt(many(aStr("command"))))},
+			{name: "history", arity: 3, flags: fObsLatency, run: latencyHistory,
+				docs: doc("server", "2.8.13", "The latency spikes of an event.", aStr("event"))},
+			{name: "latest", arity: 2, flags: fObsLatency, run: latencyLatest, docs: doc("server", "2.8.13", "The latest latency spike of each event.")},
+			{name: "reset", arity: -2, flags: fObsLatency, run: latencyReset,
+				docs: doc("server", "2.8.13", "Clears the latency spikes of events.", opt(many(aStr("event"))))},
 		}},
 
 		// Transactions (generic_multi.go).

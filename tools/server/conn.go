@@ -37,7 +37,12 @@ type client struct {
 	// (replica_jetstream_apply.go): its writes are not published again.
 	applying bool
 	// js is the connection's replication state (replica_jetstream_write.go).
-	js jsConn
+	js   jsConn
+	stat clientStat
+	// lastCmd is the command running or last run; clock the observer
+	// time its run started from (obs_stats.go).
+	lastCmd *command
+	clock   int64
 }
 
 func newClient(s *Server, nc net.Conn) *client {
@@ -45,6 +50,7 @@ func newClient(s *Server, nc net.Conn) *client {
 	c := &client{s: s, nc: nc, in: in, rd: redcon.NewReader(in), w: redcon.NewWriter(nc),
 		id: s.nextID.Add(1), authed: s.acl.open()}
 	c.user.Store(s.acl.get("default"))
+	c.stat.init(nc, s.obs.now())
 	return c
 }
 
@@ -164,6 +170,7 @@ func (c *client) fail(err error) {
 		return
 	}
 	c.s.protoErrs.Add(1)
+	c.s.obs.errs.add(msg, 1)
 	c.w.WriteError(msg)
 	_ = c.nc.SetWriteDeadline(time.Now().Add(time.Second))
 	_ = c.w.Flush()

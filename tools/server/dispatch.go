@@ -143,6 +143,7 @@ func resolve(cmd *command, args [][]byte) (*command, string) {
 // Runs of BF.ADD or of BF.EXISTS on one key go to the filter as one
 // batch call (see bf_batch.go).
 func (s *Server) execPipeline(c *client, cmds []redcon.Command) {
+	c.clock = s.obs.now()
 	for i := 0; i < len(cmds) && !c.quit; {
 		if s.trace != nil {
 			s.trace(cmds[i].Args)
@@ -157,6 +158,7 @@ func (s *Server) execPipeline(c *client, cmds []redcon.Command) {
 		i++
 	}
 	s.answerLogged(c)
+	c.afterPipeline()
 }
 
 // exec runs one command: table lookup, authentication, arity.
@@ -169,28 +171,28 @@ func (s *Server) exec(c *client, args [][]byte) {
 	}
 	switch {
 	case cmd == nil:
-		c.w.WriteError(unknownCommand(args))
+		c.reject(nil, unknownCommand(args))
 	case !c.authed && !cmd.noAuth:
-		c.w.WriteError("NOAUTH Authentication required.")
+		c.reject(cmd, "NOAUTH Authentication required.")
 	case !arityOK(cmd.arity, len(args)):
-		c.w.WriteError(wrongArity(cmd.name))
+		c.reject(cmd, wrongArity(cmd.name))
 	default:
-		cmd, msg := resolve(cmd, args)
+		sub, msg := resolve(cmd, args)
 		if msg == "" {
-			msg = c.allowed(cmd, args)
+			cmd, msg = sub, c.allowed(sub, args)
 		}
 		if msg != "" {
-			c.w.WriteError(msg)
+			c.reject(cmd, msg)
 			return
 		}
 		if msg := s.enter(c, cmd, args); msg != "" {
-			c.w.WriteError(msg)
+			c.reject(cmd, msg)
 			return
 		}
 		if msg := s.foldRefusal(cmd, args); msg != "" {
-			c.w.WriteError(msg)
+			c.reject(cmd, msg)
 		} else {
-			s.run(c, cmd, args)
+			s.call(c, cmd, args)
 		}
 		s.leave(cmd)
 	}

@@ -75,7 +75,7 @@ func hello(c *client, args [][]byte) {
 		return
 	}
 	if name != nil {
-		c.name = string(name)
+		c.setName(string(name))
 	}
 	c.resp3 = resp3
 	c.helloReply()
@@ -144,7 +144,7 @@ func (c *client) login(user, pass []byte) bool {
 	return true
 }
 
-// CLIENT SETINFO|SETNAME|GETNAME|ID
+// CLIENT SETINFO|SETNAME|GETNAME|ID|LIST|INFO|KILL (obs_client.go)
 func clientCmd(c *client, args [][]byte) {
 	sub := args[1]
 	switch {
@@ -159,7 +159,7 @@ func clientCmd(c *client, args [][]byte) {
 			c.w.WriteError(msg)
 			return
 		}
-		c.name = string(args[2])
+		c.setName(string(args[2]))
 		c.w.WriteString("OK")
 	case eq(sub, "GETNAME") && len(args) == 2:
 		if c.name == "" {
@@ -169,6 +169,12 @@ func clientCmd(c *client, args [][]byte) {
 		}
 	case eq(sub, "ID") && len(args) == 2:
 		c.w.WriteInt64(c.id)
+	case eq(sub, "LIST"):
+		clientList(c, args)
+	case eq(sub, "INFO") && len(args) == 2:
+		c.w.WriteBulkString(c.line(c))
+	case eq(sub, "KILL") && len(args) >= 3:
+		clientKill(c, args)
 	default:
 		c.w.WriteError("ERR unknown subcommand or wrong number of arguments for '" + string(clip(sub)) + "'. Try CLIENT HELP.")
 	}

@@ -292,5 +292,6 @@ func configResetStat(c *client, _ [][]byte) {
 	for _, n := range []*atomic.Int64{&c.s.accepted, &c.s.commands, &c.s.rejected, &c.s.protoErrs} {
 		n.Store(0)
 	}
+	c.s.ResetStats()
 	c.w.WriteString("OK")
 }

@@ -1,46 +1,15 @@
 package server
 
 import (
-	"fmt"
-	"os"
-	"runtime"
 	"sort"
-	"strings"
-	"time"
 )
 
 // Version is this server's version, reported by INFO as mmapbloom_version.
 const Version = "0.1.0"
 
-// INFO [section...]: the server, clients, memory, stats, cluster and
-// keyspace sections, in Redis's "field:value" lines.
-func info(c *client, args [][]byte) {
-	want := func(name string) bool {
-		if len(args) == 1 {
-			return true
-		}
-		for _, a := range args[1:] {
-			if eq(a, name) || eq(a, "ALL") || eq(a, "EVERYTHING") || eq(a, "DEFAULT") {
-				return true
-			}
-		}
-		return false
-	}
-	var sb strings.Builder
-	for _, sec := range c.s.infoSections() {
-		if !want(sec.name) {
-			continue
-		}
-		if sb.Len() > 0 {
-			sb.WriteString("\r\n")
-		}
-		fmt.Fprintf(&sb, "# %s\r\n", sec.title)
-		for _, kv := range sec.fields {
-			fmt.Fprintf(&sb, "%s:%s\r\n", kv[0], kv[1])
-		}
-	}
-	c.writeVerbatim(sb.String())
-}
+// INFO [section...]: the sections asked for (obs_info.go), in Redis's
+// "field:value" lines.
+func info(c *client, args [][]byte) { c.writeVerbatim(c.s.infoText(args[1:])) }
 
 // mode is Redis's redis_mode (INFO) and mode (HELLO): "cluster" with
 // a cluster config, else "standalone".
@@ -49,50 +18,6 @@ func (s *Server) mode() string {
 		return "cluster"
 	}
 	return "standalone"
-}
-
-type infoSection struct {
-	name, title string
-	fields      [][2]string
-}
-
-func (s *Server) infoSections() []infoSection {
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	s.mu.Lock()
-	clients := len(s.clients)
-	s.mu.Unlock()
-	keys, _ := s.store.keys()
-	keyspace := [][2]string{}
-	if len(keys) > 0 {
-		keyspace = append(keyspace, [2]string{"db0", fmt.Sprintf("keys=%d,expires=0,avg_ttl=0", len(keys))})
-	}
-	itoa := func(v any) string { return fmt.Sprint(v) }
-	return []infoSection{
-		{"server", "Server", [][2]string{
-			{"redis_version", compatVersion}, {"mmapbloom_version", Version}, {"redis_mode", s.mode()},
-			{"os", runtime.GOOS + " " + runtime.GOARCH}, {"arch_bits", itoa(32 << (^uint(0) >> 63))},
-			{"process_id", itoa(os.Getpid())}, {"tcp_port", s.port()},
-			{"uptime_in_seconds", itoa(int64(time.Since(s.start).Seconds()))},
-			{"data_dir", s.cfg.Dir},
-		}},
-		{"clients", "Clients", [][2]string{
-			{"connected_clients", itoa(clients)}, {"maxclients", itoa(s.conf.maxClients.Load())},
-		}},
-		{"memory", "Memory", [][2]string{
-			{"used_memory", itoa(ms.HeapAlloc)}, {"used_memory_rss_go", itoa(ms.Sys)},
-			{"open_filters", itoa(s.store.openCount())},
-		}},
-		{"stats", "Stats", [][2]string{
-			{"total_connections_received", itoa(s.accepted.Load())},
-			{"total_commands_processed", itoa(s.commands.Load())},
-			{"rejected_connections", itoa(s.rejected.Load())},
-			{"total_error_replies_protocol", itoa(s.protoErrs.Load())},
-		}},
-		{"replication", "Replication", s.replicationInfo()},
-		{"cluster", "Cluster", [][2]string{{"cluster_enabled", map[bool]string{false: "0", true: "1"}[s.cluster.Load() != nil]}}},
-		{"keyspace", "Keyspace", keyspace},
-	}
 }
 
 // COMMAND [COUNT|DOCS|INFO name...|LIST]

@@ -56,7 +56,7 @@ func (s *Server) enqueue(c *client, cmd *command, args [][]byte) {
 	}
 	if msg != "" {
 		c.tx.dirty = true
-		c.w.WriteError(msg)
+		c.reject(cmd, msg)
 		return
 	}
 	c.tx.noteSlot(c.s, cmd, args)

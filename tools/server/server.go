@@ -158,6 +158,9 @@ type Server struct {
 	rejected  atomic.Int64
 	protoErrs atomic.Int64
 
+	// obs counts commands, errors and latencies (obs_stats.go).
+	obs *observer
+
 	// cluster is the cluster state, nil when not in cluster mode.
 	cluster atomic.Pointer[clusterState]
 	// gate is held for reading by every keyed command in cluster mode,
@@ -206,7 +209,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s := &Server{cfg: cfg, store: newStore(cfg.Dir, cfg.Sets, cfg.FilterIdle, cfg.FileCheck, lim), acl: users,
-		start: time.Now(), clients: map[*client]struct{}{}, puller: newPuller()}
+		start: time.Now(), clients: map[*client]struct{}{}, puller: newPuller(), obs: newObserver()}
 	s.conf.init(&s.cfg)
 	if cs != nil && cfg.Failover != nil {
 		if err := s.startFailover(cs); err != nil {

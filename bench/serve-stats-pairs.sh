@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Interleaved redis-benchmark runs of BF.EXISTS (-c 8 -P 16) against two
+# serve builds, /tmp/mb-base (without the per-command statistics: build it
+# from a commit before them) and /tmp/mb-obs (with them), on ports 7501 and
+# 7502. Prints: pair, port, requests per second, server CPU ticks (1/100 s,
+# utime+stime from /proc) of the run. N pairs (12), REQ requests a run.
+set -euo pipefail
+N=${N:-12}; REQ=${REQ:-400000}
+rm -rf ${TMPDIR:-/tmp}/serve-stats-d1 ${TMPDIR:-/tmp}/serve-stats-d2; mkdir -p ${TMPDIR:-/tmp}/serve-stats-d1 ${TMPDIR:-/tmp}/serve-stats-d2
+/tmp/mb-base serve --dir ${TMPDIR:-/tmp}/serve-stats-d1 --addr 127.0.0.1:7501 2>/dev/null & P1=$!
+/tmp/mb-obs serve --dir ${TMPDIR:-/tmp}/serve-stats-d2 --addr 127.0.0.1:7502 2>/dev/null & P2=$!
+trap 'kill $P1 $P2' EXIT
+for p in 7501 7502; do until redis-cli -p $p PING >/dev/null 2>&1; do sleep 0.1; done
+  redis-cli -p $p BF.RESERVE seen 0.01 1000000 NONSCALING >/dev/null
+  redis-benchmark -p $p -c 8 -P 16 -n 200000 -r 1000000 -q BF.ADD seen __rand_int__ >/dev/null; done
+ticks() { awk '{print $14+$15}' /proc/$1/stat; }
+for i in $(seq 1 $N); do
+  order="7501 7502"; [ $((i % 2)) = 0 ] && order="7502 7501"
+  for p in $order; do
+    pid=$P1; [ $p = 7502 ] && pid=$P2
+    t0=$(ticks $pid)
+    rps=$(redis-benchmark -p $p -c 8 -P 16 -n $REQ -r 1000000 -q BF.EXISTS seen __rand_int__ | tr '\r' '\n' | grep -o '[0-9.]* requests per second' | tail -1 | cut -d' ' -f1)
+    t1=$(ticks $pid)
+    echo "$i $p $rps $((t1 - t0))"
+  done
+done

@@ -1,0 +1,99 @@
+package metrics
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/mmapbloom/mmapbloom/tools/server"
+)
+
+func desc(name, help string, labels ...string) *prometheus.Desc {
+	return prometheus.NewDesc(prometheus.BuildFQName(Namespace, "", name), help, labels, nil)
+}
+
+var (
+	descCalls    = desc("commands_total", "Commands run, by command (INFO commandstats calls).", "cmd")
+	descRejected = desc("commands_rejected_total", "Commands refused before running: arity, authentication, permissions, cluster redirections (rejected_calls).", "cmd")
+	descFailed   = desc("commands_failed_total", "Commands that answered an error, or an array holding one (failed_calls).", "cmd")
+	descDuration = desc("commands_duration_seconds_total", "Time spent running commands (usec).", "cmd")
+	descLatency  = desc("command_latency_seconds", "Latency of commands, as LATENCY HISTOGRAM.", "cmd")
+	descErrors   = desc("errors_total", "Error replies by their first word (INFO errorstats).", "err")
+	descErrAll   = desc("error_replies_total", "Every error reply (total_error_replies).")
+	descProto    = desc("protocol_errors_total", "Requests the parser refused; the connection was closed.")
+	descCmdsAll  = desc("commands_processed_total", "Commands received (total_commands_processed).")
+	descConns    = desc("connections_received_total", "Connections accepted.")
+	descRejConns = desc("rejected_connections_total", "Connections refused at maxclients.")
+	descClients  = desc("connected_clients", "Clients connected now.")
+	descUptime   = desc("uptime_seconds", "Seconds since the server started.")
+	descFilters  = desc("filters", "Keys of the data directory by kind: fixed filter files, scaling or windowed sets.", "kind")
+	descOpen     = desc("open_filters", "Filters open (mapped) now.")
+	descLayers   = desc("open_layers", "Layers of the open filters (1 per fixed filter).")
+	descItems    = desc("open_items", "Items inserted in the open filters (the sum of their BF.CARD).")
+	descMapped   = desc("mapped_bytes", "Bytes of the open filters' files mapped.")
+	descResident = desc("resident_bytes", "Bytes of the open filters' files in the page cache (mincore; sampled at most every 5 s).")
+	descAdded    = desc("keys_added_total", "Keys BF.ADD, BF.MADD and BF.INSERT answered as new.")
+	descLag      = desc("replication_lag_seconds", "Age of a replica's data: seconds since its latest successful pull started (-1 before the first).")
+	descPulls    = desc("replication_pulls_total", "Pulls of the primary's filters by this replica.")
+	descPullErrs = desc("replication_pull_errors_total", "Pulls that failed.")
+)
+
+// descs are every descriptor Collect may use.
+var descs = []*prometheus.Desc{descCalls, descRejected, descFailed, descDuration, descLatency, descErrors, descErrAll,
+	descProto, descCmdsAll, descConns, descRejConns, descClients, descUptime, descFilters, descOpen, descLayers,
+	descItems, descMapped, descResident, descAdded, descLag, descPulls, descPullErrs}
+
+func counter(d *prometheus.Desc, v float64, labels ...string) prometheus.Metric {
+	return prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
+}
+
+func gauge(d *prometheus.Desc, v float64, labels ...string) prometheus.Metric {
+	return prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+}
+
+func collectCommands(ch chan<- prometheus.Metric, st server.Stats) {
+	for _, c := range st.Commands {
+		ch <- counter(descCalls, float64(c.Calls), c.Name)
+		ch <- counter(descRejected, float64(c.Rejected), c.Name)
+		ch <- counter(descFailed, float64(c.Failed), c.Name)
+		ch <- counter(descDuration, c.Seconds, c.Name)
+		buckets := make(map[float64]uint64, len(st.LatencyBoundsSeconds))
+		for i, b := range st.LatencyBoundsSeconds {
+			buckets[b] = c.LatencyCounts[i]
+		}
+		ch <- prometheus.MustNewConstHistogram(descLatency, c.LatencyCount, c.LatencySumSeconds, buckets, c.Name)
+	}
+}
+
+func collectErrors(ch chan<- prometheus.Metric, st server.Stats) {
+	for code, n := range st.Errors {
+		ch <- counter(descErrors, float64(n), code)
+	}
+	ch <- counter(descErrAll, float64(st.ErrorReplies))
+	ch <- counter(descProto, float64(st.ProtocolErrors))
+}
+
+func collectServer(ch chan<- prometheus.Metric, st server.Stats) {
+	ch <- counter(descCmdsAll, float64(st.CommandsProcessed))
+	ch <- counter(descConns, float64(st.ConnectionsReceived))
+	ch <- counter(descRejConns, float64(st.RejectedConnections))
+	ch <- gauge(descClients, float64(st.ConnectedClients))
+	ch <- gauge(descUptime, st.UptimeSeconds)
+}
+
+func collectFilters(ch chan<- prometheus.Metric, st server.Stats) {
+	ch <- gauge(descFilters, float64(st.FixedFilters), "fixed")
+	ch <- gauge(descFilters, float64(st.Sets), "set")
+	ch <- gauge(descOpen, float64(st.OpenFilters))
+	ch <- gauge(descLayers, float64(st.OpenLayers))
+	ch <- gauge(descItems, float64(st.OpenItems))
+	ch <- gauge(descMapped, float64(st.MappedBytes))
+	if st.ResidentBytes >= 0 {
+		ch <- gauge(descResident, float64(st.ResidentBytes))
+	}
+	ch <- counter(descAdded, float64(st.KeysAdded))
+}
+
+func collectReplication(ch chan<- prometheus.Metric, st server.Stats) {
+	ch <- gauge(descLag, st.ReplicationLag)
+	ch <- counter(descPulls, float64(st.Pulls))
+	ch <- counter(descPullErrs, float64(st.PullErrors))
+}

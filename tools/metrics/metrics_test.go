@@ -1,0 +1,139 @@
+package metrics
+
+import (
+	"context"
+	"io"
+	"log"
+	"net"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/tools/server"
+)
+
+// start runs a server and its metrics endpoint on free ports of
+// 127.0.0.1 until the test ends; it returns the RESP address and the
+// /metrics URL.
+func start(t *testing.T) (string, string) {
+	t.Helper()
+	srv, err := server.New(server.Config{Dir: t.TempDir(), Log: log.New(io.Discard, "", 0), FilterIdle: -1})
+	require.NoError(t, err)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	mln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ep := Serve(mln, srv)
+	t.Cleanup(func() {
+		require.NoError(t, ep.Close())
+		require.NoError(t, srv.Shutdown())
+		require.NoError(t, <-done)
+	})
+	return ln.Addr().String(), "http://" + mln.Addr().String() + "/metrics"
+}
+
+// scrape parses url's text exposition with Prometheus's own parser.
+func scrape(t *testing.T, url string) map[string]*dto.MetricFamily {
+	t.Helper()
+	fams, err := Scrape(url)
+	require.NoError(t, err)
+	return fams
+}
+
+// value returns the value of family name's metric with the label pairs
+// given (name, value, ...), failing when there is none.
+func value(t *testing.T, fams map[string]*dto.MetricFamily, name string, labels ...string) *dto.Metric {
+	t.Helper()
+	fam := fams[name]
+	require.NotNil(t, fam, "no family %s", name)
+next:
+	for _, m := range fam.Metric {
+		for i := 0; i+1 < len(labels); i += 2 {
+			found := false
+			for _, lp := range m.Label {
+				found = found || (lp.GetName() == labels[i] && lp.GetValue() == labels[i+1])
+			}
+			if !found {
+				continue next
+			}
+		}
+		return m
+	}
+	require.Failf(t, "no metric", "%s %v", name, labels)
+	return nil
+}
+
+func TestMetricsAfterLoad(t *testing.T) {
+	addr, url := start(t)
+	rdb := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, DisableIdentity: true, ReadTimeout: time.Minute, PoolSize: 1})
+	defer rdb.Close()
+	c, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	require.NoError(t, rdb.Do(c, "BF.RESERVE", "fixed", "0.01", "1000", "NONSCALING").Err())
+	for _, k := range []string{"a", "b", "a", "c"} {
+		require.NoError(t, rdb.Do(c, "BF.ADD", "fixed", k).Err())
+	}
+	pipe := rdb.Pipeline()
+	for range 20 {
+		pipe.Do(c, "BF.EXISTS", "fixed", "a")
+	}
+	_, err := pipe.Exec(c)
+	require.NoError(t, err)
+	require.NoError(t, rdb.Do(c, "BF.RESERVE", "grown", "0.01", "100").Err()) // a scaling set
+	require.NoError(t, rdb.Do(c, "BF.ADD", "grown", "x").Err())
+	require.Error(t, rdb.Do(c, "NOSUCH").Err())
+	require.Error(t, rdb.Do(c, "BF.ADD", "fixed").Err())
+
+	fams := scrape(t, url)
+	assert.EqualValues(t, 5, value(t, fams, "mmapbloom_commands_total", "cmd", "bf.add").GetCounter().GetValue())
+	assert.EqualValues(t, 1, value(t, fams, "mmapbloom_commands_rejected_total", "cmd", "bf.add").GetCounter().GetValue())
+	assert.EqualValues(t, 20, value(t, fams, "mmapbloom_commands_total", "cmd", "bf.exists").GetCounter().GetValue())
+	assert.EqualValues(t, 2, value(t, fams, "mmapbloom_errors_total", "err", "ERR").GetCounter().GetValue())
+	assert.EqualValues(t, 2, value(t, fams, "mmapbloom_error_replies_total").GetCounter().GetValue())
+	assert.EqualValues(t, 4, value(t, fams, "mmapbloom_keys_added_total").GetCounter().GetValue()) // a, b, c, x
+	assert.EqualValues(t, 1, value(t, fams, "mmapbloom_filters", "kind", "fixed").GetGauge().GetValue())
+	assert.EqualValues(t, 1, value(t, fams, "mmapbloom_filters", "kind", "set").GetGauge().GetValue())
+	assert.EqualValues(t, 2, value(t, fams, "mmapbloom_open_filters").GetGauge().GetValue())
+	assert.EqualValues(t, 4, value(t, fams, "mmapbloom_open_items").GetGauge().GetValue())
+	assert.Positive(t, value(t, fams, "mmapbloom_mapped_bytes").GetGauge().GetValue())
+	assert.Positive(t, value(t, fams, "mmapbloom_resident_bytes").GetGauge().GetValue())
+	assert.GreaterOrEqual(t, value(t, fams, "mmapbloom_connected_clients").GetGauge().GetValue(), 1.0)
+
+	h := value(t, fams, "mmapbloom_command_latency_seconds", "cmd", "bf.exists").GetHistogram()
+	assert.EqualValues(t, 20, h.GetSampleCount())
+	require.Len(t, h.Bucket, 22) // 2^10 ns to 2^30 ns, and +Inf
+	assert.InDelta(t, 1024e-9, h.Bucket[0].GetUpperBound(), 1e-15)
+	for i := 1; i < len(h.Bucket); i++ {
+		assert.LessOrEqual(t, h.Bucket[i-1].GetCumulativeCount(), h.Bucket[i].GetCumulativeCount())
+	}
+	assert.Positive(t, h.GetSampleSum())
+	assert.NotContains(t, fams, "mmapbloom_replication_lag_seconds", "a primary has no lag")
+	assert.Contains(t, fams, "go_goroutines")
+	assert.Contains(t, fams, "process_cpu_seconds_total")
+}
+
+// TestNoPrometheusInLibrary checks that the library, the format package
+// and the server compile no Prometheus package: only this package does.
+func TestNoPrometheusInLibrary(t *testing.T) {
+	deps := func(pkgs ...string) string {
+		out, err := exec.Command("go", append([]string{"list", "-deps"}, pkgs...)...).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return string(out)
+	}
+	root := "github.com/mmapbloom/mmapbloom/"
+	for _, pkg := range []string{root + "mmapbloom/...", root + "format/...", root + "tools/server"} {
+		assert.NotContains(t, deps(pkg), "prometheus", "go list -deps %s", pkg)
+	}
+	assert.Contains(t, deps(root+"tools/metrics"), "github.com/prometheus/client_golang/prometheus\n")
+	// A program importing only the library and the format package.
+	out := deps(root+"mmapbloom", root+"format")
+	assert.False(t, strings.Contains(out, "prometheus"), "library users compile no prometheus package")
+}

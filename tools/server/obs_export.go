@@ -1,0 +1,112 @@
+package server
+
+import "time"
+
+// Stats is a snapshot of what the server counts, for a metrics exporter
+// (package tools/metrics); INFO reports the same numbers.
+type Stats struct {
+	// Commands has one entry per command called, rejected or failed.
+	Commands []CommandStats
+	// Errors counts error replies by their first word (ERR, NOAUTH...).
+	Errors map[string]int64
+	// ErrorReplies counts every error reply; ProtocolErrors those of
+	// requests the parser refused.
+	ErrorReplies, ProtocolErrors int64
+	// CommandsProcessed counts every command received.
+	CommandsProcessed int64
+	// ConnectionsReceived and RejectedConnections count connections since
+	// start; ConnectedClients is the number connected now.
+	ConnectionsReceived, RejectedConnections int64
+	ConnectedClients                         int
+	// FixedFilters and Sets count the keys of the data directory by kind.
+	FixedFilters, Sets int64
+	// OpenFilters, OpenLayers, OpenItems (their BF.CARD sum) and
+	// MappedBytes describe the filters open now; ResidentBytes is how
+	// much of their files the page cache holds (at most memStatsTTL old;
+	// -1 when the system cannot tell).
+	OpenFilters, OpenLayers, OpenItems, MappedBytes, ResidentBytes int64
+	// KeysAdded counts the keys BF.ADD, BF.MADD and BF.INSERT answered
+	// as new.
+	KeysAdded int64
+	// Replica is true on a node that pulls a primary's filters.
+	// ReplicationLag is then the age, in seconds, of the data of its
+	// latest successful pull (the time since that pull started), -1
+	// before the first; Pulls and PullErrors count its pulls.
+	Replica              bool
+	ReplicationLag       float64
+	Pulls, PullErrors    int64
+	UserCPU, SystemCPU   float64 // CPU seconds of the process
+	UptimeSeconds        float64
+	ResidentSetBytes     int64 // of the process; -1 when unknown
+	LatencyBoundsSeconds []float64
+}
+
+// CommandStats is one command's counts (INFO commandstats): calls run,
+// calls rejected before running, calls that answered an error, their
+// time, and their latencies as a cumulative histogram whose upper
+// bounds are Stats.LatencyBoundsSeconds (LatencyCounts[i] calls took
+// at most bound i; LatencyCount is every call tracked).
+type CommandStats struct {
+	Name                    string
+	Calls, Rejected, Failed int64
+	Seconds                 float64
+	LatencyCounts           []uint64
+	LatencyCount            uint64
+	LatencySumSeconds       float64
+}
+
+// latencyBoundsNs are the histogram bounds Stats reports: 2^10 ns
+// (about 1 µs) to 2^30 ns (about 1 s), by powers of two, as LATENCY
+// HISTOGRAM's.
+var latencyBoundsNs = func() []int64 {
+	var b []int64
+	for p := 10; p <= 30; p++ {
+		b = append(b, int64(1)<<p)
+	}
+	return b
+}()
+
+// Stats returns a snapshot of the server's counts.
+func (s *Server) Stats() Stats {
+	st := Stats{Errors: s.obs.errs.counts(), ErrorReplies: s.obs.errs.total.Load(), ProtocolErrors: s.protoErrs.Load(),
+		CommandsProcessed: s.commands.Load(), ConnectionsReceived: s.accepted.Load(), RejectedConnections: s.rejected.Load(),
+		KeysAdded: s.obs.added.Load(), UptimeSeconds: time.Since(s.start).Seconds(), ResidentSetBytes: residentSetBytes(),
+		ReplicationLag: -1}
+	s.mu.Lock()
+	st.ConnectedClients = len(s.clients)
+	s.mu.Unlock()
+	d, m := s.dataStats(), s.memStats()
+	st.FixedFilters, st.Sets = d.fixed, d.sets
+	st.OpenFilters, st.OpenLayers, st.OpenItems, st.MappedBytes, st.ResidentBytes = m.open, m.layers, m.items, m.mapped, m.resident
+	st.UserCPU, st.SystemCPU = cpuSeconds()
+	for _, b := range latencyBoundsNs {
+		st.LatencyBoundsSeconds = append(st.LatencyBoundsSeconds, float64(b)/1e9)
+	}
+	if cs := s.cluster.Load(); cs != nil && cs.me.Primary != nil {
+		p := s.puller.status()
+		st.Replica, st.Pulls, st.PullErrors = true, p.pulls, p.errors
+		if !p.lastStart.IsZero() {
+			st.ReplicationLag = time.Since(p.lastStart).Seconds()
+		}
+	}
+	for _, cmd := range commandList {
+		if cs, ok := s.commandStats(cmd); ok {
+			st.Commands = append(st.Commands, cs)
+		}
+	}
+	return st
+}
+
+// commandStats returns cmd's counts, false when it has none.
+func (s *Server) commandStats(cmd *command) (CommandStats, bool) {
+	c := &s.obs.cmds[cmd.id]
+	cs := CommandStats{Name: cmd.name, Calls: c.calls.Load(), Rejected: c.rejected.Load(), Failed: c.failed.Load(),
+		Seconds: float64(c.nanos.Load()) / 1e9}
+	if cs.Calls == 0 && cs.Rejected == 0 && cs.Failed == 0 {
+		return cs, false
+	}
+	snap := c.hist.snapshot()
+	cs.LatencyCounts, cs.LatencyCount = snap.below(latencyBoundsNs), snap.total
+	cs.LatencySumSeconds = cs.Seconds
+	return cs, true
+}

@@ -1,0 +1,259 @@
+package server
+
+import (
+	"bytes"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// observer counts what the server does, for INFO, SLOWLOG, LATENCY and
+// the metrics endpoint: per command (by command id) its calls, time,
+// rejected and failed calls and a latency histogram; error replies by
+// their first word; keys added; the slow log and the latency monitor.
+// The per-command path is a few atomic adds, no lock.
+type observer struct {
+	epoch time.Time
+	runID string // INFO's run_id
+	cmds  []cmdStat
+	kind  []replyKind // by command id: what record reads in a reply
+	errs  errorStats
+	slow  slowlog
+	mon   latencyMonitor
+	mem   memCache
+	// added counts the keys BF.ADD, BF.MADD and BF.INSERT answered as
+	// new (1).
+	added atomic.Int64
+	// The run-time parameters, by Redis's names (obs_params.go):
+	// slowlog-log-slower-than (µs; 0 logs every command, negative
+	// none), slowlog-max-len, latency-tracking, latency-monitor-threshold
+	// (ms; 0 off).
+	slowerThan atomic.Int64
+	slowMax    atomic.Int64
+	tracking   atomic.Bool
+	monitorMs  atomic.Int64
+}
+
+// cmdStat is one command's counters (INFO commandstats, latencystats).
+type cmdStat struct {
+	calls, nanos, rejected, failed atomic.Int64
+	hist                           latencyHist
+}
+
+// replyKind says what record reads in a command's reply beyond its
+// first byte: the items of an array (errors per item), the keys added.
+type replyKind uint8
+
+const (
+	replyPlain replyKind = iota
+	replyItems           // an array whose items may be errors (BF.MADD...)
+	replyAdd             // ":1" is a key added (BF.ADD)
+	replyAdds            // an array of adds (BF.MADD, BF.INSERT)
+)
+
+// Defaults of the parameters, Redis 7.0's.
+const (
+	defaultSlowerThan = 10000 // µs
+	defaultSlowMax    = 128
+)
+
+func newObserver() *observer {
+	o := &observer{epoch: time.Now(), runID: runID(), cmds: make([]cmdStat, len(commandList)), kind: make([]replyKind, len(commandList))}
+	for _, cmd := range commandList {
+		switch cmd.name {
+		case "bf.add":
+			o.kind[cmd.id] = replyAdd
+		case "bf.madd", "bf.insert":
+			o.kind[cmd.id] = replyAdds
+		case "bf.mexists":
+			o.kind[cmd.id] = replyItems
+		}
+	}
+	o.slowerThan.Store(defaultSlowerThan)
+	o.slowMax.Store(defaultSlowMax)
+	o.tracking.Store(true)
+	return o
+}
+
+// now is the monotonic time in ns since the observer started.
+func (o *observer) now() int64 { return int64(time.Since(o.epoch)) }
+
+// call runs cmd for c and records it: its time, its reply's errors and
+// added keys, a slow log entry when slow. One clock read a command: a
+// command's time runs from the end of the previous one of its pipeline
+// (or the pipeline's start) to its own end.
+func (s *Server) call(c *client, cmd *command, args [][]byte) {
+	c.lastCmd = cmd
+	mark := len(replyBuf(c.w))
+	s.run(c, cmd, args)
+	s.obs.record(c, cmd, args, c.lap(), 1, replyBuf(c.w)[mark:])
+}
+
+// lap returns the ns since c's clock was last read and restarts it.
+func (c *client) lap() int64 {
+	now := c.s.obs.now()
+	d := now - c.clock
+	c.clock = now
+	return d
+}
+
+// record counts n calls of cmd that took d ns in all and answered
+// replies (n replies of one line each when n > 1: a batch).
+func (o *observer) record(c *client, cmd *command, args [][]byte, d int64, n int, replies []byte) {
+	st := &o.cmds[cmd.id]
+	st.calls.Add(int64(n))
+	st.nanos.Add(d)
+	per := d / int64(n)
+	if o.tracking.Load() {
+		st.hist.record(per, uint64(n))
+	}
+	if failed := o.readReplies(cmd, n, replies); failed > 0 {
+		st.failed.Add(failed)
+	}
+	if slower := o.slowerThan.Load(); slower >= 0 && per/1000 >= slower {
+		o.slow.add(c, args, per/1000, int(o.slowMax.Load()))
+	}
+	if ms := o.monitorMs.Load(); ms > 0 && per/1e6 >= ms {
+		o.mon.add(cmd, per/1e6)
+	}
+}
+
+// reject counts a call of cmd refused before it ran (arity,
+// authentication, permissions, cluster redirections) and answers msg.
+func (c *client) reject(cmd *command, msg string) {
+	if cmd != nil {
+		c.s.obs.cmds[cmd.id].rejected.Add(1)
+	}
+	c.s.obs.errs.add(msg, 1)
+	c.w.WriteError(msg)
+}
+
+// readReplies counts the error replies among a command's replies (and
+// among an array's items for replyItems and replyAdds commands), by
+// their first word, and the keys added; it returns the calls that
+// failed (answered an error, or an array holding one).
+func (o *observer) readReplies(cmd *command, n int, replies []byte) (failed int64) {
+	kind := o.kind[cmd.id]
+	if n == 1 && len(replies) > 0 && replies[0] == '*' && kind != replyPlain {
+		errs, ones := arrayItems(replies)
+		if errs > 0 {
+			o.errs.add(string(firstError(replies)), errs)
+			failed = 1
+		}
+		if kind == replyAdds {
+			o.added.Add(ones)
+		}
+		return failed
+	}
+	errs, ones := lineReplies(replies)
+	if errs > 0 {
+		o.errs.add(string(firstError(replies)), errs)
+	}
+	if kind == replyAdd {
+		o.added.Add(ones)
+	}
+	return errs
+}
+
+// lineReplies counts, in a run of one-line replies, the errors and the
+// ":1" integers.
+func lineReplies(b []byte) (errs, ones int64) {
+	for len(b) > 0 {
+		switch {
+		case b[0] == '-':
+			errs++
+		case len(b) >= 4 && b[0] == ':' && b[1] == '1' && b[2] == '\r':
+			ones++
+		}
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 || b[0] == '$' || b[0] == '*' {
+			break // not a run of one-line replies: its first only
+		}
+		b = b[i+1:]
+	}
+	return errs, ones
+}
+
+// arrayItems counts the errors and ":1" items of an array of one-line
+// replies ("*N\r\n" then N lines).
+func arrayItems(b []byte) (errs, ones int64) {
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 {
+		return 0, 0
+	}
+	return lineReplies(b[i+1:])
+}
+
+// firstError returns the first word of the first error line in b.
+func firstError(b []byte) []byte {
+	i := bytes.Index(b, []byte("\n-"))
+	if len(b) > 0 && b[0] == '-' {
+		i = -1
+	} else if i < 0 {
+		return nil
+	}
+	line := b[i+2:]
+	if j := bytes.IndexAny(line, " \r"); j >= 0 {
+		line = line[:j]
+	}
+	return line
+}
+
+// errorStats counts error replies by their first word (INFO
+// errorstats), for at most maxErrorCodes words as Redis 7.0; the
+// total counts every error.
+type errorStats struct {
+	total atomic.Int64
+	mu    sync.Mutex
+	by    map[string]int64
+}
+
+// maxErrorCodes is Redis's bound on the error codes errorstats tracks.
+const maxErrorCodes = 128
+
+// add counts n error replies whose text (or first word) is msg.
+func (e *errorStats) add(msg string, n int64) {
+	e.total.Add(n)
+	if i := indexAny(msg, " \r"); i >= 0 {
+		msg = msg[:i]
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.by == nil {
+		e.by = map[string]int64{}
+	}
+	if _, ok := e.by[msg]; ok || len(e.by) < maxErrorCodes {
+		e.by[msg] += n
+	}
+}
+
+func indexAny(s, chars string) int { return bytes.IndexAny([]byte(s), chars) }
+
+// counts returns a copy of the counts by first word.
+func (e *errorStats) counts() map[string]int64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make(map[string]int64, len(e.by))
+	for k, v := range e.by {
+		out[k] = v
+	}
+	return out
+}
+
+// resetStats clears the counters CONFIG RESETSTAT clears: the
+// per-command and error counts, histograms and keys added.
+func (o *observer) resetStats() {
+	for i := range o.cmds {
+		st := &o.cmds[i]
+		st.calls.Store(0)
+		st.nanos.Store(0)
+		st.rejected.Store(0)
+		st.failed.Store(0)
+		st.hist.reset()
+	}
+	o.errs.mu.Lock()
+	o.errs.by = nil
+	o.errs.mu.Unlock()
+	o.errs.total.Store(0)
+	o.added.Store(0)
+}
