@@ -2,12 +2,11 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -16,36 +15,29 @@ import (
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
 )
 
-// binDir holds the mmapbloom binary that the subprocess tests build once.
-var (
-	binDir   string
-	binOnce  sync.Once
-	binPath  string
-	binBuild error
-)
+// command is the import path of this program, which the subprocess tests
+// build once (testkit.Binary).
+const command = "github.com/mmapbloom/mmapbloom/tools/mmapbloom"
+
+var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata/ (verify of a set, verify's two forms)")
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		_ = os.RemoveAll(binDir)
-	}
+	testkit.RemoveBinaries()
 	os.Exit(code)
 }
 
 // binary builds the command once and returns the binary's path.
 func binary(t *testing.T) string {
 	t.Helper()
-	binOnce.Do(func() {
-		if binDir, binBuild = os.MkdirTemp("", "mmapbloom-bin"); binBuild != nil {
-			return
-		}
-		binPath = filepath.Join(binDir, "mmapbloom")
-		if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
-			binBuild = fmt.Errorf("go build: %w\n%s", err, out)
-		}
-	})
-	require.NoError(t, binBuild)
-	return binPath
+	return testkit.Binary(t, command)
+}
+
+// assertGolden compares got with the golden file at path; -update
+// rewrites the file with got first.
+func assertGolden(t *testing.T, path, got string) {
+	t.Helper()
+	testkit.Golden(t, path, got, *updateGolden)
 }
 
 // result is what one run of the command gave.
@@ -65,17 +57,8 @@ func runCLI(t testing.TB, stdin []byte, args ...string) result {
 // runBinary runs the built binary as a subprocess.
 func runBinary(t *testing.T, stdin []byte, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(binary(t), args...)
-	var out, errOut bytes.Buffer
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(stdin), &out, &errOut
-	err := cmd.Run()
-	code := 0
-	if exit, ok := err.(*exec.ExitError); ok {
-		code = exit.ExitCode()
-	} else {
-		require.NoError(t, err)
-	}
-	return result{stdout: out.String(), stderr: errOut.String(), code: code}
+	r := testkit.Run(t, binary(t), stdin, args...)
+	return result{stdout: r.Stdout, stderr: r.Stderr, code: r.Code}
 }
 
 // requireOK checks that a run succeeded without a message.
@@ -89,22 +72,13 @@ func requireOK(t testing.TB, r result) {
 // stderr naming the program once, without a panic or stack trace.
 func requireFailure(t testing.TB, r result, contains string) {
 	t.Helper()
-	require.Equal(t, exitError, r.code, "stdout: %q stderr: %q", r.stdout, r.stderr)
-	require.True(t, strings.HasPrefix(r.stderr, "mmapbloom: "), "stderr: %q", r.stderr)
-	require.Equal(t, 1, strings.Count(r.stderr, "mmapbloom: "), "stderr: %q", r.stderr)
-	require.Equal(t, 1, strings.Count(r.stderr, "\n"), "stderr: %q", r.stderr)
-	require.True(t, strings.HasSuffix(r.stderr, "\n"), "stderr: %q", r.stderr)
-	assert.NotContains(t, r.stderr, "panic")
-	assert.NotContains(t, r.stderr, "goroutine")
-	assert.Contains(t, r.stderr, contains)
+	testkit.RequireFailure(t, testkit.Result{Stdout: r.stdout, Stderr: r.stderr, Code: r.code}, "mmapbloom", exitError, contains)
 }
 
 // writeFile writes data to name in dir and returns its path.
 func writeFile(t testing.TB, dir, name string, data []byte) string {
 	t.Helper()
-	path := filepath.Join(dir, name)
-	require.NoError(t, os.WriteFile(path, data, 0o644))
-	return path
+	return testkit.WriteFile(t, dir, name, data)
 }
 
 // readFile returns the bytes of path, or nil when it does not exist or

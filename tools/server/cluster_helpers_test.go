@@ -101,7 +101,7 @@ func (tc *testCluster) client(t *testing.T) *redis.ClusterClient {
 }
 
 // hostKey is the crawler's key of url: seen:{host}, the host cut at 190
-// bytes so that the key fits MaxKeyBytes.
+// bytes so that the key fits keyname.MaxKeyBytes.
 func hostKey(url []byte) string {
 	s := string(url)
 	if i := strings.Index(s, "://"); i >= 0 {

@@ -5,8 +5,8 @@ package server
 // mux are the models). Each entry says what Redis's COMMAND reports for
 // it (arity, flags, key positions, ACL categories, COMMAND DOCS) and
 // which function runs it; the functions live in the files of their
-// subsystem (bf.go, generic.go, clustercmd.go, multi.go, migrate.go,
-// pull.go, setdump.go, window.go). Nothing else registers a command.
+// subsystem (bf.go, generic.go, cluster_cmd.go, generic_multi.go, cluster_migrate.go,
+// replica_pull.go, bf_setdump.go, bf_window.go). Nothing else registers a command.
 //
 // An entry's fields (see type command in dispatch.go):
 //
@@ -43,7 +43,7 @@ func commandTable() []*command {
 	bloom, keyspace, connection := []string{"@bloom"}, []string{"@keyspace"}, []string{"@connection"}
 	dangerous, tx := []string{"@admin", "@dangerous"}, []string{"@transaction"}
 	return []*command{
-		// RedisBloom's BF.* commands (bf.go, bf_debug.go, dump.go).
+		// RedisBloom's BF.* commands (bf.go, bf_debug.go, bf_dump.go).
 		key1(&command{name: "bf.reserve", arity: -4, flags: fWrite, acl: bloom, run: bfReserve}),
 		key1(&command{name: "bf.add", arity: 3, flags: fWrite, acl: bloom, run: bfAdd}),
 		key1(&command{name: "bf.madd", arity: -3, flags: fWrite, acl: bloom, run: bfMAdd}),
@@ -56,14 +56,14 @@ func commandTable() []*command {
 		key1(&command{name: "bf.scandump", arity: 3, flags: fReadSlow, acl: bloom, run: bfScanDump}),
 		key1(&command{name: "bf.loadchunk", arity: 4, flags: fWrite, acl: []string{"@bloom", "@admin", "@dangerous"}, run: bfLoadChunk}),
 
-		// mmapbloom's own keyed commands: windows (window.go), set dumps
-		// (setdump.go).
+		// mmapbloom's own keyed commands: windows (bf_window.go), set dumps
+		// (bf_setdump.go).
 		key1(&command{name: "mbf.reservewindow", arity: -8, flags: fWrite, acl: bloom, run: mbfReserveWindow}),
 		key1(&command{name: "mbf.setdump", arity: -2, flags: fReadSlow, acl: dangerous, run: mbfSetDump}),
 		{name: "mbf.bucketdump", arity: -2, flags: fReadSlow, acl: dangerous, run: mbfBucketDump},
 		{name: "mbf.buckets", arity: 1, flags: fReadSlow, acl: dangerous, run: mbfBuckets},
 
-		// Moving and copying filters between nodes (migrate.go, pull.go).
+		// Moving and copying filters between nodes (cluster_migrate.go, replica_pull.go).
 		{name: "mbf.migrate", arity: -2, flags: fAdmin, run: mbfMigrate},
 		{name: "mbf.pull", arity: 1, flags: fAdmin, run: mbfPull},
 
@@ -75,7 +75,7 @@ func commandTable() []*command {
 		{name: "scan", arity: -2, flags: fReadSlow, acl: keyspace, run: scan},
 		{name: "keys", arity: 2, flags: fReadSlow, acl: []string{"@keyspace", "@dangerous"}, run: keysCmd},
 
-		// Connection and server commands (generic.go, info.go).
+		// Connection and server commands (generic.go, generic_info.go).
 		{name: "ping", arity: -1, flags: fFast, acl: connection, run: ping},
 		{name: "echo", arity: 2, flags: fFast, acl: connection, run: echo},
 		{name: "quit", arity: -1, flags: fConn, acl: connection, noAuth: true, run: quit},
@@ -100,12 +100,12 @@ func commandTable() []*command {
 			{name: "whoami", arity: 2, flags: fACLRead, run: aclWhoAmI},
 		}},
 
-		// Transactions (multi.go).
+		// Transactions (generic_multi.go).
 		{name: "multi", arity: 1, flags: fTx, acl: tx, run: multi},
 		{name: "exec", arity: 1, flags: []string{"noscript", "loading", "stale", "skip_slowlog"}, acl: tx, run: execTx},
 		{name: "discard", arity: 1, flags: fTx, acl: tx, run: discard},
 
-		// Cluster (clustercmd.go).
+		// Cluster (cluster_cmd.go).
 		{name: "cluster", arity: -2, flags: []string{"stale"}, run: clusterCmd},
 		{name: "readonly", arity: 1, flags: []string{"loading", "stale", "fast"}, acl: connection, run: readMode},
 		{name: "readwrite", arity: 1, flags: []string{"loading", "stale", "fast"}, acl: connection, run: readMode},

@@ -29,7 +29,7 @@ type client struct {
 	name     string
 	quit     bool
 	resp3    bool // HELLO 3 was sent: replies in RESP3 (conn_resp3.go)
-	tx       tx   // MULTI ... EXEC (multi.go)
+	tx       tx   // MULTI ... EXEC (generic_multi.go)
 
 	present []bool // answers of batch calls, reused
 }

@@ -137,7 +137,7 @@ func resolve(cmd *command, args [][]byte) (*command, string) {
 
 // execPipeline runs the commands of one read, in order, answering each.
 // Runs of BF.ADD or of BF.EXISTS on one key go to the filter as one
-// batch call (see batch.go).
+// batch call (see bf_batch.go).
 func (s *Server) execPipeline(c *client, cmds []redcon.Command) {
 	for i := 0; i < len(cmds) && !c.quit; {
 		if s.trace != nil {

@@ -1,13 +1,18 @@
 package server
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
+)
 
 // Errors returned by this package's functions (the replies to clients are
-// Redis error strings, see replies.go).
+// Redis error strings, see conn_replies.go).
 var (
 	// ErrBadKey is returned for a key that cannot name a file: longer than
-	// MaxKeyBytes, or longer than MaxStemBytes once escaped.
-	ErrBadKey = errors.New("key too long")
+	// keyname.MaxKeyBytes, or longer than keyname.MaxStemBytes once
+	// escaped. It is keyname.ErrBadKey.
+	ErrBadKey = keyname.ErrBadKey
 
 	// ErrProtectedMode is returned by New for a non-loopback address
 	// without a password, unless Config.AllowUnprotected is set.

@@ -1,32 +1,30 @@
 package server
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
+	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
 )
 
 // Folding hash-tagged keys (Config.FoldHashtags, serve --fold-hashtags;
 // off by default). A key prefix{tag}suffix with a non-empty hash tag
 // (Redis's rule, cluster.HashTag) is kept in the filter of the bucket
 // b = slot / (16384/B) of the name prefix{}suffix, one filter (a scaling
-// set) shared by every key of that name in the bucket's slots, named
-// Stem(prefix{}suffix) + "@b" + b on disk (seen:{example.com} with B = 64:
-// seen:%7B%7D@b33.bfset). No key's stem holds a raw '@', so no key names
-// a bucket's file. An item x of the key is the element
-// uvarint(len(tag)) ‖ tag ‖ x of the bucket's filter: an item added under
-// one tag never tests present under another (beyond the false-positive
-// rate). Commands whose answer would describe the whole bucket rather
-// than the key are refused (foldWhy); the README has the table.
+// set) shared by every key of that name in the bucket's slots, named by
+// keyname.Fold (seen:{example.com} with B = 64: seen:%7B%7D@b33.bfset).
+// An item x of the key is the element uvarint(len(tag)) ‖ tag ‖ x of
+// the bucket's filter: an item added under one tag never tests present
+// under another (beyond the false-positive rate). Commands whose answer
+// would describe the whole bucket rather than the key are refused
+// (foldWhy); the README has the table.
 
 // DefaultFoldBuckets is the number of buckets of slots when folding.
 const DefaultFoldBuckets = 64
@@ -36,84 +34,15 @@ const DefaultFoldBuckets = 64
 // would make folded keys read absent, is refused.
 const foldMarker = "FOLDING"
 
-// bucketMark separates a folded name's stem from its bucket number.
-const bucketMark = "@b"
-
-// Folded is where a folded key lives.
-type Folded struct {
-	Stem   string // file-name stem of its bucket's filter
-	Bucket int    // slot / (cluster.Slots / buckets)
-	Tag    []byte // the key's hash tag (a sub-slice of the key)
-}
-
-// Fold maps key under folding into buckets buckets (a power of two
-// dividing cluster.Slots): ok is false for a key without a non-empty
-// hash tag, which is not folded. The error is ErrBadKey when the name
-// prefix{}suffix is too long for a file name (the tag may be of any
-// length: it is not part of the name).
-func Fold(key []byte, buckets int) (f Folded, ok bool, err error) {
-	tag := cluster.HashTag(key)
-	if len(tag) == len(key) { // a tag lies between braces: shorter than the key
-		return Folded{}, false, nil
-	}
-	open := bytes.IndexByte(key, '{')
-	name := make([]byte, 0, len(key)-len(tag))
-	name = append(append(name, key[:open+1]...), key[open+1+len(tag):]...)
-	bucket := cluster.KeySlot(key) / (cluster.Slots / buckets)
-	stem, err := foldedStem(name, bucket)
-	if err != nil {
-		return Folded{}, true, err
-	}
-	return Folded{Stem: stem, Bucket: bucket, Tag: tag}, true, nil
-}
-
-// foldedStem is the stem of bucket's filter of the name prefix{}suffix.
-func foldedStem(name []byte, bucket int) (string, error) {
-	stem, err := Stem(name)
-	if err != nil {
-		return "", err
-	}
-	stem += bucketMark + strconv.Itoa(bucket)
-	if len(stem) > MaxStemBytes {
-		return "", fmt.Errorf("%d bytes once escaped with its bucket, at most %d: %w", len(stem), MaxStemBytes, ErrBadKey)
-	}
-	return stem, nil
-}
-
-// FoldedOf is the inverse of the folded naming rule: the name
-// prefix{}suffix and bucket a directory entry holds the filter of, and
-// whether it is a set, or ok = false for a name no folded key maps to.
-func FoldedOf(entry string) (name string, bucket int, set bool, ok bool) {
-	stem, set, ok := splitName(entry)
-	at := strings.LastIndex(stem, bucketMark)
-	if !ok || at < 0 {
-		return "", 0, false, false
-	}
-	digits := stem[at+len(bucketMark):]
-	bucket, err := strconv.Atoi(digits)
-	if err != nil || bucket < 0 || bucket >= cluster.Slots || strconv.Itoa(bucket) != digits {
-		return "", 0, false, false
-	}
-	name, ok = unescape(stem[:at])
-	open := strings.IndexByte(name, '{')
-	if !ok || open < 0 || open+1 == len(name) || name[open+1] != '}' {
-		return "", 0, false, false
-	}
-	if again, err := foldedStem([]byte(name), bucket); err != nil || again != stem {
-		return "", 0, false, false
-	}
-	return name, bucket, set, true
-}
-
 // tagged reports whether key has a non-empty hash tag.
 func tagged(key []byte) bool { return len(cluster.HashTag(key)) < len(key) }
 
 // fold returns where key lives when this server folds it.
-func (s *Server) fold(key []byte) (Folded, bool, error) {
+func (s *Server) fold(key []byte) (keyname.Folded, bool, error) {
 	if !s.cfg.FoldHashtags {
-		return Folded{}, false, nil
+		return keyname.Folded{}, false, nil
 	}
-	return Fold(key, s.cfg.FoldBuckets)
+	return keyname.Fold(key, s.cfg.FoldBuckets)
 }
 
 // filterOf returns the stem of the filter that holds key's items and
@@ -126,7 +55,7 @@ func (s *Server) filterOf(key []byte, create *createSpec) (string, func(Bloom) B
 	case err != nil:
 		return "", nil, err
 	case !ok:
-		stem, err := Stem(key)
+		stem, err := keyname.Stem(key)
 		return stem, func(b Bloom) Bloom { return b }, err
 	case create != nil && create.expansion == 0 && create.window == 0:
 		return "", nil, errFoldFixed
@@ -315,7 +244,7 @@ func noTaggedKeys(dir string) error {
 		return fmt.Errorf("server: %w", err)
 	}
 	for _, de := range ents {
-		if key, _, ok := KeyOf(de.Name()); ok && tagged([]byte(key)) {
+		if key, _, ok := keyname.KeyOf(de.Name()); ok && tagged([]byte(key)) {
 			return fmt.Errorf("server: %w: %s holds filters of keys with a {hash tag} ('%s'), which folding would hide (their items would test absent): serve it without --fold-hashtags, or move them out",
 				ErrFoldConfig, dir, clip([]byte(key)))
 		}
@@ -338,12 +267,12 @@ func (s *Server) bucketsToMove(rs []cluster.Range, dir string) ([]string, error)
 	width := cluster.Slots / s.cfg.FoldBuckets
 	var out []string
 	for _, de := range ents {
-		_, b, set, ok := FoldedOf(de.Name())
+		_, b, set, ok := keyname.FoldedOf(de.Name())
 		if !ok || set != de.IsDir() || !overlaps(b*width, (b+1)*width-1, rs) {
 			continue
 		}
-		stem, _, _ := splitName(de.Name())
-		for _, suffix := range []string{fileSuffix, setSuffix} {
+		stem, _, _ := keyname.Split(de.Name())
+		for _, suffix := range []string{keyname.FileSuffix, keyname.SetSuffix} {
 			if _, err := os.Lstat(filepath.Join(dir, stem+suffix)); err == nil {
 				return nil, fmt.Errorf("%w: a bucket to copy exists in the destination, %s (its node may own other slots of the bucket: a copy would drop their adds; move slot ranges aligned to buckets, or remove a stale copy)",
 					errFoldMigrate, filepath.Join(dir, stem+suffix))

@@ -7,7 +7,7 @@ import (
 
 // Replicas (a node whose config line is `ID HOST:PORT replica-of
 // PRIMARY_ID`): it owns no slots, keeps a copy of its primary's keys by
-// pulling them (pull.go), and serves reads of its primary's slots to
+// pulling them (replica_pull.go), and serves reads of its primary's slots to
 // connections that sent READONLY, as a Redis Cluster replica does. Every
 // other keyed command, and every write, gets -MOVED to the slot's owner.
 
@@ -34,7 +34,7 @@ func (cs *clusterState) route(slot int, cmd *command, readonly bool) string {
 func (cmd *command) readOnly() bool { return slices.Contains(cmd.flags, "readonly") }
 
 // replicationInfo is INFO's replication section: Redis's role, and on a
-// replica its primary and the state of its pulls (pull.go). A primary
+// replica its primary and the state of its pulls (replica_pull.go). A primary
 // reports its configured replicas as mbf_replicas (they pull; none is
 // "connected" as a Redis replica is, so connected_slaves is 0); both
 // report mbf_fold_buckets.
@@ -65,7 +65,7 @@ func (s *Server) replicationInfo() [][2]string {
 
 // foldInfo is INFO replication's mbf_fold_buckets: the buckets of
 // folded hash-tagged keys, 0 without folding (a replica refuses to pull
-// from a primary that folds, pull.go).
+// from a primary that folds, replica_pull.go).
 func (s *Server) foldInfo() [2]string {
 	n := 0
 	if s.cfg.FoldHashtags {

@@ -62,7 +62,7 @@ type Config struct {
 	// FileCheck is how often a key in use is compared with its file
 	// (one stat per key per period): a key whose file or set directory
 	// an outside tool replaced (a new inode) or removed is reopened at
-	// its first use at most this long after (filecheck.go). Default
+	// its first use at most this long after (store_filecheck.go). Default
 	// DefaultFileCheck (1 s); negative means never.
 	FileCheck time.Duration
 
@@ -93,7 +93,7 @@ type Config struct {
 	NodeID string
 
 	// PullInterval is how often a replica (a `replica-of` line in
-	// ClusterConfig) pulls its primary's filters (pull.go). Default
+	// ClusterConfig) pulls its primary's filters (replica_pull.go). Default
 	// DefaultPullInterval (1 s).
 	PullInterval time.Duration
 
@@ -108,7 +108,7 @@ type Config struct {
 	// power of two from 1 to 16384. Default DefaultFoldBuckets (64).
 	FoldBuckets int
 
-	// Limits bounds disk, layers and loads (limits.go). Default: the
+	// Limits bounds disk, layers and loads (store_limits.go). Default: the
 	// defaults of each Limits field.
 	Limits Limits
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
+	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
 )
 
 // store maps keys to their open filters. A key's file is opened on its
@@ -24,7 +25,7 @@ type store struct {
 	lim  *limiter
 
 	mu    sync.Mutex
-	open  map[string]*entry // by file-name stem (Stem, or foldedStem)
+	open  map[string]*entry // by file-name stem (keyname.Stem, or a folded key's keyname.Fold)
 	loads map[string]*load  // BF.LOADCHUNK in progress
 	uses  uint64            // commands that used a filter: entry.lru's clock
 	// shapes holds, per createSpec of a fixed file, the header of the
@@ -35,7 +36,7 @@ type store struct {
 	closed  bool
 	stop    chan struct{}
 	stopped chan struct{}
-	// period is the file check period (filecheck.go): an open entry is
+	// period is the file check period (store_filecheck.go): an open entry is
 	// checked against its file at its first use in each.
 	period atomic.Uint64
 }
@@ -55,7 +56,7 @@ type entry struct {
 	lru   uint64 // the store's use counter at b's last use
 	// id is the identity of the file (or set CONTROL page) b was opened
 	// from; checked, the check period it was last compared in
-	// (filecheck.go).
+	// (store_filecheck.go).
 	id      os.FileInfo
 	checked uint64
 }
@@ -76,13 +77,13 @@ func newStore(dir string, sets Sets, idle, check time.Duration, lim *limiter) *s
 	s := &store{dir: dir, sets: sets, lim: lim, open: map[string]*entry{}, loads: map[string]*load{},
 		stop: make(chan struct{}), stopped: make(chan struct{})}
 	go s.closeIdle(idle)
-	go s.every(check, func() { s.period.Add(1) }) // the file check (filecheck.go)
+	go s.every(check, func() { s.period.Add(1) }) // the file check (store_filecheck.go)
 	return s
 }
 
 // paths returns the fixed-file and set-directory paths of key.
 func (s *store) paths(key []byte) (file, set string, err error) {
-	stem, err := Stem(key)
+	stem, err := keyname.Stem(key)
 	if err != nil {
 		return "", "", err
 	}
@@ -92,10 +93,10 @@ func (s *store) paths(key []byte) (file, set string, err error) {
 
 // stemPaths returns the fixed-file and set-directory paths of a stem.
 func (s *store) stemPaths(stem string) (file, set string) {
-	return filepath.Join(s.dir, stem+fileSuffix), filepath.Join(s.dir, stem+setSuffix)
+	return filepath.Join(s.dir, stem+keyname.FileSuffix), filepath.Join(s.dir, stem+keyname.SetSuffix)
 }
 
-// acquire returns the open filter named stem (a key's Stem, or a folded
+// acquire returns the open filter named stem (a key's keyname.Stem, or a folded
 // bucket's), opening it if needed; with create non-nil a missing filter
 // is created from it. The caller must release the entry. Errors:
 // ErrNotFound, the library's errors.
@@ -153,7 +154,7 @@ func (s *store) release(e *entry, broken bool) {
 
 // reserve creates key from spec: ErrKeyExists if it has a file already.
 func (s *store) reserve(key []byte, spec createSpec) error {
-	stem, err := Stem(key)
+	stem, err := keyname.Stem(key)
 	if err != nil {
 		return err
 	}
@@ -226,7 +227,7 @@ func (s *store) createStem(stem string, spec createSpec) (Bloom, error) {
 
 // exists reports whether key has a file or set directory.
 func (s *store) exists(key []byte) (bool, error) {
-	stem, err := Stem(key)
+	stem, err := keyname.Stem(key)
 	if err != nil {
 		return false, err
 	}
@@ -253,7 +254,7 @@ func (s *store) existsLocked(stem string) (bool, error) {
 // remove deletes key's file or set: false if it had none. It fails with
 // mmapbloom.ErrInUse while a command or another process uses the key.
 func (s *store) remove(key []byte) (bool, error) {
-	stem, err := Stem(key)
+	stem, err := keyname.Stem(key)
 	if err != nil {
 		return false, err
 	}
@@ -291,7 +292,7 @@ func (s *store) keys() ([]string, error) {
 	seen := map[string]bool{}
 	out := make([]string, 0, len(ents))
 	for _, de := range ents {
-		key, set, ok := KeyOf(de.Name())
+		key, set, ok := keyname.KeyOf(de.Name())
 		if !ok || set != de.IsDir() || seen[key] {
 			continue
 		}

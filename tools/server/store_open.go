@@ -42,7 +42,7 @@ func (e *entry) wait(create *createSpec) (retry bool, err error) {
 // openOrCreate opens stem's filter, creating it from create when it has
 // none; without descriptors left it closes unused filters and tries once
 // more, then fails with errNoDescriptors. id is the identity of the file
-// (or set CONTROL page) opened, for the file check (filecheck.go).
+// (or set CONTROL page) opened, for the file check (store_filecheck.go).
 func (s *store) openOrCreate(stem string, create *createSpec) (b Bloom, id os.FileInfo, err error) {
 	b, id, err = s.openCreate(stem, create)
 	if noDescriptors(err) {

@@ -10,6 +10,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
 )
 
 // heldSets is the library's sets with a hook: Create of the set named
@@ -34,7 +36,7 @@ func (h heldSets) Create(dir string, n uint64, p float64, spec SetSpec) (Bloom, 
 // commands on the held key wait for it and then see it.
 func TestCreateDoesNotStallOtherKeys(t *testing.T) {
 	dir := t.TempDir()
-	held := heldSets{hold: dir + "/slow" + setSuffix, entered: make(chan struct{}), release: make(chan struct{})}
+	held := heldSets{hold: dir + "/slow" + keyname.SetSuffix, entered: make(chan struct{}), release: make(chan struct{})}
 	_, addr := startServer(t, Config{Dir: dir, DefaultExpansion: 2, DefaultCapacity: 1000, Sets: held})
 	var once sync.Once
 	release := func() { once.Do(func() { close(held.release) }) }

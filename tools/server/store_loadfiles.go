@@ -7,10 +7,12 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
 )
 
 // The temporary files of loads (BF.LOADCHUNK's .KEY.bloom.load*, a
-// pull's .KEY.bloom.pull*, dump.go) are held with a shared flock by the
+// pull's .KEY.bloom.pull*, bf_dump.go) are held with a shared flock by the
 // server building them (shared, as the library's own handles hold filter
 // files, so that checking and absorbing the load can open it). A server
 // killed during a load leaves its file; the next start removes the ones
@@ -22,7 +24,7 @@ func lockLoad(f *os.File) error { return unix.Flock(int(f.Fd()), unix.LOCK_SH|un
 
 // staleLoad reports whether name is the name of a load's temporary file.
 func staleLoad(name string) bool {
-	return strings.HasPrefix(name, ".") && (strings.Contains(name, fileSuffix+".load") || strings.Contains(name, fileSuffix+".pull"))
+	return strings.HasPrefix(name, ".") && (strings.Contains(name, keyname.FileSuffix+".load") || strings.Contains(name, keyname.FileSuffix+".pull"))
 }
 
 // removeStaleLoads removes the loads' temporary files of dir that no

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
+	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
 )
 
 // move runs the README's move of ranges from node from to node to:
@@ -115,9 +116,9 @@ func TestClusterMoveBackUnderLoad(t *testing.T) {
 		require.LessOrEqual(t, cluster.KeySlot([]byte(ki[0])), 5460, "node1's slots")
 		f := files[ki[0]]
 		if f == nil {
-			stem, err := Stem([]byte(ki[0]))
+			stem, err := keyname.Stem([]byte(ki[0]))
 			require.NoError(t, err)
-			f, err = mmapbloom.Open(filepath.Join(tc.dirs[0], stem+fileSuffix), &mmapbloom.OpenOptions{ReadOnly: true})
+			f, err = mmapbloom.Open(filepath.Join(tc.dirs[0], stem+keyname.FileSuffix), &mmapbloom.OpenOptions{ReadOnly: true})
 			require.NoError(t, err)
 			defer f.Close()
 			files[ki[0]] = f

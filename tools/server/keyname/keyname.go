@@ -1,6 +1,12 @@
-package server
+// Package keyname is the server's rule from keys to file names: a key
+// names the file DIR/STEM.bloom (a fixed filter) or the directory
+// DIR/STEM.bfset (a scaling or windowed set), and under folding a
+// hash-tagged key names its bucket's filter (Fold). Pure functions of
+// their arguments: no file is touched.
+package keyname
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -20,9 +26,15 @@ const (
 	// digits) it stays under the 255-byte NAME_MAX of Linux file systems.
 	MaxStemBytes = 230
 
-	fileSuffix = ".bloom"
-	setSuffix  = ".bfset"
+	// FileSuffix ends the name of a fixed filter's file.
+	FileSuffix = ".bloom"
+	// SetSuffix ends the name of a set's directory.
+	SetSuffix = ".bfset"
 )
+
+// ErrBadKey is returned for a key that cannot name a file: longer than
+// MaxKeyBytes, or longer than MaxStemBytes once escaped.
+var ErrBadKey = errors.New("key too long")
 
 const hexDigits = "0123456789ABCDEF"
 
@@ -62,7 +74,7 @@ func Stem(key []byte) (string, error) {
 // a directory entry stands for, and whether it is a set, or ok = false
 // for a name no key maps to (other files, temporary files).
 func KeyOf(name string) (key string, set bool, ok bool) {
-	stem, set, ok := splitName(name)
+	stem, set, ok := Split(name)
 	if !ok {
 		return "", false, false
 	}
@@ -70,13 +82,13 @@ func KeyOf(name string) (key string, set bool, ok bool) {
 	return key, set, ok
 }
 
-// splitName cuts a directory entry's name into its stem and whether it
-// is a set, or ok = false when it has neither suffix.
-func splitName(name string) (stem string, set bool, ok bool) {
-	if stem, ok = strings.CutSuffix(name, fileSuffix); ok {
+// Split cuts a directory entry's name into its stem and whether it is a
+// set, or ok = false when it has neither suffix.
+func Split(name string) (stem string, set bool, ok bool) {
+	if stem, ok = strings.CutSuffix(name, FileSuffix); ok {
 		return stem, false, true
 	}
-	stem, ok = strings.CutSuffix(name, setSuffix)
+	stem, ok = strings.CutSuffix(name, SetSuffix)
 	return stem, ok, ok
 }
 

@@ -1,9 +1,8 @@
-package main
+package e2e_test
 
 import (
 	"bytes"
 	"compress/gzip"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,21 +13,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 )
-
-var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata/ (redis-cli transcripts, verify of a set, verify's two forms)")
-
-// assertGolden compares got with the golden file at path; -update
-// rewrites the file with got first.
-func assertGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if *updateGolden {
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err)
-	assert.Equal(t, string(want), got)
-}
 
 // needTool returns the path of a real client program. With CI=true a
 // missing one fails the test; elsewhere the test is skipped.
@@ -72,7 +59,7 @@ func TestRedisCLITranscript(t *testing.T) {
 			cmd.Stdin = bytes.NewReader(in)
 			out, err := cmd.CombinedOutput()
 			require.NoError(t, err, string(out))
-			assertGolden(t, strings.TrimSuffix(script, ".redis")+".golden", string(out))
+			testkit.Golden(t, strings.TrimSuffix(script, ".redis")+".golden", string(out), *updateGolden)
 		})
 	}
 }
@@ -110,7 +97,7 @@ func TestRedisCLIPipe(t *testing.T) {
 
 // sampleURLs reads testdata/phishing-sample.txt.gz of the repository.
 func sampleURLs(t *testing.T) []string {
-	f, err := os.Open("../../testdata/phishing-sample.txt.gz")
+	f, err := os.Open(testkit.Testdata("phishing-sample.txt.gz"))
 	require.NoError(t, err)
 	defer f.Close()
 	zr, err := gzip.NewReader(f)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
+	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
 )
 
 // Files that change behind the server. An open key's filter is the file
@@ -116,11 +117,11 @@ func (s *Server) dropMoved(old, cs *clusterState) {
 // stemSlots returns the slots of the filter named stem: its key's slot,
 // or its bucket's slots (width of them) for a folded bucket.
 func stemSlots(stem string, width int) (lo, hi int, ok bool) {
-	if key, _, ok := KeyOf(stem + fileSuffix); ok {
+	if key, _, ok := keyname.KeyOf(stem + keyname.FileSuffix); ok {
 		slot := cluster.KeySlot([]byte(key))
 		return slot, slot, true
 	}
-	if _, bucket, _, ok := FoldedOf(stem + setSuffix); ok {
+	if _, bucket, _, ok := keyname.FoldedOf(stem + keyname.SetSuffix); ok {
 		return bucket * width, (bucket+1)*width - 1, true
 	}
 	return 0, 0, false

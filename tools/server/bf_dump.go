@@ -11,6 +11,7 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
+	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
 )
 
 // BF.SCANDUMP and BF.LOADCHUNK move a fixed filter file as it is on disk:
@@ -24,8 +25,8 @@ import (
 const dumpChunk = 4 << 20
 
 // chunkRoom is what a BF.LOADCHUNK request takes beside its piece: the
-// command, a key of MaxKeyBytes, the iterator and the RESP framing.
-const chunkRoom = 256 + MaxKeyBytes
+// command, a key of keyname.MaxKeyBytes, the iterator and the RESP framing.
+const chunkRoom = 256 + keyname.MaxKeyBytes
 
 // chunkSize returns the largest piece a dump of this server sends:
 // dumpChunk (4 MiB, RedisBloom's), or less so that the BF.LOADCHUNK
@@ -36,7 +37,7 @@ func (s *Server) chunkSize() uint64 {
 }
 
 // setDumpRefused starts the error of BF.SCANDUMP on a set; a replica
-// pulling a key reads it as "use MBF.SETDUMP" (pull.go).
+// pulling a key reads it as "use MBF.SETDUMP" (replica_pull.go).
 const setDumpRefused = "BF.SCANDUMP of a scaling or windowed set is not supported"
 
 // errSetDump refuses BF.SCANDUMP of a set (a directory of layers).
@@ -46,7 +47,7 @@ var errSetDump = errors.New(setDumpRefused + ": dump it with MBF.SETDUMP, copy i
 var errBadData = errors.New("received bad data")
 
 // load is a BF.LOADCHUNK (or a pull's copy) in progress, admitted by
-// the limiter (limits.go) at its full size. Its pieces must come in
+// the limiter (store_limits.go) at its full size. Its pieces must come in
 // order, so that it is complete only once every byte has arrived.
 type load struct {
 	f     *os.File
@@ -105,7 +106,7 @@ func readAt(path string, buf []byte, off int64) error {
 // startLoad begins loading key for client owner from a dumped header:
 // ErrKeyExists if the key has a file, a limitError past the limits.
 func (s *store) startLoad(owner int64, key, header []byte) error {
-	stem, err := Stem(key)
+	stem, err := keyname.Stem(key)
 	if err != nil {
 		return err
 	}

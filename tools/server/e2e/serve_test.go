@@ -1,4 +1,4 @@
-package main
+package e2e_test
 
 import (
 	"bufio"
@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
@@ -104,47 +105,11 @@ func TestServeSIGTERM(t *testing.T) {
 	assert.EqualValues(t, 1, n, "count published at close")
 }
 
-// TestServeBadFlags: values the server would take for its default, or
-// that would make every auto-created key fail, are refused before it
-// listens (a new user's trial found them accepted).
-func TestServeBadFlags(t *testing.T) {
-	dir := t.TempDir()
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--default-error-rate", "2"}, "default error rate 2: want (0, 1)"},
-		{[]string{"--default-error-rate", "-0.1"}, "default error rate -0.1: want (0, 1)"},
-		// 0 was taken for the default, 0.01, without a word.
-		{[]string{"--default-error-rate", "0"}, "--default-error-rate 0: want a rate in (0, 1)"},
-		{[]string{"--default-error-rate", "-0"}, "--default-error-rate 0: want a rate in (0, 1)"},
-		{[]string{"--default-expansion", "40000"}, "default expansion 40000: at most 32768"},
-		{[]string{"--default-capacity", "0"}, "--default-capacity 0: want at least 1"},
-		{[]string{"--maxclients", "0"}, "--maxclients 0: want at least 1"},
-		{[]string{"--max-request", "0"}, "--max-request 0: want at least 1"},
-		{[]string{"--fold-hashtags", "--fold-buckets", "0"}, "--fold-buckets 0: want at least 1"},
-		{[]string{"--fold-hashtags", "--fold-buckets", "48"}, "48 buckets: give a power of two"},
-		{[]string{"--fold-buckets", "128"}, "--fold-buckets 128 without --fold-hashtags"},
-	} {
-		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			args := append([]string{"serve", "--dir", dir, "--addr", "127.0.0.1:0"}, tc.args...)
-			requireFailure(t, runCLI(t, nil, args...), tc.want)
-		})
-	}
-}
-
-// TestServeProtectedMode: a non-loopback address needs a password or
-// --unprotected.
-func TestServeProtectedMode(t *testing.T) {
-	r := runCLI(t, nil, "serve", "--dir", t.TempDir(), "--addr", "0.0.0.0:0")
-	requireFailure(t, r, "refusing to listen on a non-loopback address without a password")
-}
-
 // TestServePasswordSources: the password from a file and from the
 // environment, never on the command line.
 func TestServePasswordSources(t *testing.T) {
 	dir := t.TempDir()
-	pw := writeFile(t, t.TempDir(), "pw", []byte("from-file\n"))
+	pw := testkit.WriteFile(t, t.TempDir(), "pw", []byte("from-file\n"))
 	s := startServe(t, dir, nil, "--requirepass-file", pw)
 	anon, c := goRedis(t, s.addr, "")
 	require.EqualError(t, anon.Ping(c).Err(), "NOAUTH Authentication required.")
@@ -222,7 +187,7 @@ func TestServeSharingProcess(t *testing.T) {
 	for i := range 100_000 {
 		fmt.Fprintf(&local, "local-%d\n", i)
 	}
-	keys := writeFile(t, t.TempDir(), "keys.txt", []byte(local.String()))
+	keys := testkit.WriteFile(t, t.TempDir(), "keys.txt", []byte(local.String()))
 	add := exec.Command(binary(t), "add", filepath.Join(dir, "shared.bloom"), keys)
 	var addErr strings.Builder
 	add.Stderr = &addErr

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
+	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
 )
 
 // A replica pulls its primary every Config.PullInterval, and on
@@ -20,7 +21,7 @@ import (
 // of a slot the primary owns copies the filter with BF.SCANDUMP (a set
 // layer by layer with MBF.SETDUMP or MBF.BUCKETDUMP) and ORs it into its
 // own copy, in place (Filter.UnionPiece) or through a temporary file
-// (pullcopy.go; a set's MANIFEST is adopted last, AdoptSetManifest). A
+// (replica_pullcopy.go; a set's MANIFEST is adopted last, AdoptSetManifest). A
 // dump reads each piece when asked,
 // so it holds every bit set on the primary before the pull started:
 // once a pull completes without error, every add the primary
@@ -279,7 +280,7 @@ func (s *Server) bucketsOf(stems []string, cs *clusterState) []string {
 	var out []string
 	width := cluster.Slots / max(s.cfg.FoldBuckets, 1)
 	for _, stem := range stems {
-		_, b, isSet, ok := FoldedOf(stem + setSuffix)
+		_, b, isSet, ok := keyname.FoldedOf(stem + keyname.SetSuffix)
 		if !ok || !isSet || b*width >= cluster.Slots {
 			continue // not a bucket: ignored, as a hostile listing
 		}
@@ -294,7 +295,7 @@ func (s *Server) bucketsOf(stems []string, cs *clusterState) []string {
 }
 
 // listKeys lists the primary's keys with SCAN, which returns every key
-// present from the listing's start to its end (scan.go). The server's
+// present from the listing's start to its end (generic_scan.go). The server's
 // cursor is a position in the order of the keys' hashes, so it only
 // grows until it ends at 0; a cursor that does not grow is errBadData (a
 // loop).

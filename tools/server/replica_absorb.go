@@ -9,10 +9,10 @@ import (
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
-// What a replica's store does with a pulled copy (pull.go).
+// What a replica's store does with a pulled copy (replica_pull.go).
 
 // absorb takes l, a complete pulled copy of the fixed filter named stem
-// (a key's Stem): it is
+// (a key's keyname.Stem): it is
 // ORed into key's filter when that has the same shape, linked into place
 // when key has none, and replaces key's filter (or set) when that has
 // another shape or kind, which means the primary deleted and re-created

@@ -1,4 +1,4 @@
-package main
+package e2e_test
 
 import (
 	"fmt"
@@ -18,8 +18,8 @@ import (
 // length-prefixed tag; the directory then refuses a start without
 // folding; --fold-buckets must be a power of two.
 func TestServeFoldHashtags(t *testing.T) {
-	requireFailure(t, runCLI(t, nil, "serve", "--dir", t.TempDir(), "--fold-hashtags", "--fold-buckets", "100"),
-		"100 buckets: give a power of two from 1 to 16384")
+	requireRefused(t, "100 buckets: give a power of two from 1 to 16384",
+		"serve", "--dir", t.TempDir(), "--fold-hashtags", "--fold-buckets", "100")
 
 	dir := t.TempDir()
 	s := startServe(t, dir, nil, "--fold-hashtags", "--fold-buckets", "16", "--default-capacity", "1000")
@@ -40,5 +40,5 @@ func TestServeFoldHashtags(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, ok)
 
-	requireFailure(t, runCLI(t, nil, "serve", "--dir", dir), "was served with folding (fold-buckets 16)")
+	requireRefused(t, "was served with folding (fold-buckets 16)", "serve", "--dir", dir)
 }

@@ -13,9 +13,10 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
+	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
 )
 
-// Copying one key, set or bucket of the primary during a pull (pull.go):
+// Copying one key, set or bucket of the primary during a pull (replica_pull.go):
 // its dump is fetched iterator by iterator and ORed into the replica's
 // copy, in place or through a temporary file.
 
@@ -65,7 +66,7 @@ func prefetch(ctx context.Context, rdb *redis.Client, keys []string) []map[int64
 // pullKey pulls one key: a fixed filter by BF.SCANDUMP (d), a set (which
 // BF.SCANDUMP refuses) by MBF.SETDUMP.
 func (s *Server) pullKey(ctx context.Context, rdb *redis.Client, d *dump, key []byte) error {
-	stem, err := Stem(key)
+	stem, err := keyname.Stem(key)
 	if err != nil {
 		return err
 	}

@@ -8,11 +8,12 @@ import (
 	"strings"
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
+	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
 )
 
 // MBF.SETDUMP moves a scaling or windowed set (a KEY.bfset directory,
 // which BF.SCANDUMP refuses) the way BF.SCANDUMP moves a fixed filter,
-// layer by layer (an extension; replicas use it, pull.go):
+// layer by layer (an extension; replicas use it, replica_pull.go):
 //
 //	MBF.SETDUMP key
 //	    an array: the set's MANIFEST as JSON (format/FORMAT.md, "Filter
@@ -38,7 +39,7 @@ func mbfSetDump(c *client, args [][]byte) {
 // holds the keys of a range of slots, not of one key.
 func mbfBucketDump(c *client, args [][]byte) {
 	stem := string(args[1])
-	if _, _, isSet, ok := FoldedOf(stem + setSuffix); !ok || !isSet {
+	if _, _, isSet, ok := keyname.FoldedOf(stem + keyname.SetSuffix); !ok || !isSet {
 		c.w.WriteError("ERR not the stem of a bucket of folded keys")
 		return
 	}
@@ -63,8 +64,8 @@ func mbfBuckets(c *client, _ [][]byte) {
 	}
 	var stems []string
 	for _, de := range ents {
-		if _, _, isSet, ok := FoldedOf(de.Name()); ok && isSet && de.IsDir() {
-			stems = append(stems, strings.TrimSuffix(de.Name(), setSuffix))
+		if _, _, isSet, ok := keyname.FoldedOf(de.Name()); ok && isSet && de.IsDir() {
+			stems = append(stems, strings.TrimSuffix(de.Name(), keyname.SetSuffix))
 		}
 	}
 	c.w.WriteArray(len(stems))

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
+	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
 )
 
 // TestClusterMigrateOwnDir: MBF.MIGRATE into the node's own data
@@ -40,10 +41,10 @@ func TestClusterMigrateOwnDir(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, []bool{true, true}, got, k)
 	}
-	stem, err := Stem([]byte(set))
+	stem, err := keyname.Stem([]byte(set))
 	require.NoError(t, err)
 	for _, f := range []string{"LOCK", "CONTROL", "MANIFEST"} {
-		assert.FileExists(t, filepath.Join(tc.dirs[0], stem+setSuffix, f))
+		assert.FileExists(t, filepath.Join(tc.dirs[0], stem+keyname.SetSuffix, f))
 	}
 }
 
@@ -59,17 +60,17 @@ func TestClusterMigrateRefusesOpenTarget(t *testing.T) {
 			tc := startCluster(t, threeRanges)
 			rdb, c := dial(t, tc.addrs[0], ""), ctx(t)
 			key := keysIn(1, 0, 1000)[0]
-			stem, err := Stem([]byte(key))
+			stem, err := keyname.Stem([]byte(key))
 			require.NoError(t, err)
 			var other Bloom // another process's handle in the target directory
 			if kind == "file" {
 				require.NoError(t, rdb.BFReserveNonScaling(c, key, 0.01, 1000).Err())
-				f, err := mmapbloom.Create(filepath.Join(tc.dirs[1], stem+fileSuffix), 1000, 0.01, nil)
+				f, err := mmapbloom.Create(filepath.Join(tc.dirs[1], stem+keyname.FileSuffix), 1000, 0.01, nil)
 				require.NoError(t, err)
 				other = fixed{f}
 			} else {
 				require.NoError(t, rdb.BFReserve(c, key, 0.01, 1000).Err())
-				other, err = LibrarySets{}.Create(filepath.Join(tc.dirs[1], stem+setSuffix), 1000, 0.01, SetSpec{Expansion: 2})
+				other, err = LibrarySets{}.Create(filepath.Join(tc.dirs[1], stem+keyname.SetSuffix), 1000, 0.01, SetSpec{Expansion: 2})
 				require.NoError(t, err)
 			}
 			defer other.Close()
@@ -81,9 +82,9 @@ func TestClusterMigrateRefusesOpenTarget(t *testing.T) {
 			ok, err := other.TestAndAdd([]byte("theirs"))
 			require.NoError(t, err)
 			assert.True(t, ok, "the open copy is still the one on disk")
-			reopened, err := LibrarySets{}.Open(filepath.Join(tc.dirs[1], stem+setSuffix))
+			reopened, err := LibrarySets{}.Open(filepath.Join(tc.dirs[1], stem+keyname.SetSuffix))
 			if kind == "file" {
-				f, ferr := mmapbloom.Open(filepath.Join(tc.dirs[1], stem+fileSuffix), &mmapbloom.OpenOptions{ReadOnly: true})
+				f, ferr := mmapbloom.Open(filepath.Join(tc.dirs[1], stem+keyname.FileSuffix), &mmapbloom.OpenOptions{ReadOnly: true})
 				reopened, err = fixed{f}, ferr
 			}
 			require.NoError(t, err)

@@ -98,7 +98,7 @@ func TestGenericCommands(t *testing.T) {
 			break
 		}
 	}
-	assert.ElementsMatch(t, []string{"a:1", "b", "c d"}, all, "in SCAN's order (scan.go)")
+	assert.ElementsMatch(t, []string{"a:1", "b", "c d"}, all, "in SCAN's order (generic_scan.go)")
 
 	assert.Equal(t, "OK", rdb.Do(c, "CLIENT", "SETNAME", "me").Val())
 	assert.Equal(t, "me", rdb.Do(c, "CLIENT", "GETNAME").Val())

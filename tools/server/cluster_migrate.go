@@ -11,6 +11,7 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
+	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
 )
 
 // Moving slots to another node (an extension; see the README's cluster
@@ -147,7 +148,7 @@ func inRanges(slot int, rs []cluster.Range) bool {
 
 // exportKey syncs key's filter and copies it into dir (exportStem).
 func (s *Server) exportKey(key []byte, dir string) error {
-	stem, err := Stem(key)
+	stem, err := keyname.Stem(key)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package main
+package e2e_test
 
 import (
 	"crypto/ecdsa"
@@ -23,6 +23,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 )
 
 // certs are the PEM files of a test CA, a server certificate for
@@ -110,7 +112,7 @@ const (
 // in plain text nothing is served.
 func TestServeTLSGoRedis(t *testing.T) {
 	c := makeCerts(t)
-	acl := writeFile(t, t.TempDir(), "users.acl", []byte(securityACL))
+	acl := testkit.WriteFile(t, t.TempDir(), "users.acl", []byte(securityACL))
 	s := startServe(t, t.TempDir(), nil, append(c.tlsArgs(), "--aclfile", acl)...)
 	ctx := t.Context()
 	dial := func(user, pass string, withCert bool) *redis.Client {
@@ -139,7 +141,7 @@ func TestServeTLSGoRedis(t *testing.T) {
 func TestServeTLSRedisCLI(t *testing.T) {
 	cli := needTool(t, "redis-cli", "--version")
 	c := makeCerts(t)
-	acl := writeFile(t, t.TempDir(), "users.acl", []byte(securityACL))
+	acl := testkit.WriteFile(t, t.TempDir(), "users.acl", []byte(securityACL))
 	s := startServe(t, t.TempDir(), nil, append(c.tlsArgs(), "--aclfile", acl)...)
 	run := func(pass string, args ...string) string {
 		cmd := exec.Command(cli, append([]string{"--tls", "--cacert", c.ca, "--cert", c.clientCert, "--key", c.clientKey,
@@ -161,7 +163,7 @@ func TestServeTLSRedisCLI(t *testing.T) {
 func TestServeTLSRedisPy(t *testing.T) {
 	py := needTool(t, "/usr/bin/python3", "-c", "import redis")
 	c := makeCerts(t)
-	acl := writeFile(t, t.TempDir(), "users.acl", []byte(securityACL))
+	acl := testkit.WriteFile(t, t.TempDir(), "users.acl", []byte(securityACL))
 	s := startServe(t, t.TempDir(), nil, append(c.tlsArgs(), "--aclfile", acl)...)
 	out, err := exec.Command(py, filepath.Join("testdata", "serve", "redis_py_tls.py"), "127.0.0.1", port(s.addr),
 		c.ca, c.clientCert, c.clientKey).CombinedOutput()
@@ -177,7 +179,7 @@ func TestServeTLSRedisPy(t *testing.T) {
 // or file are neither in the process's command line nor in its log,
 // and ACL LIST shows their SHA-256 only.
 func TestServeSecretsStayHidden(t *testing.T) {
-	pw := writeFile(t, t.TempDir(), "masterauth", []byte("master-secret\n"))
+	pw := testkit.WriteFile(t, t.TempDir(), "masterauth", []byte("master-secret\n"))
 	s := startServe(t, t.TempDir(), []string{"MMAPBLOOM_REQUIREPASS=env-secret"}, "--masterauth-file", pw)
 	cmdline, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(s.cmd.Process.Pid), "cmdline"))
 	require.NoError(t, err)
@@ -200,9 +202,9 @@ func TestServeSecretsStayHidden(t *testing.T) {
 // the default user needs no password, even with other users, unless
 // --protected-mode no.
 func TestServeProtectedModeUsers(t *testing.T) {
-	acl := writeFile(t, t.TempDir(), "users.acl", []byte("user default on nopass ~* +@all\nuser a on >a ~* +@all\n"))
-	r := runCLI(t, nil, "serve", "--dir", t.TempDir(), "--addr", "0.0.0.0:0", "--aclfile", acl)
-	requireFailure(t, r, "refusing to listen on a non-loopback address without a password")
+	acl := testkit.WriteFile(t, t.TempDir(), "users.acl", []byte("user default on nopass ~* +@all\nuser a on >a ~* +@all\n"))
+	requireRefused(t, "refusing to listen on a non-loopback address without a password",
+		"serve", "--dir", t.TempDir(), "--addr", "0.0.0.0:0", "--aclfile", acl)
 	s := startServe(t, t.TempDir(), nil, "--addr", "0.0.0.0:0", "--protected-mode", "no")
 	assert.True(t, strings.HasPrefix(s.addr, "[::]:") || strings.HasPrefix(s.addr, "0.0.0.0:"), s.addr)
 }
@@ -213,9 +215,9 @@ func TestServeProtectedModeUsers(t *testing.T) {
 // without the pull's commands gets no copy.
 func TestServeTLSReplica(t *testing.T) {
 	c := makeCerts(t)
-	acl := writeFile(t, t.TempDir(), "users.acl", []byte(securityACL+
+	acl := testkit.WriteFile(t, t.TempDir(), "users.acl", []byte(securityACL+
 		"user repl on >replpw ~* resetchannels -@all +info +scan +bf.scandump +mbf.setdump +mbf.buckets +mbf.bucketdump\n"))
-	auth := writeFile(t, t.TempDir(), "masterauth", []byte("replpw\n"))
+	auth := testkit.WriteFile(t, t.TempDir(), "masterauth", []byte("replpw\n"))
 	args := append(c.tlsArgs(), "--aclfile", acl, "--tls-replication", "yes", "--masteruser", "repl",
 		"--masterauth-file", auth, "--pull-interval", "1h")
 	nodes, _ := startServeNodes(t, []string{"0-16383", "replica-of node1"}, args...)
