@@ -23,10 +23,11 @@ import (
 // setLoad is a set's BF.LOADCHUNK in progress.
 type setLoad struct {
 	head  *setHead
-	stem  string // the key's file-name stem
-	tmp   string // the hidden directory the set is built in
-	path  string // the key's set directory, renamed from tmp at the end
-	total uint64 // bytes admitted by lim
+	stem  string   // the key's file-name stem
+	tmp   string   // the hidden directory the set is built in
+	lock  *os.File // tmp opened, holding its flock (store_loadfiles.go)
+	path  string   // the key's set directory, renamed from tmp at the end
+	total uint64   // bytes admitted by lim
 	lim   *limiter
 	owner int64
 
@@ -100,6 +101,11 @@ func (l *setLoad) begin(dir string) error {
 	var err error
 	if l.tmp, err = os.MkdirTemp(dir, "."+filepath.Base(l.path)+".load*"); err == nil {
 		err = os.Chmod(l.tmp, 0o755) // as the library creates sets
+	}
+	if err == nil {
+		if l.lock, err = os.Open(l.tmp); err == nil {
+			err = lockLoad(l.lock)
+		}
 	}
 	if err == nil {
 		err = l.openLayer()
@@ -256,6 +262,9 @@ func (l *setLoad) abort() {
 func (l *setLoad) release() {
 	if l.f != nil {
 		_ = l.f.Close()
+	}
+	if l.lock != nil {
+		_ = l.lock.Close()
 	}
 	if l.tmp != "" {
 		_ = os.RemoveAll(l.tmp)

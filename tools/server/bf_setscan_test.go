@@ -175,3 +175,27 @@ func mexists(t *testing.T, rdb *redis.Client, key string, items []any) []bool {
 	}
 	return got
 }
+
+// TestSetLoadStaleDir: a set load's hidden directory left by a killed
+// server is removed at the next start; a live load's is not.
+func TestSetLoadStaleDir(t *testing.T) {
+	src, dst, dir, _ := setDumpServers(t)
+	c := ctx(t)
+	require.NoError(t, src.BFReserveExpansion(c, "grow", 0.01, 1000, 2).Err())
+	chunks := scanDump(t, src, "grow")
+	require.NoError(t, dst.BFLoadChunk(c, "copy", chunks[0].Iter, chunks[0].Data).Err())
+	live, err := filepath.Glob(filepath.Join(dir, ".copy.bfset.load*"))
+	require.NoError(t, err)
+	require.Len(t, live, 1, "the load's directory")
+	n, err := removeStaleLoads(dir)
+	require.NoError(t, err)
+	assert.Zero(t, n, "a live load is kept")
+	require.DirExists(t, live[0])
+
+	stale := t.TempDir()
+	left := filepath.Join(stale, ".k.bfset.load123")
+	require.NoError(t, os.Mkdir(left, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(left, "L000000.bloom"), []byte("x"), 0o644))
+	startServer(t, Config{Dir: stale})
+	require.NoDirExists(t, left)
+}
