@@ -22,7 +22,7 @@ const layerMask = 1<<layerBits - 1
 
 // errSetChanged refuses an iterator whose layer the set no longer lists
 // (a window dropped it during the dump) or never listed.
-var errSetChanged = errors.New("ERR the set no longer has the layer of this iterator (it changed during the dump): dump it again")
+var errSetChanged = errors.New("the set no longer has the layer of this iterator (it changed during the dump): dump it again")
 
 // errNoDump refuses BF.SCANDUMP of a key neither a fixed filter nor a set.
 var errNoDump = errors.New("this kind of key cannot be dumped")

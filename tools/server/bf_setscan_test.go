@@ -199,3 +199,19 @@ func TestSetLoadStaleDir(t *testing.T) {
 	startServer(t, Config{Dir: stale})
 	require.NoDirExists(t, left)
 }
+
+// TestSetScanDumpLayerDropped: an iterator whose layer a window dropped
+// during the dump is refused (a dump must start again), never answered
+// with another layer's bits.
+func TestSetScanDumpLayerDropped(t *testing.T) {
+	src, _, _, advance := setDumpServers(t)
+	c := ctx(t)
+	require.Equal(t, "OK", src.Do(c, "MBF.RESERVEWINDOW", "win", "0.01", "1000", "WINDOW", "60", "KEEP", "2").Val())
+	require.NoError(t, src.BFAdd(c, "win", "a").Err())
+	head, err := src.BFScanDump(c, "win", 0).Result()
+	require.NoError(t, err)
+	advance(5 * time.Minute)
+	require.NoError(t, src.BFAdd(c, "win", "b").Err()) // a new window: the old layer goes
+	require.Equal(t, []any{int64(1)}, src.Do(c, "BF.INFO", "win", "FILTERS").Val())
+	require.EqualError(t, src.BFScanDump(c, "win", head.Iter).Err(), "ERR "+errSetChanged.Error())
+}
