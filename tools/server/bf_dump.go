@@ -63,12 +63,10 @@ func (s *Server) dumpChunkOf(rest [][]byte) (uint64, error) {
 	return min(chunk, uint64(n)), nil
 }
 
-// setDumpRefused starts the error of BF.SCANDUMP on a set; a replica
-// pulling a key reads it as "use MBF.SETDUMP" (replica_pull.go).
+// setDumpRefused starts the error of an older server's BF.SCANDUMP on a
+// set; a replica pulling a key from one reads it as "use MBF.SETDUMP"
+// (replica_pullcopy.go), as it reads a set's first dump chunk.
 const setDumpRefused = "BF.SCANDUMP of a scaling or windowed set is not supported"
-
-// errSetDump refuses BF.SCANDUMP of a set (a directory of layers).
-var errSetDump = errors.New(setDumpRefused + ": dump it with MBF.SETDUMP, copy its KEY.bfset directory, or move it with MBF.MIGRATE")
 
 // errBadData is the reason a LOADCHUNK piece was refused.
 var errBadData = errors.New("received bad data")
@@ -77,17 +75,39 @@ var errBadData = errors.New("received bad data")
 // the limiter (store_limits.go) at its full size. Its pieces must come in
 // order, so that it is complete only once every byte has arrived.
 type load struct {
-	f     *os.File
-	path  string // the key's file, linked from f at the end
-	size  uint64 // bytes of the bit array
-	got   uint64 // bytes of the bit array received, from offset 0
-	hdr   format.Header
-	lim   *limiter
-	owner int64     // the client that started it
-	last  time.Time // of the last piece
+	f         *os.File
+	path      string // the key's file, linked from f at the end
+	size      uint64 // bytes of the bit array
+	got       uint64 // bytes of the bit array received, from offset 0
+	hdr       format.Header
+	lim       *limiter
+	owner     int64 // the client that started it
+	loadState       // mu held while writing f; done once claimed by publish or abort
+}
 
-	mu   sync.Mutex // held while writing f
-	done bool       // claimed by publish or abort
+// loadState is what a load in progress (a fixed filter's, or a set's,
+// bf_setscan_load.go) keeps beside its data.
+type loadState struct {
+	mu   sync.Mutex // held while writing
+	last time.Time  // of the last piece
+	done bool       // claimed by its completion or abort
+}
+
+// claim marks the load done and reports whether it was not yet: the
+// caller then releases it.
+func (st *loadState) claim() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	claimed := st.done
+	st.done = true
+	return !claimed
+}
+
+// idle reports whether the load received nothing for loadIdle.
+func (st *loadState) idle() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return time.Since(st.last) > loadIdle
 }
 
 // dumpFile answers iterator it of a dump of the filter file at path: its
@@ -170,7 +190,7 @@ func newLoad(lim *limiter, owner int64, dir, path string, header []byte, pattern
 	if err := lim.startLoad(owner, format.HeaderSize+hdr.ByteSize); err != nil {
 		return nil, err
 	}
-	l := &load{path: path, size: hdr.ByteSize, hdr: hdr, lim: lim, owner: owner, last: time.Now()}
+	l := &load{path: path, size: hdr.ByteSize, hdr: hdr, lim: lim, owner: owner, loadState: loadState{last: time.Now()}}
 	if l.f, err = os.CreateTemp(dir, "."+filepath.Base(path)+pattern); err != nil {
 		lim.endLoad(owner, format.HeaderSize+hdr.ByteSize)
 		return nil, err
@@ -259,9 +279,14 @@ func (l *load) publish() error {
 
 // check opens the complete load as the library would (header, sizes) and
 // verifies a sealed one's data checksum: errBadData if it fails.
-func (l *load) check() error {
-	f, err := mmapbloom.Open(l.f.Name(), &mmapbloom.OpenOptions{ReadOnly: true})
-	if err == nil && l.hdr.Sealed() {
+func (l *load) check() error { return checkLoaded(l.f.Name(), l.hdr) }
+
+// checkLoaded opens the loaded filter file at path, whose header is hdr,
+// as the library would and verifies a sealed one's data checksum:
+// errBadData if it fails.
+func checkLoaded(path string, hdr format.Header) error {
+	f, err := mmapbloom.Open(path, &mmapbloom.OpenOptions{ReadOnly: true})
+	if err == nil && hdr.Sealed() {
 		err = f.Verify()
 	}
 	if f != nil {
@@ -294,11 +319,7 @@ func (l *load) link() error {
 // abort drops a load not claimed by publish: its temporary file is
 // closed and removed.
 func (l *load) abort() {
-	l.mu.Lock()
-	claimed := l.done
-	l.done = true
-	l.mu.Unlock()
-	if !claimed {
+	if l.claim() {
 		l.release()
 	}
 }
@@ -316,6 +337,7 @@ func (s *store) dropLoadLocked(key []byte) {
 		l.abort()
 		delete(s.loads, string(key))
 	}
+	s.dropSetLoadLocked(key)
 }
 
 // loadIdle is how long a load may wait for its next piece before a new
@@ -323,14 +345,18 @@ func (s *store) dropLoadLocked(key []byte) {
 // its pieces may come from new connections, as redis-cli sends them).
 const loadIdle = 5 * time.Minute
 
-// dropIdleLoadsLocked drops the loads that received nothing for loadIdle.
+// dropIdleLoadsLocked drops the loads, of fixed filters and of sets,
+// that received nothing for loadIdle.
 func (s *store) dropIdleLoadsLocked() {
-	for k, l := range s.loads {
-		l.mu.Lock()
-		idle := time.Since(l.last) > loadIdle
-		l.mu.Unlock()
-		if idle {
-			s.dropLoadLocked([]byte(k))
+	dropIdle(s.loads, s.dropLoadLocked)
+	dropIdle(s.setLoads, s.dropSetLoadLocked)
+}
+
+// dropIdle drops, with drop, the loads that are idle.
+func dropIdle[L interface{ idle() bool }](loads map[string]L, drop func(key []byte)) {
+	for k, l := range loads {
+		if l.idle() {
+			drop([]byte(k))
 		}
 	}
 }
@@ -349,9 +375,13 @@ func bfScanDump(c *client, args [][]byte) {
 		if !ok || it < 0 {
 			return errNotNumeric
 		}
+		if st, ok := b.(set); ok {
+			piece, next, err = setScanDump(st, it, chunk)
+			return err
+		}
 		f, ok := b.(fixed)
 		if !ok {
-			return errSetDump
+			return errNoDump
 		}
 		if it == 0 {
 			if _, err := f.Count(); err != nil { // publishes this handle's pending adds
@@ -385,10 +415,15 @@ func bfLoadChunk(c *client, args [][]byte) {
 		return
 	}
 	var err error
-	if it == 1 {
+	switch {
+	case isSetChunk(args[3]) && it&layerMask == 1:
+		err = c.s.store.startSetLoad(c.id, args[1], args[3])
+	case it == 1:
 		err = c.s.store.startLoad(c.id, args[1], args[3])
-	} else {
-		err = c.s.store.loadPiece(args[1], it, args[3])
+	default:
+		if err = c.s.store.loadPiece(args[1], it, args[3]); errors.Is(err, ErrNotFound) {
+			err = c.s.store.loadSetPiece(args[1], it, args[3])
+		}
 	}
 	if errors.Is(err, ErrKeyExists) || errors.Is(err, ErrNotFound) {
 		err = c.chunkIntoKey(args[1], it, args[3])

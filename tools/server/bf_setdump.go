@@ -11,9 +11,11 @@ import (
 	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
 )
 
-// MBF.SETDUMP moves a scaling or windowed set (a KEY.bfset directory,
-// which BF.SCANDUMP refuses) the way BF.SCANDUMP moves a fixed filter,
-// layer by layer (an extension; replicas use it, replica_pull.go):
+// MBF.SETDUMP moves a scaling or windowed set (a KEY.bfset directory)
+// the way BF.SCANDUMP moves a fixed filter, layer by layer, each layer
+// addressed by its file name so that a replica merges it into its own
+// layer of that name (an extension; replicas use it, replica_pull.go;
+// BF.SCANDUMP of a set, bf_setscan.go, dumps the whole set for a load):
 //
 //	MBF.SETDUMP key
 //	    an array: the set's MANIFEST as JSON (format/FORMAT.md, "Filter

@@ -67,8 +67,9 @@ func prefetch(ctx context.Context, rdb *redis.Client, keys []string, chunk uint6
 	return early
 }
 
-// pullKey pulls one key: a fixed filter by BF.SCANDUMP (d), a set (which
-// BF.SCANDUMP refuses) by MBF.SETDUMP.
+// pullKey pulls one key: a fixed filter by BF.SCANDUMP (d), a set (whose
+// BF.SCANDUMP starts with a set's chunk, or is refused by an older
+// primary) by MBF.SETDUMP.
 func (s *Server) pullKey(ctx context.Context, rdb *redis.Client, d *dump, key []byte) error {
 	stem, err := keyname.Stem(key)
 	if err != nil {
@@ -77,7 +78,7 @@ func (s *Server) pullKey(ctx context.Context, rdb *redis.Client, d *dump, key []
 	file, dir := s.store.stemPaths(stem)
 	hdr, err := d.header(ctx)
 	var rerr redis.Error
-	if errors.As(err, &rerr) && strings.Contains(rerr.Error(), setDumpRefused) {
+	if isSetChunk(hdr) || errors.As(err, &rerr) && strings.Contains(rerr.Error(), setDumpRefused) {
 		return s.pullSet(ctx, rdb, []any{"MBF.SETDUMP", key}, stem, dir)
 	}
 	if err != nil {

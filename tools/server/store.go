@@ -27,7 +27,9 @@ type store struct {
 	mu    sync.Mutex
 	open  map[string]*entry // by file-name stem (keyname.Stem, or a folded key's keyname.Fold)
 	loads map[string]*load  // BF.LOADCHUNK in progress
-	uses  uint64            // commands that used a filter: entry.lru's clock
+	// setLoads are the BF.LOADCHUNKs of sets in progress (bf_setscan_load.go).
+	setLoads map[string]*setLoad
+	uses     uint64 // commands that used a filter: entry.lru's clock
 	// shapes holds, per createSpec of a fixed file, the header of the
 	// first file this store created from it: the next ones are created
 	// like it (same m, k and seed), skipping the sizing search (about
@@ -74,7 +76,7 @@ type createSpec struct {
 }
 
 func newStore(dir string, sets Sets, idle, check time.Duration, lim *limiter) *store {
-	s := &store{dir: dir, sets: sets, lim: lim, open: map[string]*entry{}, loads: map[string]*load{},
+	s := &store{dir: dir, sets: sets, lim: lim, open: map[string]*entry{}, loads: map[string]*load{}, setLoads: map[string]*setLoad{},
 		stop: make(chan struct{}), stopped: make(chan struct{})}
 	go s.closeIdle(idle)
 	go s.every(check, func() { s.period.Add(1) }) // the file check (store_filecheck.go)
@@ -365,6 +367,9 @@ func (s *store) Close() error {
 	}
 	for k := range s.loads {
 		s.dropLoadLocked([]byte(k))
+	}
+	for k := range s.setLoads {
+		s.dropSetLoadLocked([]byte(k))
 	}
 	s.mu.Unlock()
 	<-s.stopped

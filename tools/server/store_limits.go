@@ -128,6 +128,12 @@ func (l *limiter) room(size uint64) error {
 	if size > l.MaxFilterBytes {
 		return limitf("filter of %d bytes is larger than the limit of %d bytes per filter (--max-filter-bytes)", size, l.MaxFilterBytes)
 	}
+	return l.diskRoom(size)
+}
+
+// diskRoom checks that size more bytes leave DiskReserve free beside the
+// loads in progress.
+func (l *limiter) diskRoom(size uint64) error {
 	avail, _, err := l.free(l.dir)
 	if err != nil {
 		return fmt.Errorf("free space of the data directory: %w", err)
@@ -187,6 +193,11 @@ func (l *limiter) startLoad(owner int64, size uint64) error {
 	if err := l.room(size); err != nil {
 		return err
 	}
+	return l.admitLoad(owner, size)
+}
+
+// admitLoad is startLoad once the size is checked.
+func (l *limiter) admitLoad(owner int64, size uint64) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch {

@@ -16,7 +16,9 @@ import (
 // server building them (shared, as the library's own handles hold filter
 // files, so that checking and absorbing the load can open it). A server
 // killed during a load leaves its file; the next start removes the ones
-// whose exclusive flock it can take: no live process holds them.
+// whose exclusive flock it can take: no live process holds them. A
+// set's load (.KEY.bfset.load*, bf_setscan_load.go) is a directory,
+// flocked the same way.
 
 // lockLoad takes the shared flock of a new load's file f, held until f
 // is closed.
@@ -25,6 +27,12 @@ func lockLoad(f *os.File) error { return unix.Flock(int(f.Fd()), unix.LOCK_SH|un
 // staleLoad reports whether name is the name of a load's temporary file.
 func staleLoad(name string) bool {
 	return strings.HasPrefix(name, ".") && (strings.Contains(name, keyname.FileSuffix+".load") || strings.Contains(name, keyname.FileSuffix+".pull"))
+}
+
+// staleSetLoad reports whether name is the name of a set load's
+// temporary directory.
+func staleSetLoad(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, keyname.SetSuffix+".load")
 }
 
 // removeStaleLoads removes the loads' temporary files of dir that no
@@ -36,7 +44,7 @@ func removeStaleLoads(dir string) (int, error) {
 	}
 	n := 0
 	for _, de := range ents {
-		if !de.Type().IsRegular() || !staleLoad(de.Name()) {
+		if !(de.Type().IsRegular() && staleLoad(de.Name())) && !(de.IsDir() && staleSetLoad(de.Name())) {
 			continue
 		}
 		removed, err := removeUnlocked(filepath.Join(dir, de.Name()))
@@ -61,5 +69,5 @@ func removeUnlocked(path string) (bool, error) {
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		return false, nil // a live load
 	}
-	return true, os.Remove(path)
+	return true, os.RemoveAll(path)
 }

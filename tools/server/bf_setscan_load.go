@@ -1,0 +1,281 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
+	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
+)
+
+// BF.LOADCHUNK of a set's dump (bf_setscan.go) into a missing key: the
+// first chunk is checked whole (every size within the limits, admitted
+// at the set's full size) before anything is created; the layers are
+// then built, in order, in a hidden directory beside the key's, which
+// is renamed into place once the last layer's last byte arrived and the
+// set opens, so the key appears whole or not at all.
+
+// setLoad is a set's BF.LOADCHUNK in progress.
+type setLoad struct {
+	head  *setHead
+	stem  string   // the key's file-name stem
+	tmp   string   // the hidden directory the set is built in
+	lock  *os.File // tmp opened, holding its flock (store_loadfiles.go)
+	path  string   // the key's set directory, renamed from tmp at the end
+	total uint64   // bytes admitted by lim
+	lim   *limiter
+	owner int64
+
+	loadState
+	cur int      // the layer receiving pieces
+	f   *os.File // its file
+	got uint64   // bytes of its bit array received
+}
+
+// startSetLoad begins loading key for client owner from the first chunk
+// of a set's dump: errBadData if it does not decode, ErrKeyExists if key
+// exists, a limitError past the limits.
+func (s *store) startSetLoad(owner int64, key, chunk []byte) error {
+	stem, err := keyname.Stem(key)
+	if err != nil {
+		return err
+	}
+	head, err := decodeSetHead(chunk)
+	if err != nil {
+		return err
+	}
+	total, err := s.lim.setSize(head)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.missingLocked(stem); err != nil {
+		return err
+	}
+	s.dropLoadLocked(key)
+	s.dropIdleLoadsLocked()
+	if err := s.lim.admitLoad(owner, total); err != nil {
+		return err
+	}
+	_, dir := s.stemPaths(stem)
+	l := &setLoad{head: head, stem: stem, path: dir, total: total, lim: s.lim, owner: owner, loadState: loadState{last: time.Now()}}
+	if err := l.begin(s.dir); err != nil {
+		return err
+	}
+	s.setLoads[string(key)] = l
+	return nil
+}
+
+// setSize checks a set dump's layers against MaxLayers, MaxFilterBytes
+// (each layer file) and the disk's room (all of them), and returns
+// their total size.
+func (l *limiter) setSize(h *setHead) (uint64, error) {
+	if len(h.layers) > l.MaxLayers {
+		return 0, limitf("bloom object reached max number of filters (%d layers, --max-layers)", l.MaxLayers)
+	}
+	var total uint64
+	for _, ly := range h.layers {
+		size := format.HeaderSize + ly.hdr.ByteSize
+		if ly.hdr.ByteSize == 0 || ly.hdr.ByteSize > math.MaxInt64-format.HeaderSize {
+			return 0, fmt.Errorf("%w: layer %s of %d bytes", errBadData, ly.name, ly.hdr.ByteSize)
+		}
+		if size > l.MaxFilterBytes {
+			return 0, limitf("filter of %d bytes is larger than the limit of %d bytes per filter (--max-filter-bytes)", size, l.MaxFilterBytes)
+		}
+		if total += size; total < size {
+			return 0, fmt.Errorf("%w: set of more than 2^64 bytes", errBadData)
+		}
+	}
+	return total, l.diskRoom(total)
+}
+
+// begin makes the hidden directory in dir and the first layer's file;
+// on an error, it releases the admission.
+func (l *setLoad) begin(dir string) error {
+	var err error
+	if l.tmp, err = os.MkdirTemp(dir, "."+filepath.Base(l.path)+".load*"); err == nil {
+		err = os.Chmod(l.tmp, 0o755) // as the library creates sets
+	}
+	if err == nil {
+		if l.lock, err = os.Open(l.tmp); err == nil {
+			err = lockLoad(l.lock)
+		}
+	}
+	if err == nil {
+		err = l.openLayer()
+	}
+	if err != nil {
+		l.release()
+	}
+	return err
+}
+
+// openLayer creates the file of layer l.cur from its header, sized.
+func (l *setLoad) openLayer() error {
+	ly := l.head.layers[l.cur]
+	f, err := os.OpenFile(filepath.Join(l.tmp, ly.name), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	l.f, l.got = f, 0
+	if _, err = f.WriteAt(ly.raw, 0); err == nil {
+		err = f.Truncate(int64(format.HeaderSize + ly.hdr.ByteSize))
+	}
+	return err
+}
+
+// loadSetPiece writes a piece of key's set load; the piece that
+// completes the last layer publishes the set. ErrNotFound when no set
+// load of key is running. A piece refused ends the load.
+func (s *store) loadSetPiece(key []byte, it int64, data []byte) error {
+	s.mu.Lock()
+	l := s.setLoads[string(key)]
+	s.mu.Unlock()
+	if l == nil {
+		return ErrNotFound
+	}
+	complete, err := l.piece(it, data)
+	if (err == nil && !complete) || errors.Is(err, ErrNotFound) {
+		return err
+	}
+	s.mu.Lock()
+	if s.setLoads[string(key)] == l {
+		delete(s.setLoads, string(key))
+	}
+	s.mu.Unlock()
+	if err != nil { // a bad piece ends the load: its files go
+		l.abort()
+		return err
+	}
+	defer l.release()
+	if err := l.check(); err != nil {
+		return err
+	}
+	return s.installLoadedSet(l)
+}
+
+// installLoadedSet renames the checked set of l into place, durably,
+// if its key is still missing (ErrKeyExists otherwise).
+func (s *store) installLoadedSet(l *setLoad) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.missingLocked(l.stem); err != nil {
+		return err
+	}
+	if err := os.Rename(l.tmp, l.path); err != nil {
+		return err
+	}
+	d, err := os.Open(s.dir)
+	if err != nil {
+		return err
+	}
+	return errors.Join(d.Sync(), d.Close())
+}
+
+// missingLocked returns ErrKeyExists if the key of stem has a file or
+// a set; the caller holds s.mu.
+func (s *store) missingLocked(stem string) error {
+	ok, err := s.existsLocked(stem)
+	if err == nil && ok {
+		err = ErrKeyExists
+	}
+	return err
+}
+
+// piece writes the piece of iterator it (layer number<<layerBits |
+// end+1) and reports whether it completed the set. errBadData unless it
+// is the next piece of the layer receiving pieces.
+func (l *setLoad) piece(it int64, data []byte) (complete bool, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.done {
+		return false, ErrNotFound
+	}
+	ly := l.head.layers[l.cur]
+	off := it&layerMask - 1 - int64(len(data))
+	if it < 0 || uint64(it)>>layerBits != ly.num || len(data) == 0 || off < 0 || uint64(off) != l.got || l.got+uint64(len(data)) > ly.hdr.ByteSize {
+		return false, fmt.Errorf("%w: piece of iterator %d (%d bytes) is not the next of layer %s at %d", errBadData, it, len(data), ly.name, l.got)
+	}
+	if _, err := l.f.WriteAt(data, format.HeaderSize+off); err != nil {
+		return false, err
+	}
+	l.got += uint64(len(data))
+	l.last = time.Now()
+	if l.got < ly.hdr.ByteSize {
+		return false, nil
+	}
+	return l.nextLayer()
+}
+
+// nextLayer closes the complete layer, durably, and opens the next one;
+// complete when it was the last.
+func (l *setLoad) nextLayer() (complete bool, err error) {
+	err = errors.Join(l.f.Sync(), l.f.Close())
+	l.f = nil
+	if err != nil {
+		return false, err
+	}
+	if l.cur++; l.cur == len(l.head.layers) {
+		l.done = true
+		return true, nil
+	}
+	return false, l.openLayer()
+}
+
+// check checks each complete layer as a fixed load's (checkLoaded),
+// writes the MANIFEST and opens the set as the library would:
+// errBadData if any of it fails.
+func (l *setLoad) check() error {
+	for _, ly := range l.head.layers {
+		if err := checkLoaded(filepath.Join(l.tmp, ly.name), ly.hdr); err != nil {
+			return err
+		}
+	}
+	err := mmapbloom.AdoptSetManifest(l.tmp, l.head.manifest)
+	if err == nil {
+		var st *mmapbloom.Set
+		if st, err = mmapbloom.OpenSet(l.tmp, &mmapbloom.OpenOptions{ReadOnly: true}); err == nil {
+			err = st.Close()
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %w", errBadData, err)
+	}
+	return nil
+}
+
+// abort drops a set load not claimed by its completion.
+func (l *setLoad) abort() {
+	if l.claim() {
+		l.release()
+	}
+}
+
+// release removes what remains of the hidden directory (nothing once
+// renamed into place) and returns the admission to the limiter.
+func (l *setLoad) release() {
+	if l.f != nil {
+		_ = l.f.Close()
+	}
+	if l.lock != nil {
+		_ = l.lock.Close()
+	}
+	if l.tmp != "" {
+		_ = os.RemoveAll(l.tmp)
+	}
+	l.lim.endLoad(l.owner, l.total)
+}
+
+// dropSetLoadLocked drops key's set load, if any.
+func (s *store) dropSetLoadLocked(key []byte) {
+	if l := s.setLoads[string(key)]; l != nil {
+		l.abort()
+		delete(s.setLoads, string(key))
+	}
+}
