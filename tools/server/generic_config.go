@@ -198,7 +198,7 @@ func configGet(c *client, args [][]byte) {
 			}
 		}
 	}
-	c.w.WriteArray(len(out))
+	c.writeMapLen(len(out) / 2) // a map in RESP3, as redis-server 7.0 answers
 	for _, s := range out {
 		c.w.WriteBulkString(s)
 	}
