@@ -48,7 +48,7 @@ func isSetChunk(data []byte) bool { return bytes.HasPrefix(data, []byte(setChunk
 // encodeSetHead writes the first chunk of the set whose MANIFEST is raw,
 // with the layer files names (the MANIFEST's) and their headers.
 func encodeSetHead(raw []byte, names []string, hdrs [][]byte) ([]byte, error) {
-	if len(raw) > math.MaxUint32 || len(names) > math.MaxUint16 {
+	if uint64(len(raw)) > math.MaxUint32 || len(names) > math.MaxUint16 {
 		return nil, fmt.Errorf("set of %d layers and a %d-byte MANIFEST: too large to dump", len(names), len(raw))
 	}
 	b := append([]byte(setChunkMagic), 0, 0, 0, 0)
