@@ -238,13 +238,10 @@ func configSet(c *client, args [][]byte) {
 		}
 		msg := ""
 		var apply func()
-		switch {
-		case seen[p.name]:
+		if seen[p.name] {
 			msg = "duplicate parameter"
-		case p.set == nil:
-			msg = "can't set immutable config"
-		default:
-			apply, msg = p.set(c.s, string(args[i+1]))
+		} else {
+			apply, msg = p.check(c.s, string(args[i+1]))
 		}
 		if msg != "" {
 			c.w.WriteError(fmt.Sprintf("ERR CONFIG SET failed (possibly related to argument '%s') - %s", clip(args[i]), msg))
@@ -257,6 +254,15 @@ func configSet(c *client, args [][]byte) {
 		apply()
 	}
 	c.w.WriteString("OK")
+}
+
+// check returns the change that sets p to v, or Redis's reason for
+// refusing it (the text after " - " in CONFIG SET's error).
+func (p *configParam) check(s *Server, v string) (func(), string) {
+	if p.set == nil {
+		return nil, "can't set immutable config"
+	}
+	return p.set(s, v)
 }
 
 // configHelp is CONFIG HELP, Redis 7.0's lines for the subcommands

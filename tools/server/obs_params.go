@@ -56,11 +56,11 @@ var ErrBadParam = errors.New("invalid argument")
 // Redis's reason.
 func (s *Server) SetConfig(name, v string) error {
 	p := configParams[strings.ToLower(name)]
-	if p == nil || p.set == nil {
-		return fmt.Errorf("%w: %q is unknown or immutable", ErrBadParam, name)
+	if p == nil {
+		return fmt.Errorf("%w: unknown parameter %q", ErrBadParam, name)
 	}
-	apply, msg := p.set(s, v)
-	if msg != "" || apply == nil {
+	apply, msg := p.check(s, v)
+	if msg != "" {
 		return fmt.Errorf("%w: %s: %s", ErrBadParam, name, msg)
 	}
 	apply()
