@@ -33,7 +33,8 @@ read -r RTLS BTLS BPLAIN APLAIN <<<"${PORTS:-26391 26392 26393 26394}"
 rm -rf "$OUT" && mkdir -p "$OUT/bin" "$OUT/data" "$OUT/base-data" "$OUT/base-src" "$OUT/tls"
 (cd .. && go build -o "$OUT/bin/mmapbloom" ./tools/mmapbloom)
 (cd .. && git archive "$BASE" | tar -x -C "$OUT/base-src")
-(cd "$OUT/base-src" && go build -o "$OUT/bin/mmapbloom-base" ./tools/mmapbloom)
+# GOWORK=off: base-src sits under bench/, inside this repository's go.work.
+(cd "$OUT/base-src" && GOWORK=off go build -o "$OUT/bin/mmapbloom-base" ./tools/mmapbloom)
 
 T=$OUT/tls
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$T/ca.key" -out "$T/ca.pem" \
@@ -62,8 +63,8 @@ for p in "$BPLAIN" "$APLAIN"; do
 	for _ in $(seq 100); do redis-cli -p "$p" PING >/dev/null 2>&1 && break; sleep 0.1; done
 done
 for _ in $(seq 100); do redis-cli "${CLITLS[@]}" -p "$RTLS" PING >/dev/null 2>&1 && break; sleep 0.1; done
-redis-cli -p "$BPLAIN" BF.RESERVE seen 0.01 "$N" NONSCALING >/dev/null
-redis-cli -p "$APLAIN" BF.RESERVE seen 0.01 "$N" NONSCALING >/dev/null
+redis-cli -p "$BPLAIN" BF.RESERVE seen 0.01 "$((N * ROUNDS))" NONSCALING >/dev/null
+redis-cli -p "$APLAIN" BF.RESERVE seen 0.01 "$((N * ROUNDS))" NONSCALING >/dev/null
 
 # rps PORT ARGS...: requests/s of one redis-benchmark run.
 rps() {
@@ -74,7 +75,9 @@ rps() {
 }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
-declare -A runs
+# ticks PID: the process's user+system CPU time, in 1/100 s.
+ticks() { awk '{print $14+$15}' "/proc/$1/stat"; }
+declare -A runs cpu pidof=([$RTLS]=${pids[0]} [$BTLS]=${pids[1]} [$BPLAIN]=${pids[1]} [$APLAIN]=${pids[2]})
 tests=(
 	"tls|SADD|$RTLS|${CLITLS[*]} SADD seen __rand_int__"
 	"tls|BF.ADD|$BTLS|${CLITLS[*]} BF.ADD seen __rand_int__"
@@ -89,29 +92,34 @@ for r in $(seq "$ROUNDS"); do
 	for t in "${tests[@]}"; do
 		IFS='|' read -r group name port args <<<"$t"
 		# shellcheck disable=SC2086
+		pid=${pidof[$port]}
+		t0=$(ticks "$pid")
 		v=$(rps "$port" $args)
 		runs[$group/$name]+="$v "
+		cpu[$group/$name]+="$(( ($(ticks "$pid") - t0) * 10000000 / N )) "
 	done
 	echo "round $r done" >&2
 done
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 med() { tr ' ' '\n' <<<"${runs[$1]}" | grep . | median; }
+# cpuns TEST: the server's median CPU ns per request in TEST's runs.
+cpuns() { tr ' ' '\n' <<<"${cpu[$1]}" | grep . | median; }
 
 echo "commit $(git rev-parse --short HEAD), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores, load $LOAD_BEFORE before, $LOAD_AFTER after; N=$N, $ROUNDS rounds"
 echo
-echo "| through TLS | redis-server requests/s | mmapbloom requests/s | ratio |"
-echo "|---|---|---|---|"
+echo "| through TLS | redis-server requests/s | mmapbloom requests/s | ratio | server CPU ns per request, redis-server / mmapbloom |"
+echo "|---|---|---|---|---|"
 for pair in "SADD BF.ADD" "SISMEMBER BF.EXISTS"; do
 	read -r a b <<<"$pair"
 	ra=$(med "tls/$a")
 	rb=$(med "tls/$b")
-	echo "| $a / $b | $ra | $rb | $(awk -v a="$ra" -v b="$rb" 'BEGIN{printf "%.2fx", b/a}') |"
+	echo "| $a / $b | $ra | $rb | $(awk -v a="$ra" -v b="$rb" 'BEGIN{printf "%.2fx", b/a}') | $(cpuns "tls/$a") / $(cpuns "tls/$b") |"
 done
 echo
-echo "| BF.EXISTS, plain TCP | median requests/s | vs build before ACLs | all runs |"
-echo "|---|---|---|---|"
+echo "| BF.EXISTS, plain TCP | median requests/s | vs build before ACLs | server CPU ns per request | all runs |"
+echo "|---|---|---|---|---|"
 base=$(med acl/base)
 for name in base default crawler; do
 	m=$(med "acl/$name")
-	echo "| $name | $m | $(awk -v a="$base" -v b="$m" 'BEGIN{printf "%+.1f%%", 100*(b-a)/a}') | ${runs[acl/$name]}|"
+	echo "| $name | $m | $(awk -v a="$base" -v b="$m" 'BEGIN{printf "%+.1f%%", 100*(b-a)/a}') | $(cpuns "acl/$name") | ${runs[acl/$name]}|"
 done
