@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Interleaved redis-benchmark runs of BF.EXISTS (-c 8 -P P, 16) against two
-# serve builds, /tmp/mb-base (without the per-command statistics: build it
-# from a commit before them) and /tmp/mb-obs (with them), on ports 7501 and
+# serve builds, /tmp/mb-base (without the per-command statistics: the same
+# commit with the calls that feed them removed, see BENCHMARKS.md "Server
+# statistics") and /tmp/mb-obs (with them), on ports 7501 and
 # 7502. Prints: pair, port, requests per second, server CPU ticks (1/100 s,
 # utime+stime from /proc) of the run. N pairs (12), REQ requests a run.
 set -euo pipefail
