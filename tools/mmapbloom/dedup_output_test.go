@@ -12,9 +12,9 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/sys/unix"
 )
 
 // fullLine is dedup's one line on stderr when standard output is full.
@@ -29,14 +29,7 @@ var fullLine = regexp.MustCompile(`^mmapbloom: standard output: no space left on
 // under CI=true.
 func TestDedupOutputFull(t *testing.T) {
 	bin := binary(t)
-	mnt := t.TempDir()
-	if err := unix.Mount("tmpfs", mnt, "tmpfs", 0, "size=1m"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true: mount a tmpfs: %v", err)
-		}
-		t.Skipf("mount a tmpfs (needs root): %v", err)
-	}
-	t.Cleanup(func() { _ = unix.Unmount(mnt, unix.MNT_DETACH) })
+	mnt := testkit.SmallFS(t, "1m")
 	u := newURLSet(t, 100_000)
 	dir := t.TempDir()
 	input := u.write(t, dir, "urls.txt", u.all())

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -209,7 +210,7 @@ func rssKiB(t *testing.T) int64 {
 // directory's disk bytes, measured before and after, stay bounded. The
 // data directory is a 64 MiB tmpfs (9bde835 went on to allocate them).
 func TestHostileSizes(t *testing.T) {
-	dir := smallFS(t, "64m")
+	dir := testkit.SmallFS(t, "64m")
 	_, addr := startServer(t, Config{Dir: dir})
 	rdb, c := dial(t, addr, ""), ctx(t)
 	rss, disk := rssKiB(t), dirBytes(t, dir)

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 )
 
 // forgedHeader returns a valid v2 classic header claiming m bits.
@@ -66,26 +67,11 @@ func TestForgedDumpRefused(t *testing.T) {
 	assert.Less(t, dirBytes(t, dir)-before, int64(64<<10), "disk bytes taken by the forged loads")
 }
 
-// smallFS mounts a tmpfs of size bytes on a new directory for the test
-// (root only: CI runs as root; elsewhere the test is skipped).
-func smallFS(t *testing.T, size string) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := unix.Mount("tmpfs", dir, "tmpfs", 0, "size="+size); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("mount a %s tmpfs: %v (CI runs as root)", size, err)
-		}
-		t.Skipf("mount a %s tmpfs: %v (needs root)", size, err)
-	}
-	t.Cleanup(func() { _ = unix.Unmount(dir, unix.MNT_DETACH) })
-	return dir
-}
-
 // TestDiskReserve: on a 16 MiB file system with 4 MiB kept free, a
 // create, a load and a growth that would leave less are refused with
 // the limit's name, and what fits is served.
 func TestDiskReserve(t *testing.T) {
-	dir := smallFS(t, "16m")
+	dir := testkit.SmallFS(t, "16m")
 	_, addr := startServer(t, Config{Dir: dir, Limits: Limits{DiskReserve: 4 << 20}})
 	rdb, c := dial(t, addr, ""), ctx(t)
 	const msg = "must stay free (--disk-reserve)"
