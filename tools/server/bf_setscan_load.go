@@ -99,15 +99,7 @@ func (l *limiter) setSize(h *setHead) (uint64, error) {
 // on an error, it releases the admission.
 func (l *setLoad) begin(dir string) error {
 	var err error
-	if l.tmp, err = os.MkdirTemp(dir, "."+filepath.Base(l.path)+".load*"); err == nil {
-		err = os.Chmod(l.tmp, 0o755) // as the library creates sets
-	}
-	if err == nil {
-		if l.lock, err = os.Open(l.tmp); err == nil {
-			err = lockLoad(l.lock)
-		}
-	}
-	if err == nil {
+	if l.tmp, l.lock, err = lockedTempDir(dir, l.path, "load"); err == nil {
 		err = l.openLayer()
 	}
 	if err != nil {

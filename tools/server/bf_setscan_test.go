@@ -176,8 +176,9 @@ func mexists(t *testing.T, rdb *redis.Client, key string, items []any) []bool {
 	return got
 }
 
-// TestSetLoadStaleDir: a set load's hidden directory left by a killed
-// server is removed at the next start; a live load's is not.
+// TestSetLoadStaleDir: a set load's or a set pull's hidden directory
+// left by a killed server is removed at the next start; a live load's
+// is not.
 func TestSetLoadStaleDir(t *testing.T) {
 	src, dst, dir, _ := setDumpServers(t)
 	c := ctx(t)
@@ -193,11 +194,17 @@ func TestSetLoadStaleDir(t *testing.T) {
 	require.DirExists(t, live[0])
 
 	stale := t.TempDir()
-	left := filepath.Join(stale, ".k.bfset.load123")
-	require.NoError(t, os.Mkdir(left, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(left, "L000000.bloom"), []byte("x"), 0o644))
+	var left []string
+	for _, name := range []string{".k.bfset.load123", ".k.bfset.pull456"} {
+		d := filepath.Join(stale, name)
+		require.NoError(t, os.Mkdir(d, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(d, "L000000.bloom"), []byte("x"), 0o644))
+		left = append(left, d)
+	}
 	startServer(t, Config{Dir: stale})
-	require.NoDirExists(t, left)
+	for _, d := range left {
+		require.NoDirExists(t, d)
+	}
 }
 
 // TestSetScanDumpLayerDropped: an iterator whose layer a window dropped

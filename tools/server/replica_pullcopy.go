@@ -208,13 +208,12 @@ func (s *Server) pullSet(ctx context.Context, rdb *redis.Client, name []any, ste
 	_, err = os.Stat(dir)
 	fresh := errors.Is(err, os.ErrNotExist)
 	if fresh {
-		if target, err = os.MkdirTemp(s.store.dir, "."+filepath.Base(dir)+".pull*"); err != nil {
+		var lock *os.File
+		if target, lock, err = lockedTempDir(s.store.dir, dir, "pull"); err != nil {
 			return err
 		}
 		defer os.RemoveAll(target)
-		if err := os.Chmod(target, 0o755); err != nil { // as the library creates sets
-			return err
-		}
+		defer lock.Close()
 	}
 	for _, f := range files {
 		if !layerName(f) {

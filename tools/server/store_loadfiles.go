@@ -18,7 +18,8 @@ import (
 // killed during a load leaves its file; the next start removes the ones
 // whose exclusive flock it can take: no live process holds them. A
 // set's load (.KEY.bfset.load*, bf_setscan_load.go) is a directory,
-// flocked the same way.
+// flocked the same way, as is a pull's new set (.KEY.bfset.pull*,
+// replica_pullcopy.go).
 
 // lockLoad takes the shared flock of a new load's file f, held until f
 // is closed.
@@ -29,10 +30,32 @@ func staleLoad(name string) bool {
 	return strings.HasPrefix(name, ".") && (strings.Contains(name, keyname.FileSuffix+".load") || strings.Contains(name, keyname.FileSuffix+".pull"))
 }
 
-// staleSetLoad reports whether name is the name of a set load's
-// temporary directory.
+// staleSetLoad reports whether name is the name of a set load's or a
+// set pull's temporary directory.
 func staleSetLoad(name string) bool {
-	return strings.HasPrefix(name, ".") && strings.Contains(name, keyname.SetSuffix+".load")
+	return strings.HasPrefix(name, ".") && (strings.Contains(name, keyname.SetSuffix+".load") || strings.Contains(name, keyname.SetSuffix+".pull"))
+}
+
+// lockedTempDir makes a hidden directory in dir named after the set at
+// path and kind ("load" or "pull"), with the mode the library gives
+// sets, and returns it with the open handle holding its shared flock
+// (closing the handle releases it). On an error it removes what it made.
+func lockedTempDir(dir, path, kind string) (string, *os.File, error) {
+	tmp, err := os.MkdirTemp(dir, "."+filepath.Base(path)+"."+kind+"*")
+	if err != nil {
+		return "", nil, err
+	}
+	lock, err := os.Open(tmp)
+	if err == nil {
+		if err = os.Chmod(tmp, 0o755); err == nil { // as the library creates sets
+			if err = lockLoad(lock); err == nil {
+				return tmp, lock, nil
+			}
+		}
+		lock.Close()
+	}
+	os.RemoveAll(tmp)
+	return "", nil, err
 }
 
 // removeStaleLoads removes the loads' temporary files of dir that no
