@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/internal/testkit/filecheck"
 )
 
@@ -33,7 +34,7 @@ func TestCrashedWriters(t *testing.T) {
 	for li, opts := range testLayouts {
 		rounds := 8
 		switch {
-		case stress():
+		case testkit.Stress():
 			rounds = 100
 		case li > 0:
 			rounds = 3
@@ -85,9 +86,9 @@ func TestCrashedWriters(t *testing.T) {
 					if (r+w)%2 != 0 {
 						unpublished += countBatch - 1
 					}
-					requireAllPresent(t, f, id, 0, mark)
-					returned = append(returned, procKeys(id, 0, mark)...)
-					inflight = append(inflight, procKeys(id, mark, mark+inFlight[modes[w]])...)
+					testkit.RequireAllPresent(t, f, id, 0, mark)
+					returned = append(returned, testkit.WriterKeys(id, 0, mark)...)
+					inflight = append(inflight, testkit.WriterKeys(id, mark, mark+inFlight[modes[w]])...)
 				}
 				c, err := f.Count()
 				require.NoError(t, err)
@@ -104,7 +105,7 @@ func TestCrashedWriters(t *testing.T) {
 			require.NoError(t, err)
 			watch(t, f)
 			for w := range uint32(rounds * writers) {
-				requireAllPresent(t, f, w, 0, prog.load(w))
+				testkit.RequireAllPresent(t, f, w, 0, prog.load(w))
 			}
 			key := []byte(fmt.Sprintf("after %d rounds", rounds))
 			require.NoError(t, f.Add(key))

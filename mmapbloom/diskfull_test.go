@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 )
 
 // diskFullCase is one case of the disk-full helper's report.
@@ -86,7 +88,7 @@ func roleDiskFull(t *testing.T, h *helper) {
 		// Overwrite that does not fit: the old filter stays whole.
 		f, err = Create(path, 10_000, 0.01, withSeed(opts, 77))
 		require.NoError(t, err)
-		require.NoError(t, f.AddBatch(procKeys(0, 0, 10_000)))
+		require.NoError(t, f.AddBatch(testkit.WriterKeys(0, 0, 10_000)))
 		require.NoError(t, f.Close())
 		require.NoError(t, os.WriteFile(filler, make([]byte, 800<<10), 0o644))
 		g, err := Create(path, 1_000_000, 0.01, &CreateOptions{Overwrite: true})
@@ -95,7 +97,7 @@ func roleDiskFull(t *testing.T, h *helper) {
 		f, err = Open(path, &OpenOptions{ReadOnly: true})
 		require.NoError(t, err)
 		require.Equal(t, uint64(77), f.Header().Seed)
-		requireAllPresent(t, f, 0, 0, 10_000)
+		testkit.RequireAllPresent(t, f, 0, 0, 10_000)
 		require.NoError(t, f.Close())
 		require.NoError(t, os.Remove(filler))
 		require.NoError(t, os.Remove(path))
@@ -105,12 +107,12 @@ func roleDiskFull(t *testing.T, h *helper) {
 		f, err = Create(path, 200_000, 0.01, opts)
 		require.NoError(t, err)
 		fill(t, filler)
-		require.NoError(t, f.AddBatch(procKeys(1, 0, 200_000)))
+		require.NoError(t, f.AddBatch(testkit.WriterKeys(1, 0, 200_000)))
 		st, err := f.Stats()
 		require.NoError(t, err)
 		require.Greater(t, st.FillRatio, 0.4)
 		require.NoError(t, f.Sync())
-		requireAllPresent(t, f, 1, 0, 200_000)
+		testkit.RequireAllPresent(t, f, 1, 0, 200_000)
 		require.NoError(t, f.Close())
 		require.NoError(t, os.RemoveAll(dir))
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 )
 
 // diskSpaceResult is the disk-space helper's report: Skip says why the
@@ -125,9 +127,9 @@ func roleDiskSpace(t *testing.T, h *helper) {
 	f, err = Create(path, 300_000, 0.01, nil)
 	require.NoError(t, err)
 	fill(t, filepath.Join(dir, "filler"))
-	keys := procKeys(1, 0, 300_000)
+	keys := testkit.WriterKeys(1, 0, 300_000)
 	require.NoError(t, f.AddBatch(keys))
-	requireAllPresent(t, f, 1, 0, 300_000)
+	testkit.RequireAllPresent(t, f, 1, 0, 300_000)
 
 	if h.args.Mode == "tmpfs" {
 		// A page freed behind the filter's back on the full disk.
@@ -135,7 +137,7 @@ func roleDiskSpace(t *testing.T, h *helper) {
 		fill(t, filepath.Join(dir, "filler2"))
 		var hit []byte
 		for i := range uint64(1 << 20) {
-			key := procKey(make([]byte, 13), 2, i)
+			key := testkit.WriterKey(make([]byte, 13), 2, i)
 			if b := f.Locations(key)[0] / 8; b >= (64<<10)-64 && b < (64<<10)-64+4096 {
 				hit = key
 				break

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/internal/testkit/filecheck"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
 )
@@ -62,7 +63,7 @@ func roleSyncer(t *testing.T, h *helper) {
 	f, err := Open(a.Path, nil)
 	require.NoError(t, err)
 	for s := range a.Keys {
-		require.NoError(t, f.Add(procKey(make([]byte, 13), a.ID, s)))
+		require.NoError(t, f.Add(testkit.WriterKey(make([]byte, 13), a.ID, s)))
 	}
 	var st unix.Statfs_t
 	require.NoError(t, unix.Statfs(a.Path, &st))
@@ -95,7 +96,7 @@ func rolePlainRead(t *testing.T, h *helper) {
 	res := plainReadResult{Count: hdr.Count}
 	for s := range a.Keys {
 		all := true
-		for _, p := range loc.Locate(procKey(make([]byte, 13), a.ID, s), locs) {
+		for _, p := range loc.Locate(testkit.WriterKey(make([]byte, 13), a.ID, s), locs) {
 			all = all && bits[p/8]&(1<<(p%8)) != 0
 		}
 		if all {
@@ -143,7 +144,7 @@ func TestSyncDurable(t *testing.T) {
 			require.Equal(t, uint64(keys), got.Present, "keys found by plain reads")
 			f, err = Open(path, &OpenOptions{ReadOnly: true})
 			require.NoError(t, err)
-			require.Equal(t, sequentialCount(f, procKeys(3, 0, keys)), got.Count, "count found by plain reads")
+			require.Equal(t, sequentialCount(f, testkit.WriterKeys(3, 0, keys)), got.Count, "count found by plain reads")
 			require.NoError(t, f.Close())
 			filecheck.Check(t, path, hdr)
 		})

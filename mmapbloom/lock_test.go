@@ -32,7 +32,7 @@ func roleHold(t *testing.T, h *helper) {
 			return
 		}
 		require.Equal(t, "check", cmd)
-		requireAllPresent(t, f, 0, 0, h.args.Keys)
+		testkit.RequireAllPresent(t, f, 0, 0, h.args.Keys)
 		h.send(t, true)
 	}
 }
@@ -56,7 +56,7 @@ func newLockFilter(t *testing.T, dir, name string, opts *CreateOptions) *Filter 
 	t.Helper()
 	f, err := Create(filepath.Join(dir, name), lockKeys, 0.01, withSeed(opts, 42))
 	require.NoError(t, err)
-	require.NoError(t, f.AddBatch(procKeys(0, 0, lockKeys)))
+	require.NoError(t, f.AddBatch(testkit.WriterKeys(0, 0, lockKeys)))
 	require.NoError(t, f.Sync())
 	return f
 }
@@ -86,7 +86,7 @@ func openHolder(t *testing.T, path string, process, readOnly bool) *holder {
 func (h *holder) check(t *testing.T) {
 	t.Helper()
 	if h.f != nil {
-		requireAllPresent(t, h.f, 0, 0, lockKeys)
+		testkit.RequireAllPresent(t, h.f, 0, 0, lockKeys)
 		return
 	}
 	h.p.send(t, "check")
@@ -161,7 +161,7 @@ func TestExclusiveOpsRefusedWhileOpen(t *testing.T) {
 					require.NoError(t, err)
 					require.Equal(t, before, after, "%s changed the file", o.name)
 					require.Equal(t, names, dirNames(t, dir), "%s left files behind", o.name)
-					requireAllPresent(t, f, 0, 0, lockKeys)
+					testkit.RequireAllPresent(t, f, 0, 0, lockKeys)
 				}
 				h.check(t)
 				h.close(t)
@@ -176,7 +176,7 @@ func TestExclusiveOpsRefusedWhileOpen(t *testing.T) {
 				}
 				require.NoError(t, f.Merge(src))
 				require.NoError(t, f.Clear())
-				ok, err := f.Test(procKey(make([]byte, 13), 0, 0))
+				ok, err := f.Test(testkit.WriterKey(make([]byte, 13), 0, 0))
 				require.NoError(t, err)
 				require.False(t, ok, "a key survived Clear")
 				requireInUse(t, overwrite(), "overwrite of a file this process has open")
@@ -208,8 +208,8 @@ func TestFailedExclusiveKeepsLock(t *testing.T) {
 					requireInUse(t, b.Seal(), "b.Seal")
 					requireInUse(t, a.Seal(), "a.Seal")
 				}
-				requireAllPresent(t, a, 0, 0, lockKeys)
-				requireAllPresent(t, b, 0, 0, lockKeys)
+				testkit.RequireAllPresent(t, a, 0, 0, lockKeys)
+				testkit.RequireAllPresent(t, b, 0, 0, lockKeys)
 				_ = i
 			}
 			require.NoError(t, a.Close())
@@ -245,7 +245,7 @@ func TestOpenRefusedDuringExclusive(t *testing.T) {
 			p.finish(t)
 			f, err = Open(path, nil)
 			require.NoError(t, err)
-			requireAllPresent(t, f, 0, 0, lockKeys)
+			testkit.RequireAllPresent(t, f, 0, 0, lockKeys)
 			require.NoError(t, f.Close())
 		})
 	}
@@ -269,7 +269,7 @@ func roleContend(t *testing.T, h *helper) {
 	require.Equal(t, "go", cmd)
 	v2 := f.Header().Version == format.V2
 	var res contendResult
-	key := procKey(make([]byte, 13), 0, a.Seed%lockKeys)
+	key := testkit.WriterKey(make([]byte, 13), 0, a.Seed%lockKeys)
 	for i := range a.Keys {
 		var err error
 		op := "clear"
@@ -309,7 +309,7 @@ func roleContend(t *testing.T, h *helper) {
 func TestExclusiveContention(t *testing.T) {
 	const contenders = 3
 	attempts := uint64(400)
-	if stress() {
+	if testkit.Stress() {
 		attempts = 10_000
 	}
 	for _, opts := range testLayouts {
@@ -338,7 +338,7 @@ func TestExclusiveContention(t *testing.T) {
 			}
 			f, err := Open(path, nil)
 			require.NoError(t, err)
-			requireAllPresent(t, f, 0, 0, lockKeys)
+			testkit.RequireAllPresent(t, f, 0, 0, lockKeys)
 			require.NoError(t, f.Close())
 			filecheck.Check(t, path, hdr)
 		})

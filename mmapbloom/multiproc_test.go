@@ -34,6 +34,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/internal/testkit/filecheck"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
 )
@@ -341,7 +342,7 @@ func roleWriter(t *testing.T, h *helper) {
 	switch a.Mode {
 	case "add", "string":
 		for s := range a.Keys {
-			key := procKey(buf[:], a.ID, s)
+			key := testkit.WriterKey(buf[:], a.ID, s)
 			if a.Mode == "add" {
 				err = f.Add(key)
 			} else {
@@ -353,7 +354,7 @@ func roleWriter(t *testing.T, h *helper) {
 	case "batch":
 		for s := uint64(0); s < a.Keys; s += batchSize {
 			end := min(s+batchSize, a.Keys)
-			require.NoError(t, f.AddBatch(procKeys(a.ID, s, end)))
+			require.NoError(t, f.AddBatch(testkit.WriterKeys(a.ID, s, end)))
 			prog.store(a.ID, end)
 		}
 	default:
@@ -391,7 +392,7 @@ func roleReader(t *testing.T, h *helper) {
 			continue
 		}
 		for _, s := range [2]uint64{mark - 1, rng.Uint64N(mark)} {
-			ok, err := f.Test(procKey(buf[:], w, s))
+			ok, err := f.Test(testkit.WriterKey(buf[:], w, s))
 			require.NoError(t, err)
 			res.Checks++
 			if !ok {
@@ -422,12 +423,12 @@ func TestManyProcesses(t *testing.T) {
 	for li, opts := range testLayouts {
 		t.Run(layoutName(opts), func(t *testing.T) {
 			perWriter := uint64(220_000) // 200,000 own keys and 20,000 shared
-			if li > 0 && !stress() {
+			if li > 0 && !testkit.Stress() {
 				perWriter /= 10
 			}
 			dir := t.TempDir()
 			path := filepath.Join(dir, "many.bloom")
-			distinct := writers*(perWriter-perWriter/sharedEvery) + perWriter/sharedEvery
+			distinct := writers*(perWriter-perWriter/testkit.SharedEvery) + perWriter/testkit.SharedEvery
 			f, err := Create(path, distinct, 0.01, opts)
 			require.NoError(t, err)
 			hdr := f.Header()
@@ -474,13 +475,13 @@ func TestManyProcesses(t *testing.T) {
 			defer f.Close()
 			count, err := f.Count()
 			require.NoError(t, err)
-			all := procKeys(0, 0, perWriter) // the shared keys once, then each writer's own
+			all := testkit.WriterKeys(0, 0, perWriter) // the shared keys once, then each writer's own
 			for w := uint32(1); w < writers; w++ {
-				all = append(all, slices.DeleteFunc(procKeys(w, 0, perWriter), func(k []byte) bool { return k[0] == 's' })...)
+				all = append(all, slices.DeleteFunc(testkit.WriterKeys(w, 0, perWriter), func(k []byte) bool { return k[0] == 's' })...)
 			}
 			requireConcurrentCount(t, f, all, adds, count, "after the writers")
 			for w := range uint32(writers) {
-				requireAllPresent(t, f, w, 0, perWriter)
+				testkit.RequireAllPresent(t, f, w, 0, perWriter)
 			}
 			filecheck.Check(t, path, hdr)
 		})
@@ -524,7 +525,7 @@ func roleTestAndAdd(t *testing.T, h *helper) {
 				}
 			}
 		}
-		key := procKey(buf[:], 0, i)
+		key := testkit.WriterKey(buf[:], 0, i)
 		res.Answers[i], err = f.TestAndAdd(key)
 		require.NoError(t, err)
 		ok, err := f.Test(key)
@@ -545,7 +546,7 @@ func roleTestAndAdd(t *testing.T, h *helper) {
 func TestTestAndAddRace(t *testing.T) {
 	const racers = 4
 	keys := uint64(20_000)
-	if stress() {
+	if testkit.Stress() {
 		keys = 200_000
 	}
 	for _, opts := range testLayouts {
@@ -558,7 +559,7 @@ func TestTestAndAddRace(t *testing.T) {
 			locs := make([][]uint64, keys)
 			var buf [13]byte
 			for i := range keys {
-				locs[i] = distinct(f.Locations(procKey(buf[:], 0, i)))
+				locs[i] = testkit.Distinct(f.Locations(testkit.WriterKey(buf[:], 0, i)))
 				for _, p := range locs[i] {
 					setters[p]++
 				}
@@ -618,7 +619,7 @@ func TestTestAndAddRace(t *testing.T) {
 			t.Logf("%d keys (%d with a bit of their own), %d racers: %d new answers; %d keys told new by several, %d by none",
 				keys, private, racers, news, raced, none)
 			for i := range keys {
-				ok, err := f.Test(procKey(buf[:], 0, i))
+				ok, err := f.Test(testkit.WriterKey(buf[:], 0, i))
 				require.NoError(t, err)
 				require.True(t, ok)
 			}

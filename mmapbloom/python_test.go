@@ -359,7 +359,7 @@ func TestPythonAndGoWriters(t *testing.T) {
 	const pyWriters, goWriters = 4, 2
 	keys := uint64(20_000)
 	switch {
-	case stress():
+	case testkit.Stress():
 		keys = 200_000
 	case raceEnabled: // the Go writers run 5-10 times slower
 		keys = 5_000

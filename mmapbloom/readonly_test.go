@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 )
 
 // fileState is what a read-only open must leave alone.
@@ -56,10 +58,10 @@ func TestReadOnlyOpenNeverWrites(t *testing.T) {
 			g, err := Open(path, &OpenOptions{ReadOnly: true})
 			require.NoError(t, err)
 			require.True(t, g.ReadOnly())
-			requireAllPresent(t, g, 0, 0, lockKeys)
+			testkit.RequireAllPresent(t, g, 0, 0, lockKeys)
 			c, err := g.Count()
 			require.NoError(t, err)
-			require.Equal(t, sequentialCount(g, procKeys(0, 0, lockKeys)), c)
+			require.Equal(t, sequentialCount(g, testkit.WriterKeys(0, 0, lockKeys)), c)
 			_, err = g.Stats()
 			require.NoError(t, err)
 			if isV1(opts) {
@@ -83,7 +85,7 @@ func TestReadOnlyOpenNeverWrites(t *testing.T) {
 			} {
 				require.ErrorIs(t, call(), ErrReadOnly, name)
 			}
-			requireAllPresent(t, g, 0, 0, lockKeys)
+			testkit.RequireAllPresent(t, g, 0, 0, lockKeys)
 			require.NoError(t, g.Close())
 			require.Equal(t, before, stateOf(t, path), "a read-only open changed the file")
 		})
@@ -112,7 +114,7 @@ func roleUnprivileged(t *testing.T, h *helper) {
 	res.WriteErr, res.WritePermission = err.Error(), errors.Is(err, fs.ErrPermission)
 	f, err := Open(h.args.Path, &OpenOptions{ReadOnly: true})
 	require.NoError(t, err)
-	requireAllPresent(t, f, 0, 0, lockKeys)
+	testkit.RequireAllPresent(t, f, 0, 0, lockKeys)
 	res.ReadPresent = lockKeys
 	require.NoError(t, f.Close())
 	dir := filepath.Dir(h.args.Path)
@@ -156,7 +158,7 @@ func TestOpenForWritingRefused(t *testing.T) {
 		require.Contains(t, err.Error(), "read-only")
 		g, err := Open(path, &OpenOptions{ReadOnly: true})
 		require.NoError(t, err)
-		requireAllPresent(t, g, 0, 0, lockKeys)
+		testkit.RequireAllPresent(t, g, 0, 0, lockKeys)
 		require.NoError(t, g.Close())
 		return
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/manifest"
 )
 
@@ -69,10 +70,10 @@ func roleSetWriter(t *testing.T, h *helper) {
 	for i := uint64(0); i < a.Keys; i += batchSize {
 		end := min(i+batchSize, a.Keys)
 		if a.Mode == "batch" {
-			require.NoError(t, s.AddBatch(procKeys(a.ID, i, end)))
+			require.NoError(t, s.AddBatch(testkit.WriterKeys(a.ID, i, end)))
 			continue
 		}
-		for _, key := range procKeys(a.ID, i, end) {
+		for _, key := range testkit.WriterKeys(a.ID, i, end) {
 			require.NoError(t, s.Add(key))
 		}
 	}
@@ -91,7 +92,7 @@ func roleSetCrash(t *testing.T, h *helper) {
 			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		}
 	}
-	for _, key := range procKeys(a.ID, 0, a.Keys) {
+	for _, key := range testkit.WriterKeys(a.ID, 0, a.Keys) {
 		require.NoError(t, s.Add(key))
 	}
 	t.Fatalf("no crash at %s after %d keys", a.Mode, a.Keys)
@@ -132,7 +133,7 @@ func TestSetGrowthManyProcesses(t *testing.T) {
 			assert.Len(t, entries, 5, "MANIFEST, CONTROL, LOCK and two layers: %v", entries)
 			for id := range uint32(procs) {
 				present := make([]bool, perProc)
-				keys := procKeys(id, 0, perProc)
+				keys := testkit.WriterKeys(id, 0, perProc)
 				require.NoError(t, s.TestBatch(keys, present))
 				for i, ok := range present {
 					require.True(t, ok, "process %d key %d missing", id, i)
@@ -188,12 +189,12 @@ func TestSetCrashDuringGrowth(t *testing.T) {
 			assert.Equal(t, tc.wantGC, removed)
 			// The layer filled to its capacity before the crash: its keys
 			// were all added.
-			for _, key := range procKeys(0, 0, n0) {
+			for _, key := range testkit.WriterKeys(0, 0, n0) {
 				ok, err := r.Test(key)
 				require.NoError(t, err)
 				require.True(t, ok, "key %q lost", key)
 			}
-			for _, key := range procKeys(1, 0, 4*n0) {
+			for _, key := range testkit.WriterKeys(1, 0, 4*n0) {
 				require.NoError(t, r.Add(key))
 			}
 			assert.Greater(t, r.Layers(), tc.wantLayers, "grows again")
