@@ -54,25 +54,25 @@ func TestCrashedWriters(t *testing.T) {
 			var count, total, unpublished uint64
 			var returned, inflight [][]byte // keys whose adds returned, and those that may have run in part
 			for r := range rounds {
-				ps := make([]*proc, writers)
+				ps := make([]*testkit.Proc, writers)
 				targets := make([]uint64, writers)
 				for w := range writers {
 					targets[w] = rng.Uint64N(20_000)
 					if rng.IntN(8) == 0 {
 						targets[w] = 0
 					}
-					ps[w] = startHelper(t, "writer", helperArgs{
+					ps[w] = testkit.StartHelper(t, "writer", testkit.HelperArgs{
 						Path: path, Progress: prog.path, ID: uint32(r*writers + w), Keys: 1 << 40, Mode: modes[w], Exact: (r+w)%2 == 0,
 					})
 				}
 				for w, p := range ps {
 					id := uint32(r*writers + w)
 					for prog.load(id) < targets[w] {
-						require.True(t, p.running(), "writer %s exited before its kill; output:\n%s", p.name, p.out.String())
+						require.True(t, p.Running(), "writer %s exited before its kill; output:\n%s", p.Name, p.Output())
 						time.Sleep(100 * time.Microsecond)
 					}
 					time.Sleep(time.Duration(rng.IntN(500)) * time.Microsecond)
-					p.killed()
+					p.Killed()
 				}
 
 				f, err := Open(path, nil)

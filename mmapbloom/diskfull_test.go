@@ -16,6 +16,10 @@ import (
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
 )
 
+func init() {
+	testkit.Role("diskfull", roleDiskFull)
+}
+
 // diskFullCase is one case of the disk-full helper's report.
 type diskFullCase struct {
 	Name   string
@@ -52,10 +56,10 @@ func fill(t *testing.T, path string) {
 // the full disk: the error is ENOSPC and no file, temporary or final, is
 // left; an Overwrite that does not fit leaves the old filter whole; and a
 // filter created before the disk filled up takes adds on every page.
-func roleDiskFull(t *testing.T, h *helper) {
-	mnt := h.args.Path
+func roleDiskFull(t *testing.T, h *testkit.Helper) {
+	mnt := h.Args.Path
 	if err := unix.Mount("tmpfs", mnt, "tmpfs", 0, "size=1m"); err != nil {
-		h.send(t, diskFullResult{Skip: "mount a tmpfs: " + err.Error()})
+		h.Send(t, diskFullResult{Skip: "mount a tmpfs: " + err.Error()})
 		return
 	}
 	defer func() { _ = unix.Unmount(mnt, 0) }()
@@ -116,7 +120,7 @@ func roleDiskFull(t *testing.T, h *helper) {
 		require.NoError(t, f.Close())
 		require.NoError(t, os.RemoveAll(dir))
 	}
-	h.send(t, res)
+	h.Send(t, res)
 }
 
 // TestDiskFull runs roleDiskFull in a helper process with its own mount
@@ -128,15 +132,15 @@ func TestDiskFull(t *testing.T) {
 	}
 	mnt := filepath.Join(t.TempDir(), "mnt")
 	require.NoError(t, os.Mkdir(mnt, 0o755))
-	p, err := tryStartHelper(t, "diskfull", helperArgs{Path: mnt}, func(c *exec.Cmd) {
+	p, err := testkit.TryStartHelper(t, "diskfull", testkit.HelperArgs{Path: mnt}, func(c *exec.Cmd) {
 		c.SysProcAttr.Unshareflags = syscall.CLONE_NEWNS
 	})
 	if err != nil {
 		t.Skipf("cannot start a helper in its own mount namespace: %v", err)
 	}
 	var res diskFullResult
-	p.recv(t, &res)
-	p.finish(t)
+	p.Recv(t, &res)
+	p.Finish(t)
 	if res.Skip != "" {
 		t.Skip(res.Skip)
 	}

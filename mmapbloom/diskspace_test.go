@@ -16,6 +16,10 @@ import (
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
 )
 
+func init() {
+	testkit.Role("diskspace", roleDiskSpace)
+}
+
 // diskSpaceResult is the disk-space helper's report: Skip says why the
 // small file system could not be made; the checks ran in the helper.
 type diskSpaceResult struct{ Skip string }
@@ -65,10 +69,10 @@ func sparseCopy(t *testing.T, src, dst string) {
 // filter behind its back (a punched hole) on a full disk: the add that
 // needs that page fails with ErrNoSpace, not as a truncated file, and the
 // filter stays usable.
-func roleDiskSpace(t *testing.T, h *helper) {
-	mnt := h.args.Path
-	if err := mountSmall(h.args.Mode, mnt); err != nil {
-		h.send(t, diskSpaceResult{Skip: err.Error()})
+func roleDiskSpace(t *testing.T, h *testkit.Helper) {
+	mnt := h.Args.Path
+	if err := mountSmall(h.Args.Mode, mnt); err != nil {
+		h.Send(t, diskSpaceResult{Skip: err.Error()})
 		return
 	}
 	defer func() { _ = unix.Unmount(mnt, unix.MNT_DETACH) }()
@@ -110,7 +114,7 @@ func roleDiskSpace(t *testing.T, h *helper) {
 	r, err := Open(copied, &OpenOptions{ReadOnly: true})
 	require.NoError(t, err)
 	s, err := r.Stats()
-	if h.args.Mode == "tmpfs" {
+	if h.Args.Mode == "tmpfs" {
 		// tmpfs backs even a read of a hole with a new page: none to be had.
 		require.ErrorIs(t, err, ErrNoSpace)
 	} else {
@@ -131,7 +135,7 @@ func roleDiskSpace(t *testing.T, h *helper) {
 	require.NoError(t, f.AddBatch(keys))
 	testkit.RequireAllPresent(t, f, 1, 0, 300_000)
 
-	if h.args.Mode == "tmpfs" {
+	if h.Args.Mode == "tmpfs" {
 		// A page freed behind the filter's back on the full disk.
 		require.NoError(t, unix.Fallocate(int(f.file.Fd()), unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, 64<<10, 4096))
 		fill(t, filepath.Join(dir, "filler2"))
@@ -152,7 +156,7 @@ func roleDiskSpace(t *testing.T, h *helper) {
 		require.True(t, ok)
 	}
 	require.NoError(t, f.Close())
-	h.send(t, diskSpaceResult{})
+	h.Send(t, diskSpaceResult{})
 }
 
 // TestDiskSpace runs roleDiskSpace on a loop-mounted 3 MiB ext2 image (no
@@ -173,7 +177,7 @@ func TestDiskSpace(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			mnt := filepath.Join(t.TempDir(), "mnt")
 			require.NoError(t, os.Mkdir(mnt, 0o755))
-			p, err := tryStartHelper(t, "diskspace", helperArgs{Path: mnt, Mode: mode}, func(c *exec.Cmd) {
+			p, err := testkit.TryStartHelper(t, "diskspace", testkit.HelperArgs{Path: mnt, Mode: mode}, func(c *exec.Cmd) {
 				c.SysProcAttr.Unshareflags = syscall.CLONE_NEWNS
 			})
 			if err != nil {
@@ -181,8 +185,8 @@ func TestDiskSpace(t *testing.T) {
 				return
 			}
 			var res diskSpaceResult
-			p.recv(t, &res)
-			p.finish(t)
+			p.Recv(t, &res)
+			p.Finish(t)
 			if res.Skip != "" {
 				skip("%s: %s", mode, res.Skip)
 			}

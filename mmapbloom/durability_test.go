@@ -19,6 +19,11 @@ import (
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
 )
 
+func init() {
+	testkit.Role("syncer", roleSyncer)
+	testkit.Role("plainread", rolePlainRead)
+}
+
 // dirtyKB returns the dirty kilobytes of this process's mappings of path
 // (Shared_Dirty plus Private_Dirty in /proc/self/smaps): pages written and
 // not yet written back to the file.
@@ -58,8 +63,8 @@ type syncerResult struct {
 
 // roleSyncer adds keys [0, Keys) of writer ID, calls Sync, reports, and
 // then waits to be killed: it never closes or unmaps the filter.
-func roleSyncer(t *testing.T, h *helper) {
-	a := h.args
+func roleSyncer(t *testing.T, h *testkit.Helper) {
+	a := h.Args
 	f, err := Open(a.Path, nil)
 	require.NoError(t, err)
 	for s := range a.Keys {
@@ -73,8 +78,8 @@ func roleSyncer(t *testing.T, h *helper) {
 	require.True(t, found, "no mapping of %s in /proc/self/smaps", a.Path)
 	require.NoError(t, f.Sync())
 	res.DirtyAfter, _ = dirtyKB(t, a.Path)
-	h.send(t, res)
-	h.waitStop()
+	h.Send(t, res)
+	h.WaitStop()
 }
 
 // plainReadResult is the plain reader's report.
@@ -83,8 +88,8 @@ type plainReadResult struct{ Present, Count uint64 }
 // rolePlainRead reads the filter file with plain reads (no mapping, no
 // Open), decodes the header and counts how many of keys [0, Keys) of
 // writer ID have every bit set.
-func rolePlainRead(t *testing.T, h *helper) {
-	a := h.args
+func rolePlainRead(t *testing.T, h *testkit.Helper) {
+	a := h.Args
 	raw, err := os.ReadFile(a.Path)
 	require.NoError(t, err)
 	hdr, err := format.Decode(raw)
@@ -103,7 +108,7 @@ func rolePlainRead(t *testing.T, h *helper) {
 			res.Present++
 		}
 	}
-	h.send(t, res)
+	h.Send(t, res)
 }
 
 // TestSyncDurable checks Sync: a process adds keys, calls Sync and is
@@ -122,10 +127,10 @@ func TestSyncDurable(t *testing.T) {
 			hdr := f.Header()
 			require.NoError(t, f.Close())
 
-			w := startHelper(t, "syncer", helperArgs{Path: path, ID: 3, Keys: keys})
+			w := testkit.StartHelper(t, "syncer", testkit.HelperArgs{Path: path, ID: 3, Keys: keys})
 			var res syncerResult
-			w.recv(t, &res)
-			w.killed()
+			w.Recv(t, &res)
+			w.Killed()
 			t.Logf("dirty before Sync %d kB, after %d kB (writeback: %v)", res.DirtyBefore, res.DirtyAfter, res.Writeback)
 			require.Equal(t, uint64(keys), res.Synced)
 			if res.Writeback {
@@ -137,10 +142,10 @@ func TestSyncDurable(t *testing.T) {
 				t.Log("tmpfs: no writeback to check; plain reads only")
 			}
 
-			r := startHelper(t, "plainread", helperArgs{Path: path, ID: 3, Keys: keys})
+			r := testkit.StartHelper(t, "plainread", testkit.HelperArgs{Path: path, ID: 3, Keys: keys})
 			var got plainReadResult
-			r.recv(t, &got)
-			r.finish(t)
+			r.Recv(t, &got)
+			r.Finish(t)
 			require.Equal(t, uint64(keys), got.Present, "keys found by plain reads")
 			f, err = Open(path, &OpenOptions{ReadOnly: true})
 			require.NoError(t, err)

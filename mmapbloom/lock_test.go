@@ -15,37 +15,43 @@ import (
 	"github.com/mmapbloom/mmapbloom/internal/testkit/filecheck"
 )
 
+func init() {
+	testkit.Role("hold", roleHold)
+	testkit.Role("exclusive", roleExclusive)
+	testkit.Role("contend", roleContend)
+}
+
 // lockKeys is the number of keys the lock tests add (writer 0's sequence).
 const lockKeys = 2000
 
 // roleHold opens the filter (read-only if asked), reports "ready", and
 // answers each "check" with whether keys [0, Keys) of writer 0 all test
 // present, until the parent closes stdin.
-func roleHold(t *testing.T, h *helper) {
-	f, err := Open(h.args.Path, &OpenOptions{ReadOnly: h.args.ReadOnly})
+func roleHold(t *testing.T, h *testkit.Helper) {
+	f, err := Open(h.Args.Path, &OpenOptions{ReadOnly: h.Args.ReadOnly})
 	require.NoError(t, err)
 	defer f.Close()
-	h.send(t, "ready")
+	h.Send(t, "ready")
 	for {
-		cmd, ok := h.command()
+		cmd, ok := h.Command()
 		if !ok {
 			return
 		}
 		require.Equal(t, "check", cmd)
-		testkit.RequireAllPresent(t, f, 0, 0, h.args.Keys)
-		h.send(t, true)
+		testkit.RequireAllPresent(t, f, 0, 0, h.Args.Keys)
+		h.Send(t, true)
 	}
 }
 
 // roleExclusive opens the filter and holds its exclusive lock, as Clear
 // does while it runs, until the parent closes stdin.
-func roleExclusive(t *testing.T, h *helper) {
-	f, err := Open(h.args.Path, nil)
+func roleExclusive(t *testing.T, h *testkit.Helper) {
+	f, err := Open(h.Args.Path, nil)
 	require.NoError(t, err)
 	defer f.Close()
 	require.NoError(t, f.exclusive("hold", func() error {
-		h.send(t, "ready")
-		h.waitStop()
+		h.Send(t, "ready")
+		h.WaitStop()
 		return nil
 	}))
 }
@@ -65,7 +71,7 @@ func newLockFilter(t *testing.T, dir, name string, opts *CreateOptions) *Filter 
 // process, or a helper process.
 type holder struct {
 	f *Filter
-	p *proc
+	p *testkit.Proc
 }
 
 func openHolder(t *testing.T, path string, process, readOnly bool) *holder {
@@ -75,9 +81,9 @@ func openHolder(t *testing.T, path string, process, readOnly bool) *holder {
 		require.NoError(t, err)
 		return &holder{f: f}
 	}
-	p := startHelper(t, "hold", helperArgs{Path: path, ReadOnly: readOnly, Keys: lockKeys})
+	p := testkit.StartHelper(t, "hold", testkit.HelperArgs{Path: path, ReadOnly: readOnly, Keys: lockKeys})
 	var ready string
-	p.recv(t, &ready)
+	p.Recv(t, &ready)
 	require.Equal(t, "ready", ready)
 	return &holder{p: p}
 }
@@ -89,9 +95,9 @@ func (h *holder) check(t *testing.T) {
 		testkit.RequireAllPresent(t, h.f, 0, 0, lockKeys)
 		return
 	}
-	h.p.send(t, "check")
+	h.p.Send(t, "check")
 	var ok bool
-	h.p.recv(t, &ok)
+	h.p.Recv(t, &ok)
 	require.True(t, ok)
 }
 
@@ -101,7 +107,7 @@ func (h *holder) close(t *testing.T) {
 		require.NoError(t, h.f.Close())
 		return
 	}
-	h.p.finish(t)
+	h.p.Finish(t)
 }
 
 // dirNames lists the names in dir, sorted.
@@ -231,9 +237,9 @@ func TestOpenRefusedDuringExclusive(t *testing.T) {
 			path := f.Path()
 			require.NoError(t, f.Close())
 			names := dirNames(t, dir)
-			p := startHelper(t, "exclusive", helperArgs{Path: path})
+			p := testkit.StartHelper(t, "exclusive", testkit.HelperArgs{Path: path})
 			var ready string
-			p.recv(t, &ready)
+			p.Recv(t, &ready)
 			require.Equal(t, "ready", ready)
 			_, err := Open(path, nil)
 			requireInUse(t, err, "open")
@@ -242,7 +248,7 @@ func TestOpenRefusedDuringExclusive(t *testing.T) {
 			_, err = Create(path, 10, 0.01, &CreateOptions{Overwrite: true})
 			requireInUse(t, err, "overwrite")
 			require.Equal(t, names, dirNames(t, dir), "temporary files left")
-			p.finish(t)
+			p.Finish(t)
 			f, err = Open(path, nil)
 			require.NoError(t, err)
 			testkit.RequireAllPresent(t, f, 0, 0, lockKeys)
@@ -258,13 +264,13 @@ type contendResult struct{ Attempts, Succeeded uint64 }
 // tries Clear, Seal (v2) and, one time in 16, Create with Overwrite,
 // Keys times in all; every attempt must fail with ErrInUse, since the
 // other contenders hold the file open, and the filter's keys must stay.
-func roleContend(t *testing.T, h *helper) {
-	a := h.args
+func roleContend(t *testing.T, h *testkit.Helper) {
+	a := h.Args
 	f, err := Open(a.Path, nil)
 	require.NoError(t, err)
 	defer f.Close()
-	h.send(t, "ready")
-	cmd, ok := h.command()
+	h.Send(t, "ready")
+	cmd, ok := h.Command()
 	require.True(t, ok)
 	require.Equal(t, "go", cmd)
 	v2 := f.Header().Version == format.V2
@@ -298,8 +304,8 @@ func roleContend(t *testing.T, h *helper) {
 		require.NoError(t, err)
 		require.True(t, ok, "attempt %d: a key vanished", i)
 	}
-	h.send(t, res)
-	h.waitStop() // keep the file open until every contender is done
+	h.Send(t, res)
+	h.WaitStop() // keep the file open until every contender is done
 }
 
 // TestExclusiveContention runs 3 processes that hold the same file and
@@ -319,22 +325,22 @@ func TestExclusiveContention(t *testing.T) {
 			path := f.Path()
 			hdr := f.Header()
 			require.NoError(t, f.Close())
-			var ps []*proc
+			var ps []*testkit.Proc
 			for i := range contenders {
-				ps = append(ps, startHelper(t, "contend", helperArgs{Path: path, ID: uint32(i), Keys: attempts, Seed: uint64(i * 7)}))
+				ps = append(ps, testkit.StartHelper(t, "contend", testkit.HelperArgs{Path: path, ID: uint32(i), Keys: attempts, Seed: uint64(i * 7)}))
 			}
 			ready := make([]string, contenders)
-			recvEach(t, ps, func(i int) any { return &ready[i] })
+			testkit.RecvEach(t, ps, func(i int) any { return &ready[i] })
 			for _, p := range ps {
-				p.send(t, "go")
+				p.Send(t, "go")
 			}
 			results := make([]contendResult, contenders)
-			recvEach(t, ps, func(i int) any { return &results[i] })
+			testkit.RecvEach(t, ps, func(i int) any { return &results[i] })
 			for i, p := range ps {
-				p.finish(t)
+				p.Finish(t)
 				require.Equal(t, "ready", ready[i])
 				require.Equal(t, attempts, results[i].Attempts)
-				require.Zero(t, results[i].Succeeded, "%s: an exclusive operation ran while others had the file open", p.name)
+				require.Zero(t, results[i].Succeeded, "%s: an exclusive operation ran while others had the file open", p.Name)
 			}
 			f, err := Open(path, nil)
 			require.NoError(t, err)

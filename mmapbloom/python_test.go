@@ -326,15 +326,15 @@ func TestPythonCreateHeaders(t *testing.T) {
 // new bit; in a v1.1 file, Python's adds all count, as Go's Add calls do).
 type newCounterResult struct{ Counted uint64 }
 
-func init() { helperRoles["newcounter"] = roleNewCounter }
+func init() { testkit.Role("newcounter", roleNewCounter) }
 
 // mixedKey is key s of writer id in TestPythonAndGoWriters (as in interop.py).
 func mixedKey(id uint32, s uint64) []byte { return fmt.Appendf(nil, "w%d-%d", id, s) }
 
 // roleNewCounter adds keys [0, Keys) of writer ID with TestAndAdd and
 // reports how many were new.
-func roleNewCounter(t *testing.T, h *helper) {
-	a := h.args
+func roleNewCounter(t *testing.T, h *testkit.Helper) {
+	a := h.Args
 	f, err := Open(a.Path, nil)
 	require.NoError(t, err)
 	var res newCounterResult
@@ -346,7 +346,7 @@ func roleNewCounter(t *testing.T, h *helper) {
 		}
 	}
 	require.NoError(t, f.Close())
-	h.send(t, res)
+	h.Send(t, res)
 }
 
 // TestPythonAndGoWriters runs 4 Python processes and 2 Go processes that
@@ -386,15 +386,15 @@ func TestPythonAndGoWriters(t *testing.T) {
 				require.NoError(t, p.cmd.Start())
 				pys = append(pys, p)
 			}
-			var gos []*proc
+			var gos []*testkit.Proc
 			for w := range goWriters {
-				gos = append(gos, startHelper(t, "newcounter", helperArgs{Path: path, ID: uint32(pyWriters + w), Keys: keys}))
+				gos = append(gos, testkit.StartHelper(t, "newcounter", testkit.HelperArgs{Path: path, ID: uint32(pyWriters + w), Keys: keys}))
 			}
 			var news uint64
 			goResults := make([]newCounterResult, goWriters)
-			recvEach(t, gos, func(i int) any { return &goResults[i] })
+			testkit.RecvEach(t, gos, func(i int) any { return &goResults[i] })
 			for i, g := range gos {
-				g.finish(t)
+				g.Finish(t)
 				news += goResults[i].Counted
 			}
 			for w, p := range pys {
@@ -453,7 +453,7 @@ func TestPythonLocks(t *testing.T) {
 			hold := pyCommand(ctx, py, "hold", f.Path())
 			stdin, err := hold.StdinPipe()
 			require.NoError(t, err)
-			var stdout syncBuffer
+			var stdout testkit.SyncBuffer
 			hold.Stdout, hold.Stderr = &stdout, &stdout
 			require.NoError(t, hold.Start())
 			for !strings.Contains(stdout.String(), "ready") {

@@ -20,6 +20,10 @@ import (
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
 )
 
+func init() {
+	testkit.Role("unprivileged", roleUnprivileged)
+}
+
 // fileState is what a read-only open must leave alone.
 type fileState struct {
 	data         []byte
@@ -106,22 +110,22 @@ type unprivilegedResult struct {
 // 0444, owned by root): Open for writing must fail with a permission
 // error that says to open read-only; a read-only Open answers; Create in
 // the directory fails with a permission error and leaves nothing.
-func roleUnprivileged(t *testing.T, h *helper) {
+func roleUnprivileged(t *testing.T, h *testkit.Helper) {
 	res := unprivilegedResult{UID: os.Geteuid(), ReadKeys: lockKeys}
 	require.NotZero(t, res.UID, "helper still runs as root")
-	_, err := Open(h.args.Path, nil)
+	_, err := Open(h.Args.Path, nil)
 	require.Error(t, err)
 	res.WriteErr, res.WritePermission = err.Error(), errors.Is(err, fs.ErrPermission)
-	f, err := Open(h.args.Path, &OpenOptions{ReadOnly: true})
+	f, err := Open(h.Args.Path, &OpenOptions{ReadOnly: true})
 	require.NoError(t, err)
 	testkit.RequireAllPresent(t, f, 0, 0, lockKeys)
 	res.ReadPresent = lockKeys
 	require.NoError(t, f.Close())
-	dir := filepath.Dir(h.args.Path)
+	dir := filepath.Dir(h.Args.Path)
 	_, err = Create(filepath.Join(dir, "new.bloom"), 10, 0.01, nil)
 	require.Error(t, err)
 	res.CreateErr, res.CreatePermission = err.Error(), errors.Is(err, fs.ErrPermission)
-	h.send(t, res)
+	h.Send(t, res)
 }
 
 // copyFile copies src to dst with mode perm.
@@ -172,7 +176,7 @@ func TestOpenForWritingRefused(t *testing.T) {
 	require.NoError(t, err)
 	bin := filepath.Join(dir, "helper.test")
 	copyFile(t, exe, bin, 0o755)
-	p, err := tryStartHelper(t, "unprivileged", helperArgs{Path: path}, func(c *exec.Cmd) {
+	p, err := testkit.TryStartHelper(t, "unprivileged", testkit.HelperArgs{Path: path}, func(c *exec.Cmd) {
 		c.Path, c.Args[0] = bin, bin
 		c.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
 	})
@@ -180,8 +184,8 @@ func TestOpenForWritingRefused(t *testing.T) {
 		t.Skipf("cannot start a helper as uid %d: %v", uid, err)
 	}
 	var res unprivilegedResult
-	p.recv(t, &res)
-	p.finish(t)
+	p.Recv(t, &res)
+	p.Finish(t)
 	t.Logf("as uid %d: open for writing: %s; create: %s", res.UID, res.WriteErr, res.CreateErr)
 	require.Equal(t, uid, res.UID)
 	require.True(t, res.WritePermission, "not a permission error: %s", res.WriteErr)

@@ -17,9 +17,9 @@ import (
 )
 
 func init() {
-	helperRoles["setwriter"] = roleSetWriter
-	helperRoles["setcrash"] = roleSetCrash
-	helperRoles["setlaggard"] = roleSetLaggard
+	testkit.Role("setwriter", roleSetWriter)
+	testkit.Role("setcrash", roleSetCrash)
+	testkit.Role("setlaggard", roleSetLaggard)
 }
 
 // laggardReport is what roleSetLaggard saw after another process dropped
@@ -34,8 +34,8 @@ type laggardReport struct {
 // Seed (Unix ns), checks that it holds key "k", reports ready, and on the
 // parent's "probe" (sent after another process dropped that layer) asks
 // the layer it still maps, then the set.
-func roleSetLaggard(t *testing.T, h *helper) {
-	a := h.args
+func roleSetLaggard(t *testing.T, h *testkit.Helper) {
+	a := h.Args
 	s, err := OpenSet(a.Path, &OpenOptions{Now: func() time.Time { return time.Unix(0, int64(a.Seed)) }})
 	require.NoError(t, err)
 	defer s.Close()
@@ -43,8 +43,8 @@ func roleSetLaggard(t *testing.T, h *helper) {
 	require.NoError(t, err)
 	require.True(t, ok)
 	old := s.view.Load()
-	h.send(t, "ready")
-	cmd, ok := h.command()
+	h.Send(t, "ready")
+	cmd, ok := h.Command()
 	require.True(t, ok && cmd == "probe", "command %q", cmd)
 	var r laggardReport
 	r.OldLayerAnswers, err = old.layers[0].Test([]byte("k"))
@@ -52,20 +52,20 @@ func roleSetLaggard(t *testing.T, h *helper) {
 	r.SetAnswers, err = s.Test([]byte("k"))
 	require.NoError(t, err)
 	r.Generation = s.view.Load().gen
-	h.send(t, r)
-	h.waitStop()
+	h.Send(t, r)
+	h.WaitStop()
 }
 
 // roleSetWriter opens the set at Path, waits for the parent's "go", adds
 // its keys [0, Keys) one by one (Mode "add") or in batches (Mode
 // "batch"), and reports done.
-func roleSetWriter(t *testing.T, h *helper) {
-	a := h.args
+func roleSetWriter(t *testing.T, h *testkit.Helper) {
+	a := h.Args
 	s, err := OpenSet(a.Path, nil)
 	require.NoError(t, err)
 	defer s.Close()
-	h.send(t, "ready")
-	cmd, ok := h.command()
+	h.Send(t, "ready")
+	cmd, ok := h.Command()
 	require.True(t, ok && cmd == "go", "command %q", cmd)
 	for i := uint64(0); i < a.Keys; i += batchSize {
 		end := min(i+batchSize, a.Keys)
@@ -77,14 +77,14 @@ func roleSetWriter(t *testing.T, h *helper) {
 			require.NoError(t, s.Add(key))
 		}
 	}
-	h.send(t, "done")
-	h.waitStop()
+	h.Send(t, "done")
+	h.WaitStop()
 }
 
 // roleSetCrash adds keys to the set at Path until its first growth
 // reaches the crash point named by Mode, where it kills itself (kill -9).
-func roleSetCrash(t *testing.T, h *helper) {
-	a := h.args
+func roleSetCrash(t *testing.T, h *testkit.Helper) {
+	a := h.Args
 	s, err := OpenSet(a.Path, nil)
 	require.NoError(t, err)
 	setCrashPoint = func(point string) {
@@ -110,18 +110,18 @@ func TestSetGrowthManyProcesses(t *testing.T) {
 			s, err := CreateSet(dir, n0, 0.01, nil)
 			require.NoError(t, err)
 			defer s.Close()
-			ps := make([]*proc, procs)
+			ps := make([]*testkit.Proc, procs)
 			for i := range ps {
-				ps[i] = startHelper(t, "setwriter", helperArgs{Path: dir, ID: uint32(i), Keys: perProc, Mode: mode})
+				ps[i] = testkit.StartHelper(t, "setwriter", testkit.HelperArgs{Path: dir, ID: uint32(i), Keys: perProc, Mode: mode})
 			}
 			var msgs [procs]string
-			recvEach(t, ps, func(i int) any { return &msgs[i] })
+			testkit.RecvEach(t, ps, func(i int) any { return &msgs[i] })
 			for _, p := range ps {
-				p.send(t, "go")
+				p.Send(t, "go")
 			}
-			recvEach(t, ps, func(i int) any { return &msgs[i] })
+			testkit.RecvEach(t, ps, func(i int) any { return &msgs[i] })
 			for _, p := range ps {
-				p.finish(t)
+				p.Finish(t)
 			}
 			info, err := s.Info()
 			require.NoError(t, err)
@@ -170,9 +170,8 @@ func TestSetCrashDuringGrowth(t *testing.T) {
 			s, err := CreateSet(dir, n0, 0.01, nil)
 			require.NoError(t, err)
 			defer s.Close() // a handle open across the crash
-			p := startHelper(t, "setcrash", helperArgs{Path: dir, Keys: 10 * n0, Mode: tc.point})
-			<-p.exited
-			require.Error(t, p.err, "helper output:\n%s", p.out.String())
+			p := testkit.StartHelper(t, "setcrash", testkit.HelperArgs{Path: dir, Keys: 10 * n0, Mode: tc.point})
+			require.Error(t, p.Wait(), "helper output:\n%s", p.Output())
 			assert.Equal(t, uint64(1), s.ctl.Generation(), "the crash left CONTROL behind")
 
 			r, err := OpenSet(dir, nil)
@@ -216,19 +215,19 @@ func TestSetLaggardProcess(t *testing.T) {
 	require.NoError(t, err)
 	defer s.Close()
 	require.NoError(t, s.Add([]byte("k")))
-	p := startHelper(t, "setlaggard", helperArgs{Path: dir, Seed: uint64(clock.now().UnixNano())})
+	p := testkit.StartHelper(t, "setlaggard", testkit.HelperArgs{Path: dir, Seed: uint64(clock.now().UnixNano())})
 	var msg string
-	p.recv(t, &msg)
+	p.Recv(t, &msg)
 	clock.advance(time.Hour)
 	changed, err := s.Rotate()
 	require.NoError(t, err)
 	require.True(t, changed)
 	_, err = os.Stat(filepath.Join(dir, manifest.LayerName(0)))
 	require.ErrorIs(t, err, os.ErrNotExist, "the layer was unlinked")
-	p.send(t, "probe")
+	p.Send(t, "probe")
 	var r laggardReport
-	p.recv(t, &r)
-	p.finish(t)
+	p.Recv(t, &r)
+	p.Finish(t)
 	assert.True(t, r.OldLayerAnswers, "the dropped layer answers through the laggard's mapping")
 	assert.False(t, r.SetAnswers, "the next call uses the new MANIFEST")
 	assert.Equal(t, uint64(2), r.Generation)
