@@ -1,6 +1,6 @@
 //go:build linux
 
-package mmapbloom
+package mmapbloom_test
 
 import (
 	"errors"
@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
 func init() {
@@ -65,40 +66,40 @@ func roleDiskFull(t *testing.T, h *testkit.Helper) {
 	defer func() { _ = unix.Unmount(mnt, 0) }()
 	var res diskFullResult
 	record := func(name, dir string, err error, want ...string) {
-		c := diskFullCase{Name: name, ENOSPC: errors.Is(err, syscall.ENOSPC), Left: dirNames(t, dir), Want: want}
+		c := diskFullCase{Name: name, ENOSPC: errors.Is(err, syscall.ENOSPC), Left: testkit.DirNames(t, dir), Want: want}
 		if err != nil {
 			c.Err = err.Error()
 		}
 		res.Cases = append(res.Cases, c)
 	}
-	for _, opts := range testLayouts {
-		dir := filepath.Join(mnt, layoutName(opts))
+	for _, opts := range mmapbloom.Layouts {
+		dir := filepath.Join(mnt, mmapbloom.LayoutName(opts))
 		require.NoError(t, os.Mkdir(dir, 0o755))
 		path := filepath.Join(dir, "f.bloom")
 		filler := filepath.Join(dir, "filler")
 
 		// Larger than the whole disk.
-		f, err := Create(path, 1_000_000, 0.01, opts)
+		f, err := mmapbloom.Create(path, 1_000_000, 0.01, opts)
 		require.Nil(t, f)
-		record(layoutName(opts)+"/larger-than-disk", dir, err)
+		record(mmapbloom.LayoutName(opts)+"/larger-than-disk", dir, err)
 
 		// Larger than the space left.
 		require.NoError(t, os.WriteFile(filler, make([]byte, 700<<10), 0o644))
-		f, err = CreateWithMK(path, 500<<13, 7, opts) // 500 KiB of bits
+		f, err = mmapbloom.CreateWithMK(path, 500<<13, 7, opts) // 500 KiB of bits
 		require.Nil(t, f)
-		record(layoutName(opts)+"/larger-than-space-left", dir, err, "filler")
+		record(mmapbloom.LayoutName(opts)+"/larger-than-space-left", dir, err, "filler")
 		require.NoError(t, os.Remove(filler))
 
 		// Overwrite that does not fit: the old filter stays whole.
-		f, err = Create(path, 10_000, 0.01, withSeed(opts, 77))
+		f, err = mmapbloom.Create(path, 10_000, 0.01, mmapbloom.WithSeed(opts, 77))
 		require.NoError(t, err)
 		require.NoError(t, f.AddBatch(testkit.WriterKeys(0, 0, 10_000)))
 		require.NoError(t, f.Close())
 		require.NoError(t, os.WriteFile(filler, make([]byte, 800<<10), 0o644))
-		g, err := Create(path, 1_000_000, 0.01, &CreateOptions{Overwrite: true})
+		g, err := mmapbloom.Create(path, 1_000_000, 0.01, &mmapbloom.CreateOptions{Overwrite: true})
 		require.Nil(t, g)
-		record(layoutName(opts)+"/overwrite", dir, err, "f.bloom", "filler")
-		f, err = Open(path, &OpenOptions{ReadOnly: true})
+		record(mmapbloom.LayoutName(opts)+"/overwrite", dir, err, "f.bloom", "filler")
+		f, err = mmapbloom.Open(path, &mmapbloom.OpenOptions{ReadOnly: true})
 		require.NoError(t, err)
 		require.Equal(t, uint64(77), f.Header().Seed)
 		testkit.RequireAllPresent(t, f, 0, 0, 10_000)
@@ -108,7 +109,7 @@ func roleDiskFull(t *testing.T, h *testkit.Helper) {
 
 		// Created first, then the disk fills up: every page takes adds,
 		// since Create reserved them.
-		f, err = Create(path, 200_000, 0.01, opts)
+		f, err = mmapbloom.Create(path, 200_000, 0.01, opts)
 		require.NoError(t, err)
 		fill(t, filler)
 		require.NoError(t, f.AddBatch(testkit.WriterKeys(1, 0, 200_000)))
@@ -144,7 +145,7 @@ func TestDiskFull(t *testing.T) {
 	if res.Skip != "" {
 		t.Skip(res.Skip)
 	}
-	require.Len(t, res.Cases, 3*len(testLayouts))
+	require.Len(t, res.Cases, 3*len(mmapbloom.Layouts))
 	for _, c := range res.Cases {
 		t.Logf("%s: %s", c.Name, c.Err)
 		require.True(t, c.ENOSPC, "%s: not ENOSPC: %s", c.Name, c.Err)

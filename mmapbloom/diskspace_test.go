@@ -1,6 +1,6 @@
 //go:build linux
 
-package mmapbloom
+package mmapbloom_test
 
 import (
 	"errors"
@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
 func init() {
@@ -83,11 +84,11 @@ func roleDiskSpace(t *testing.T, h *testkit.Helper) {
 	var made []string
 	for i := 0; ; i++ {
 		path := filepath.Join(dir, string(rune('a'+i))+".bloom")
-		f, err := Create(path, 1_000_000, 0.01, nil)
+		f, err := mmapbloom.Create(path, 1_000_000, 0.01, nil)
 		if err != nil {
-			require.ErrorIs(t, err, ErrNoSpace)
+			require.ErrorIs(t, err, mmapbloom.ErrNoSpace)
 			require.ErrorIs(t, err, syscall.ENOSPC)
-			require.Equal(t, made, dirNames(t, dir), "files left by the create that did not fit")
+			require.Equal(t, made, testkit.DirNames(t, dir), "files left by the create that did not fit")
 			break
 		}
 		require.NoError(t, f.Close())
@@ -103,20 +104,20 @@ func roleDiskSpace(t *testing.T, h *testkit.Helper) {
 
 	// A filter copied sparse, then the disk fills up.
 	src := filepath.Join(t.TempDir(), "src.bloom")
-	f, err := Create(src, 200_000, 0.01, nil)
+	f, err := mmapbloom.Create(src, 200_000, 0.01, nil)
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
 	copied := filepath.Join(dir, "copied.bloom")
 	sparseCopy(t, src, copied)
 	fill(t, filepath.Join(dir, "filler"))
-	_, err = Open(copied, nil)
-	require.ErrorIs(t, err, ErrNoSpace, "open for writing of a sparse filter on a full disk")
-	r, err := Open(copied, &OpenOptions{ReadOnly: true})
+	_, err = mmapbloom.Open(copied, nil)
+	require.ErrorIs(t, err, mmapbloom.ErrNoSpace, "open for writing of a sparse filter on a full disk")
+	r, err := mmapbloom.Open(copied, &mmapbloom.OpenOptions{ReadOnly: true})
 	require.NoError(t, err)
 	s, err := r.Stats()
 	if h.Args.Mode == "tmpfs" {
 		// tmpfs backs even a read of a hole with a new page: none to be had.
-		require.ErrorIs(t, err, ErrNoSpace)
+		require.ErrorIs(t, err, mmapbloom.ErrNoSpace)
 	} else {
 		require.NoError(t, err)
 		require.Zero(t, s.Count)
@@ -128,7 +129,7 @@ func roleDiskSpace(t *testing.T, h *testkit.Helper) {
 
 	// Created first, then the disk fills up: every page takes adds.
 	path := filepath.Join(dir, "early.bloom")
-	f, err = Create(path, 300_000, 0.01, nil)
+	f, err = mmapbloom.Create(path, 300_000, 0.01, nil)
 	require.NoError(t, err)
 	fill(t, filepath.Join(dir, "filler"))
 	keys := testkit.WriterKeys(1, 0, 300_000)
@@ -136,8 +137,13 @@ func roleDiskSpace(t *testing.T, h *testkit.Helper) {
 	testkit.RequireAllPresent(t, f, 1, 0, 300_000)
 
 	if h.Args.Mode == "tmpfs" {
-		// A page freed behind the filter's back on the full disk.
-		require.NoError(t, unix.Fallocate(int(f.file.Fd()), unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, 64<<10, 4096))
+		// A page freed behind the filter's back on the full disk (through
+		// a descriptor of its own: the hole is in the file, whichever
+		// descriptor punched it).
+		punch, err := os.OpenFile(path, os.O_RDWR, 0)
+		require.NoError(t, err)
+		require.NoError(t, unix.Fallocate(int(punch.Fd()), unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, 64<<10, 4096))
+		require.NoError(t, punch.Close())
 		fill(t, filepath.Join(dir, "filler2"))
 		var hit []byte
 		for i := range uint64(1 << 20) {
@@ -148,9 +154,9 @@ func roleDiskSpace(t *testing.T, h *testkit.Helper) {
 			}
 		}
 		require.NotNil(t, hit, "no key falls in the freed page")
-		err := f.Add(hit)
-		require.ErrorIs(t, err, ErrNoSpace, "an add into a freed page on a full disk")
-		require.NotErrorIs(t, err, ErrFileChanged)
+		err = f.Add(hit)
+		require.ErrorIs(t, err, mmapbloom.ErrNoSpace, "an add into a freed page on a full disk")
+		require.NotErrorIs(t, err, mmapbloom.ErrFileChanged)
 		ok, err := f.Test(keys[0])
 		require.NoError(t, err, "the filter stays usable")
 		require.True(t, ok)

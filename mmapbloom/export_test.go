@@ -1,0 +1,19 @@
+package mmapbloom
+
+// Names for the black-box tests of this directory (package
+// mmapbloom_test: the end-to-end, multi-process, disk-full and Python
+// tests), compiled into the test binary only. Two kinds: fixtures of this
+// package's own tests that the black-box tests share, which stay here
+// because those tests cannot import a package that imports mmapbloom
+// (such as internal/testkit/filtertest); and hooks into internals that
+// the public API does not reach, each saying why.
+
+// Layouts is testLayouts: the formats, layouts and hash schemes the
+// robustness tests run over.
+var Layouts = testLayouts
+
+// LayoutName is layoutName: a subtest's name for an entry of Layouts.
+func LayoutName(opts *CreateOptions) string { return layoutName(opts) }
+
+// WithSeed is withSeed: a copy of opts with a fixed seed.
+func WithSeed(opts *CreateOptions, seed uint64) *CreateOptions { return withSeed(opts, seed) }
