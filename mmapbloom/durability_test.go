@@ -1,6 +1,6 @@
 //go:build linux
 
-package mmapbloom
+package mmapbloom_test
 
 import (
 	"bufio"
@@ -16,6 +16,7 @@ import (
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/internal/testkit/filecheck"
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
 )
 
@@ -65,7 +66,7 @@ type syncerResult struct {
 // then waits to be killed: it never closes or unmaps the filter.
 func roleSyncer(t *testing.T, h *testkit.Helper) {
 	a := h.Args
-	f, err := Open(a.Path, nil)
+	f, err := mmapbloom.Open(a.Path, nil)
 	require.NoError(t, err)
 	for s := range a.Keys {
 		require.NoError(t, f.Add(testkit.WriterKey(make([]byte, 13), a.ID, s)))
@@ -119,10 +120,10 @@ func rolePlainRead(t *testing.T, h *testkit.Helper) {
 // page cache.
 func TestSyncDurable(t *testing.T) {
 	const keys = 50_000
-	for _, opts := range testLayouts {
-		t.Run(layoutName(opts), func(t *testing.T) {
+	for _, opts := range mmapbloom.Layouts {
+		t.Run(mmapbloom.LayoutName(opts), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "sync.bloom")
-			f, err := Create(path, keys, 0.01, opts)
+			f, err := mmapbloom.Create(path, keys, 0.01, opts)
 			require.NoError(t, err)
 			hdr := f.Header()
 			require.NoError(t, f.Close())
@@ -147,9 +148,9 @@ func TestSyncDurable(t *testing.T) {
 			r.Recv(t, &got)
 			r.Finish(t)
 			require.Equal(t, uint64(keys), got.Present, "keys found by plain reads")
-			f, err = Open(path, &OpenOptions{ReadOnly: true})
+			f, err = mmapbloom.Open(path, &mmapbloom.OpenOptions{ReadOnly: true})
 			require.NoError(t, err)
-			require.Equal(t, sequentialCount(f, testkit.WriterKeys(3, 0, keys)), got.Count, "count found by plain reads")
+			require.Equal(t, mmapbloom.SequentialCount(f, testkit.WriterKeys(3, 0, keys)), got.Count, "count found by plain reads")
 			require.NoError(t, f.Close())
 			filecheck.Check(t, path, hdr)
 		})

@@ -17,3 +17,7 @@ func LayoutName(opts *CreateOptions) string { return layoutName(opts) }
 
 // WithSeed is withSeed: a copy of opts with a fixed seed.
 func WithSeed(opts *CreateOptions, seed uint64) *CreateOptions { return withSeed(opts, seed) }
+
+// SequentialCount is sequentialCount: the count a filter must hold after
+// keys were added in order by one caller.
+func SequentialCount(f *Filter, keys [][]byte) uint64 { return sequentialCount(f, keys) }
