@@ -1,6 +1,6 @@
 //go:build linux
 
-package mmapbloom
+package mmapbloom_test
 
 import (
 	"errors"
@@ -13,6 +13,7 @@ import (
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/internal/testkit/filecheck"
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
 func init() {
@@ -28,7 +29,7 @@ const lockKeys = 2000
 // answers each "check" with whether keys [0, Keys) of writer 0 all test
 // present, until the parent closes stdin.
 func roleHold(t *testing.T, h *testkit.Helper) {
-	f, err := Open(h.Args.Path, &OpenOptions{ReadOnly: h.Args.ReadOnly})
+	f, err := mmapbloom.Open(h.Args.Path, &mmapbloom.OpenOptions{ReadOnly: h.Args.ReadOnly})
 	require.NoError(t, err)
 	defer f.Close()
 	h.Send(t, "ready")
@@ -46,10 +47,10 @@ func roleHold(t *testing.T, h *testkit.Helper) {
 // roleExclusive opens the filter and holds its exclusive lock, as Clear
 // does while it runs, until the parent closes stdin.
 func roleExclusive(t *testing.T, h *testkit.Helper) {
-	f, err := Open(h.Args.Path, nil)
+	f, err := mmapbloom.Open(h.Args.Path, nil)
 	require.NoError(t, err)
 	defer f.Close()
-	require.NoError(t, f.exclusive("hold", func() error {
+	require.NoError(t, f.HoldExclusive(func() error {
 		h.Send(t, "ready")
 		h.WaitStop()
 		return nil
@@ -58,9 +59,9 @@ func roleExclusive(t *testing.T, h *testkit.Helper) {
 
 // newLockFilter creates a filter with a fixed seed holding keys [0,
 // lockKeys) of writer 0, synced.
-func newLockFilter(t *testing.T, dir, name string, opts *CreateOptions) *Filter {
+func newLockFilter(t *testing.T, dir, name string, opts *mmapbloom.CreateOptions) *mmapbloom.Filter {
 	t.Helper()
-	f, err := Create(filepath.Join(dir, name), lockKeys, 0.01, withSeed(opts, 42))
+	f, err := mmapbloom.Create(filepath.Join(dir, name), lockKeys, 0.01, mmapbloom.WithSeed(opts, 42))
 	require.NoError(t, err)
 	require.NoError(t, f.AddBatch(testkit.WriterKeys(0, 0, lockKeys)))
 	require.NoError(t, f.Sync())
@@ -70,14 +71,14 @@ func newLockFilter(t *testing.T, dir, name string, opts *CreateOptions) *Filter 
 // holder is another handle on a filter file: a second Open in this
 // process, or a helper process.
 type holder struct {
-	f *Filter
+	f *mmapbloom.Filter
 	p *testkit.Proc
 }
 
 func openHolder(t *testing.T, path string, process, readOnly bool) *holder {
 	t.Helper()
 	if !process {
-		f, err := Open(path, &OpenOptions{ReadOnly: readOnly})
+		f, err := mmapbloom.Open(path, &mmapbloom.OpenOptions{ReadOnly: readOnly})
 		require.NoError(t, err)
 		return &holder{f: f}
 	}
@@ -110,9 +111,6 @@ func (h *holder) close(t *testing.T) {
 	h.p.Finish(t)
 }
 
-// dirNames lists the names in dir, sorted.
-func dirNames(t *testing.T, dir string) []string { return testkit.DirNames(t, dir) }
-
 // TestExclusiveOpsRefusedWhileOpen checks that Clear, Merge into a
 // filter, Seal, Unseal and Create with Overwrite fail at once with
 // ErrInUse while another handle has the file open (a second Open in this
@@ -128,9 +126,9 @@ func TestExclusiveOpsRefusedWhileOpen(t *testing.T) {
 		{"other-process", true, false},
 		{"other-process-read-only", true, true},
 	}
-	for _, opts := range testLayouts {
+	for _, opts := range mmapbloom.Layouts {
 		for _, hc := range holders {
-			t.Run(layoutName(opts)+"/"+hc.name, func(t *testing.T) {
+			t.Run(mmapbloom.LayoutName(opts)+"/"+hc.name, func(t *testing.T) {
 				dir := t.TempDir()
 				f := newLockFilter(t, dir, "f.bloom", opts)
 				defer f.Close()
@@ -138,7 +136,7 @@ func TestExclusiveOpsRefusedWhileOpen(t *testing.T) {
 				defer src.Close()
 				path := f.Path()
 				overwrite := func() error {
-					g, err := Create(path, lockKeys, 0.01, &CreateOptions{Overwrite: true})
+					g, err := mmapbloom.Create(path, lockKeys, 0.01, &mmapbloom.CreateOptions{Overwrite: true})
 					if g != nil {
 						_ = g.Close()
 					}
@@ -155,27 +153,27 @@ func TestExclusiveOpsRefusedWhileOpen(t *testing.T) {
 				}
 				before, err := os.ReadFile(path)
 				require.NoError(t, err)
-				names := dirNames(t, dir)
+				names := testkit.DirNames(t, dir)
 
 				h := openHolder(t, path, hc.process, hc.readOnly)
 				for _, o := range ops {
-					if o.name == "seal" && isV1(opts) {
+					if o.name == "seal" && mmapbloom.IsV1(opts) {
 						continue
 					}
-					requireInUse(t, o.op(), o.name)
+					mmapbloom.RequireInUse(t, o.op(), o.name)
 					after, err := os.ReadFile(path)
 					require.NoError(t, err)
 					require.Equal(t, before, after, "%s changed the file", o.name)
-					require.Equal(t, names, dirNames(t, dir), "%s left files behind", o.name)
+					require.Equal(t, names, testkit.DirNames(t, dir), "%s left files behind", o.name)
 					testkit.RequireAllPresent(t, f, 0, 0, lockKeys)
 				}
 				h.check(t)
 				h.close(t)
 
-				if !isV1(opts) {
+				if !mmapbloom.IsV1(opts) {
 					require.NoError(t, f.Seal())
 					h = openHolder(t, path, hc.process, hc.readOnly)
-					requireInUse(t, f.Unseal(), "unseal")
+					mmapbloom.RequireInUse(t, f.Unseal(), "unseal")
 					h.check(t)
 					h.close(t)
 					require.NoError(t, f.Unseal())
@@ -185,10 +183,10 @@ func TestExclusiveOpsRefusedWhileOpen(t *testing.T) {
 				ok, err := f.Test(testkit.WriterKey(make([]byte, 13), 0, 0))
 				require.NoError(t, err)
 				require.False(t, ok, "a key survived Clear")
-				requireInUse(t, overwrite(), "overwrite of a file this process has open")
+				mmapbloom.RequireInUse(t, overwrite(), "overwrite of a file this process has open")
 				require.NoError(t, f.Close())
 				require.NoError(t, overwrite())
-				require.Equal(t, names, dirNames(t, dir))
+				require.Equal(t, names, testkit.DirNames(t, dir))
 			})
 		}
 	}
@@ -201,18 +199,18 @@ func TestExclusiveOpsRefusedWhileOpen(t *testing.T) {
 // once let the second handle's Clear run while the first had the file
 // mapped.
 func TestFailedExclusiveKeepsLock(t *testing.T) {
-	for _, opts := range testLayouts {
-		t.Run(layoutName(opts), func(t *testing.T) {
+	for _, opts := range mmapbloom.Layouts {
+		t.Run(mmapbloom.LayoutName(opts), func(t *testing.T) {
 			dir := t.TempDir()
 			a := newLockFilter(t, dir, "f.bloom", opts)
-			b, err := Open(a.Path(), nil)
+			b, err := mmapbloom.Open(a.Path(), nil)
 			require.NoError(t, err)
 			for i := range 3 {
-				requireInUse(t, a.Clear(), "a.Clear")
-				requireInUse(t, b.Clear(), "b.Clear")
-				if !isV1(opts) {
-					requireInUse(t, b.Seal(), "b.Seal")
-					requireInUse(t, a.Seal(), "a.Seal")
+				mmapbloom.RequireInUse(t, a.Clear(), "a.Clear")
+				mmapbloom.RequireInUse(t, b.Clear(), "b.Clear")
+				if !mmapbloom.IsV1(opts) {
+					mmapbloom.RequireInUse(t, b.Seal(), "b.Seal")
+					mmapbloom.RequireInUse(t, a.Seal(), "a.Seal")
 				}
 				testkit.RequireAllPresent(t, a, 0, 0, lockKeys)
 				testkit.RequireAllPresent(t, b, 0, 0, lockKeys)
@@ -230,26 +228,26 @@ func TestFailedExclusiveKeepsLock(t *testing.T) {
 // read-write or read-only, and Create with Overwrite fail at once with
 // ErrInUse, and work once it is done.
 func TestOpenRefusedDuringExclusive(t *testing.T) {
-	for _, opts := range testLayouts {
-		t.Run(layoutName(opts), func(t *testing.T) {
+	for _, opts := range mmapbloom.Layouts {
+		t.Run(mmapbloom.LayoutName(opts), func(t *testing.T) {
 			dir := t.TempDir()
 			f := newLockFilter(t, dir, "f.bloom", opts)
 			path := f.Path()
 			require.NoError(t, f.Close())
-			names := dirNames(t, dir)
+			names := testkit.DirNames(t, dir)
 			p := testkit.StartHelper(t, "exclusive", testkit.HelperArgs{Path: path})
 			var ready string
 			p.Recv(t, &ready)
 			require.Equal(t, "ready", ready)
-			_, err := Open(path, nil)
-			requireInUse(t, err, "open")
-			_, err = Open(path, &OpenOptions{ReadOnly: true})
-			requireInUse(t, err, "open read-only")
-			_, err = Create(path, 10, 0.01, &CreateOptions{Overwrite: true})
-			requireInUse(t, err, "overwrite")
-			require.Equal(t, names, dirNames(t, dir), "temporary files left")
+			_, err := mmapbloom.Open(path, nil)
+			mmapbloom.RequireInUse(t, err, "open")
+			_, err = mmapbloom.Open(path, &mmapbloom.OpenOptions{ReadOnly: true})
+			mmapbloom.RequireInUse(t, err, "open read-only")
+			_, err = mmapbloom.Create(path, 10, 0.01, &mmapbloom.CreateOptions{Overwrite: true})
+			mmapbloom.RequireInUse(t, err, "overwrite")
+			require.Equal(t, names, testkit.DirNames(t, dir), "temporary files left")
 			p.Finish(t)
-			f, err = Open(path, nil)
+			f, err = mmapbloom.Open(path, nil)
 			require.NoError(t, err)
 			testkit.RequireAllPresent(t, f, 0, 0, lockKeys)
 			require.NoError(t, f.Close())
@@ -266,7 +264,7 @@ type contendResult struct{ Attempts, Succeeded uint64 }
 // other contenders hold the file open, and the filter's keys must stay.
 func roleContend(t *testing.T, h *testkit.Helper) {
 	a := h.Args
-	f, err := Open(a.Path, nil)
+	f, err := mmapbloom.Open(a.Path, nil)
 	require.NoError(t, err)
 	defer f.Close()
 	h.Send(t, "ready")
@@ -282,8 +280,8 @@ func roleContend(t *testing.T, h *testkit.Helper) {
 		switch {
 		case i%16 == 15:
 			op = "overwrite"
-			var g *Filter
-			g, err = Create(a.Path, lockKeys, 0.01, &CreateOptions{Overwrite: true})
+			var g *mmapbloom.Filter
+			g, err = mmapbloom.Create(a.Path, lockKeys, 0.01, &mmapbloom.CreateOptions{Overwrite: true})
 			if g != nil {
 				_ = g.Close()
 			}
@@ -298,7 +296,7 @@ func roleContend(t *testing.T, h *testkit.Helper) {
 			res.Succeeded++
 			t.Errorf("attempt %d: %s succeeded", i, op)
 		} else {
-			require.True(t, errors.Is(err, ErrInUse), "attempt %d: %s: %v", i, op, err)
+			require.True(t, errors.Is(err, mmapbloom.ErrInUse), "attempt %d: %s: %v", i, op, err)
 		}
 		ok, err := f.Test(key)
 		require.NoError(t, err)
@@ -318,8 +316,8 @@ func TestExclusiveContention(t *testing.T) {
 	if testkit.Stress() {
 		attempts = 10_000
 	}
-	for _, opts := range testLayouts {
-		t.Run(layoutName(opts), func(t *testing.T) {
+	for _, opts := range mmapbloom.Layouts {
+		t.Run(mmapbloom.LayoutName(opts), func(t *testing.T) {
 			dir := t.TempDir()
 			f := newLockFilter(t, dir, "f.bloom", opts)
 			path := f.Path()
@@ -342,7 +340,7 @@ func TestExclusiveContention(t *testing.T) {
 				require.Equal(t, attempts, results[i].Attempts)
 				require.Zero(t, results[i].Succeeded, "%s: an exclusive operation ran while others had the file open", p.Name)
 			}
-			f, err := Open(path, nil)
+			f, err := mmapbloom.Open(path, nil)
 			require.NoError(t, err)
 			testkit.RequireAllPresent(t, f, 0, 0, lockKeys)
 			require.NoError(t, f.Close())

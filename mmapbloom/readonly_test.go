@@ -1,6 +1,6 @@
 //go:build linux
 
-package mmapbloom
+package mmapbloom_test
 
 import (
 	"errors"
@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
 func init() {
@@ -43,13 +44,13 @@ func stateOf(t *testing.T, path string) fileState {
 // for v2) and requires answers, ErrReadOnly from every writing call, and
 // the file's bytes, mtime and ctime unchanged afterwards.
 func TestReadOnlyOpenNeverWrites(t *testing.T) {
-	for _, opts := range testLayouts {
-		t.Run(layoutName(opts), func(t *testing.T) {
+	for _, opts := range mmapbloom.Layouts {
+		t.Run(mmapbloom.LayoutName(opts), func(t *testing.T) {
 			dir := t.TempDir()
 			f := newLockFilter(t, dir, "ro.bloom", opts)
 			src := newLockFilter(t, dir, "src.bloom", opts)
 			defer src.Close()
-			if !isV1(opts) {
+			if !mmapbloom.IsV1(opts) {
 				require.NoError(t, f.Seal())
 			}
 			path := f.Path()
@@ -59,17 +60,17 @@ func TestReadOnlyOpenNeverWrites(t *testing.T) {
 			require.NoError(t, os.Chtimes(path, old, old))
 			before := stateOf(t, path)
 
-			g, err := Open(path, &OpenOptions{ReadOnly: true})
+			g, err := mmapbloom.Open(path, &mmapbloom.OpenOptions{ReadOnly: true})
 			require.NoError(t, err)
 			require.True(t, g.ReadOnly())
 			testkit.RequireAllPresent(t, g, 0, 0, lockKeys)
 			c, err := g.Count()
 			require.NoError(t, err)
-			require.Equal(t, sequentialCount(g, testkit.WriterKeys(0, 0, lockKeys)), c)
+			require.Equal(t, mmapbloom.SequentialCount(g, testkit.WriterKeys(0, 0, lockKeys)), c)
 			_, err = g.Stats()
 			require.NoError(t, err)
-			if isV1(opts) {
-				require.ErrorIs(t, g.Verify(), ErrNotSealed)
+			if mmapbloom.IsV1(opts) {
+				require.ErrorIs(t, g.Verify(), mmapbloom.ErrNotSealed)
 			} else {
 				require.NoError(t, g.Verify())
 			}
@@ -87,7 +88,7 @@ func TestReadOnlyOpenNeverWrites(t *testing.T) {
 				"Seal":             g.Seal,
 				"Unseal":           g.Unseal,
 			} {
-				require.ErrorIs(t, call(), ErrReadOnly, name)
+				require.ErrorIs(t, call(), mmapbloom.ErrReadOnly, name)
 			}
 			testkit.RequireAllPresent(t, g, 0, 0, lockKeys)
 			require.NoError(t, g.Close())
@@ -113,16 +114,16 @@ type unprivilegedResult struct {
 func roleUnprivileged(t *testing.T, h *testkit.Helper) {
 	res := unprivilegedResult{UID: os.Geteuid(), ReadKeys: lockKeys}
 	require.NotZero(t, res.UID, "helper still runs as root")
-	_, err := Open(h.Args.Path, nil)
+	_, err := mmapbloom.Open(h.Args.Path, nil)
 	require.Error(t, err)
 	res.WriteErr, res.WritePermission = err.Error(), errors.Is(err, fs.ErrPermission)
-	f, err := Open(h.Args.Path, &OpenOptions{ReadOnly: true})
+	f, err := mmapbloom.Open(h.Args.Path, &mmapbloom.OpenOptions{ReadOnly: true})
 	require.NoError(t, err)
 	testkit.RequireAllPresent(t, f, 0, 0, lockKeys)
 	res.ReadPresent = lockKeys
 	require.NoError(t, f.Close())
 	dir := filepath.Dir(h.Args.Path)
-	_, err = Create(filepath.Join(dir, "new.bloom"), 10, 0.01, nil)
+	_, err = mmapbloom.Create(filepath.Join(dir, "new.bloom"), 10, 0.01, nil)
 	require.Error(t, err)
 	res.CreateErr, res.CreatePermission = err.Error(), errors.Is(err, fs.ErrPermission)
 	h.Send(t, res)
@@ -157,10 +158,10 @@ func TestOpenForWritingRefused(t *testing.T) {
 	require.NoError(t, os.Chmod(path, 0o444))
 
 	if os.Geteuid() != 0 {
-		_, err := Open(path, nil)
+		_, err := mmapbloom.Open(path, nil)
 		require.ErrorIs(t, err, fs.ErrPermission)
 		require.Contains(t, err.Error(), "read-only")
-		g, err := Open(path, &OpenOptions{ReadOnly: true})
+		g, err := mmapbloom.Open(path, &mmapbloom.OpenOptions{ReadOnly: true})
 		require.NoError(t, err)
 		testkit.RequireAllPresent(t, g, 0, 0, lockKeys)
 		require.NoError(t, g.Close())
@@ -192,5 +193,5 @@ func TestOpenForWritingRefused(t *testing.T) {
 	require.Contains(t, res.WriteErr, "open read-only")
 	require.Equal(t, res.ReadKeys, res.ReadPresent)
 	require.True(t, res.CreatePermission, "not a permission error: %s", res.CreateErr)
-	require.Equal(t, []string{"helper.test", "ro.bloom"}, dirNames(t, dir))
+	require.Equal(t, []string{"helper.test", "ro.bloom"}, testkit.DirNames(t, dir))
 }
