@@ -1,6 +1,6 @@
 //go:build linux
 
-package mmapbloom
+package mmapbloom_test
 
 import (
 	"fmt"
@@ -13,6 +13,8 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/internal/testkit/filecheck"
+	"github.com/mmapbloom/mmapbloom/internal/testkit/filtertest"
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
 // TestCrashedWriters kills writer processes with SIGKILL at random
@@ -31,7 +33,7 @@ func TestCrashedWriters(t *testing.T) {
 	const writers = 3
 	modes := []string{"add", "string", "batch"}
 	inFlight := map[string]uint64{"add": 1, "string": 1, "batch": batchSize}
-	for li, opts := range testLayouts {
+	for li, opts := range mmapbloom.Layouts {
 		rounds := 8
 		switch {
 		case testkit.Stress():
@@ -39,13 +41,13 @@ func TestCrashedWriters(t *testing.T) {
 		case li > 0:
 			rounds = 3
 		}
-		t.Run(layoutName(opts), func(t *testing.T) {
+		t.Run(mmapbloom.LayoutName(opts), func(t *testing.T) {
 			seed := rand.Uint64()
 			rng := rand.New(rand.NewPCG(seed, 0))
 			t.Logf("%d rounds, seed %d", rounds, seed)
 			dir := t.TempDir()
 			path := filepath.Join(dir, "crash.bloom")
-			f, err := Create(path, 2_000_000, 0.01, opts)
+			f, err := mmapbloom.Create(path, 2_000_000, 0.01, opts)
 			require.NoError(t, err)
 			hdr := f.Header()
 			require.NoError(t, f.Close())
@@ -75,7 +77,7 @@ func TestCrashedWriters(t *testing.T) {
 					p.Killed()
 				}
 
-				f, err := Open(path, nil)
+				f, err := mmapbloom.Open(path, nil)
 				require.NoError(t, err, "round %d: open after the kills", r)
 				var done, maxLost uint64
 				for w := range writers {
@@ -84,7 +86,7 @@ func TestCrashedWriters(t *testing.T) {
 					done += mark
 					maxLost += inFlight[modes[w]]
 					if (r+w)%2 != 0 {
-						unpublished += countBatch - 1
+						unpublished += mmapbloom.CountBatch - 1
 					}
 					testkit.RequireAllPresent(t, f, id, 0, mark)
 					returned = append(returned, testkit.WriterKeys(id, 0, mark)...)
@@ -92,7 +94,7 @@ func TestCrashedWriters(t *testing.T) {
 				}
 				c, err := f.Count()
 				require.NoError(t, err)
-				require.GreaterOrEqual(t, c+unpublished, ownBit(f, returned, inflight), "round %d: count below the returned adds that set a bit of their own", r)
+				require.GreaterOrEqual(t, c+unpublished, mmapbloom.OwnBit(f, returned, inflight), "round %d: count below the returned adds that set a bit of their own", r)
 				require.LessOrEqual(t, c, count+done+maxLost, "round %d: count above the adds made", r)
 				count, total = c, total+done
 				require.NoError(t, f.Close())
@@ -101,9 +103,9 @@ func TestCrashedWriters(t *testing.T) {
 			t.Logf("%d adds returned before the kills, count %d", total, count)
 
 			// The filter keeps working: add, test, clear, sync.
-			f, err = Open(path, nil)
+			f, err = mmapbloom.Open(path, nil)
 			require.NoError(t, err)
-			watch(t, f)
+			filtertest.Watch(t, f)
 			for w := range uint32(rounds * writers) {
 				testkit.RequireAllPresent(t, f, w, 0, prog.load(w))
 			}

@@ -35,3 +35,37 @@ func RequireInUse(t *testing.T, err error, what string) { requireInUse(t, err, w
 // what this one is refused meanwhile. No public call holds the lock
 // around a caller's code.
 func (f *Filter) HoldExclusive(fn func() error) error { return f.exclusive("hold", fn) }
+
+// OwnBit is ownBit: how many of the keys added have a bit no other key
+// of added or maybe sets.
+func OwnBit(f *Filter, added, maybe [][]byte) uint64 { return ownBit(f, added, maybe) }
+
+// RequireConcurrentCount is requireConcurrentCount: the count after adds
+// add calls of keys made concurrently.
+func RequireConcurrentCount(t *testing.T, f *Filter, keys [][]byte, adds, count uint64, msg string) {
+	requireConcurrentCount(t, f, keys, adds, count, msg)
+}
+
+// CountBatch is countBatch, the adds a handle without
+// OpenOptions.ExactCount may keep unpublished: the crash and growth tests
+// bound the count with it.
+const CountBatch = countBatch
+
+// SetCrashPoint sets the hook a change of a set calls at its crash points
+// ("layer-created", "manifest-renamed"): a helper process kills itself
+// there. No public call stops a change half-way.
+func SetCrashPoint(fn func(point string)) { setCrashPoint = fn }
+
+// ControlGeneration returns the generation in the set's CONTROL page,
+// which the growth and crash tests compare with the MANIFEST's
+// (Info.Generation); the public API reports only the latter.
+func (s *Set) ControlGeneration() uint64 { return s.ctl.Generation() }
+
+// ViewLayers returns the generation of the set's current view and the
+// filters of its layers, oldest first: the laggard-process test keeps a
+// layer its view mapped and asks it after another process dropped it. The
+// public API gives no handle on a layer.
+func (s *Set) ViewLayers() (gen uint64, layers []*Filter) {
+	v := s.view.Load()
+	return v.gen, v.layers
+}

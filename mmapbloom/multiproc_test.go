@@ -1,6 +1,6 @@
 //go:build linux
 
-package mmapbloom
+package mmapbloom_test
 
 import (
 	"fmt"
@@ -19,6 +19,8 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/internal/testkit/filecheck"
+	"github.com/mmapbloom/mmapbloom/internal/testkit/filtertest"
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
 )
 
@@ -78,7 +80,7 @@ type writerResult struct{ Adds uint64 }
 // progress after every call that returned.
 func roleWriter(t *testing.T, h *testkit.Helper) {
 	a := h.Args
-	f, err := Open(a.Path, &OpenOptions{ExactCount: a.Exact})
+	f, err := mmapbloom.Open(a.Path, &mmapbloom.OpenOptions{ExactCount: a.Exact})
 	require.NoError(t, err)
 	defer f.Close()
 	prog := openProgress(t, a.Progress)
@@ -120,7 +122,7 @@ type readerResult struct {
 // added and a random older one. Each must test present.
 func roleReader(t *testing.T, h *testkit.Helper) {
 	a := h.Args
-	f, err := Open(a.Path, &OpenOptions{ReadOnly: a.ReadOnly})
+	f, err := mmapbloom.Open(a.Path, &mmapbloom.OpenOptions{ReadOnly: a.ReadOnly})
 	require.NoError(t, err)
 	defer f.Close()
 	prog := openProgress(t, a.Progress)
@@ -165,8 +167,8 @@ func roleReader(t *testing.T, h *testkit.Helper) {
 func TestManyProcesses(t *testing.T) {
 	const writers, readers = 8, 2
 	modes := []string{"add", "string", "batch"}
-	for li, opts := range testLayouts {
-		t.Run(layoutName(opts), func(t *testing.T) {
+	for li, opts := range mmapbloom.Layouts {
+		t.Run(mmapbloom.LayoutName(opts), func(t *testing.T) {
 			perWriter := uint64(220_000) // 200,000 own keys and 20,000 shared
 			if li > 0 && !testkit.Stress() {
 				perWriter /= 10
@@ -174,7 +176,7 @@ func TestManyProcesses(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "many.bloom")
 			distinct := writers*(perWriter-perWriter/testkit.SharedEvery) + perWriter/testkit.SharedEvery
-			f, err := Create(path, distinct, 0.01, opts)
+			f, err := mmapbloom.Create(path, distinct, 0.01, opts)
 			require.NoError(t, err)
 			hdr := f.Header()
 			require.NoError(t, f.Close())
@@ -215,7 +217,7 @@ func TestManyProcesses(t *testing.T) {
 				assert.Zero(t, res.Absent, "reader saw a reported key absent: first %s", res.FirstAbsent)
 			}
 
-			f, err = Open(path, &OpenOptions{ReadOnly: true})
+			f, err = mmapbloom.Open(path, &mmapbloom.OpenOptions{ReadOnly: true})
 			require.NoError(t, err)
 			defer f.Close()
 			count, err := f.Count()
@@ -224,7 +226,7 @@ func TestManyProcesses(t *testing.T) {
 			for w := uint32(1); w < writers; w++ {
 				all = append(all, slices.DeleteFunc(testkit.WriterKeys(w, 0, perWriter), func(k []byte) bool { return k[0] == 's' })...)
 			}
-			requireConcurrentCount(t, f, all, adds, count, "after the writers")
+			mmapbloom.RequireConcurrentCount(t, f, all, adds, count, "after the writers")
 			for w := range uint32(writers) {
 				testkit.RequireAllPresent(t, f, w, 0, perWriter)
 			}
@@ -249,7 +251,7 @@ const raceSegment = 16
 // on the same keys at about the same time.
 func roleTestAndAdd(t *testing.T, h *testkit.Helper) {
 	a := h.Args
-	f, err := Open(a.Path, nil)
+	f, err := mmapbloom.Open(a.Path, nil)
 	require.NoError(t, err)
 	defer f.Close()
 	prog := openProgress(t, a.Progress)
@@ -294,9 +296,9 @@ func TestTestAndAddRace(t *testing.T) {
 	if testkit.Stress() {
 		keys = 200_000
 	}
-	for _, opts := range testLayouts {
-		t.Run(layoutName(opts), func(t *testing.T) {
-			f := newTestFilter(t, keys, 0.01, opts)
+	for _, opts := range mmapbloom.Layouts {
+		t.Run(mmapbloom.LayoutName(opts), func(t *testing.T) {
+			f := filtertest.Create(t, keys, 0.01, opts)
 			path := f.Path()
 
 			// Count, for every bit, the keys that set it.

@@ -1,6 +1,6 @@
 //go:build linux
 
-package mmapbloom
+package mmapbloom_test
 
 import (
 	"os"
@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/manifest"
 )
 
@@ -36,22 +37,22 @@ type laggardReport struct {
 // the layer it still maps, then the set.
 func roleSetLaggard(t *testing.T, h *testkit.Helper) {
 	a := h.Args
-	s, err := OpenSet(a.Path, &OpenOptions{Now: func() time.Time { return time.Unix(0, int64(a.Seed)) }})
+	s, err := mmapbloom.OpenSet(a.Path, &mmapbloom.OpenOptions{Now: func() time.Time { return time.Unix(0, int64(a.Seed)) }})
 	require.NoError(t, err)
 	defer s.Close()
 	ok, err := s.Test([]byte("k"))
 	require.NoError(t, err)
 	require.True(t, ok)
-	old := s.view.Load()
+	_, old := s.ViewLayers()
 	h.Send(t, "ready")
 	cmd, ok := h.Command()
 	require.True(t, ok && cmd == "probe", "command %q", cmd)
 	var r laggardReport
-	r.OldLayerAnswers, err = old.layers[0].Test([]byte("k"))
+	r.OldLayerAnswers, err = old[0].Test([]byte("k"))
 	require.NoError(t, err)
 	r.SetAnswers, err = s.Test([]byte("k"))
 	require.NoError(t, err)
-	r.Generation = s.view.Load().gen
+	r.Generation, _ = s.ViewLayers()
 	h.Send(t, r)
 	h.WaitStop()
 }
@@ -61,7 +62,7 @@ func roleSetLaggard(t *testing.T, h *testkit.Helper) {
 // "batch"), and reports done.
 func roleSetWriter(t *testing.T, h *testkit.Helper) {
 	a := h.Args
-	s, err := OpenSet(a.Path, nil)
+	s, err := mmapbloom.OpenSet(a.Path, nil)
 	require.NoError(t, err)
 	defer s.Close()
 	h.Send(t, "ready")
@@ -85,13 +86,13 @@ func roleSetWriter(t *testing.T, h *testkit.Helper) {
 // reaches the crash point named by Mode, where it kills itself (kill -9).
 func roleSetCrash(t *testing.T, h *testkit.Helper) {
 	a := h.Args
-	s, err := OpenSet(a.Path, nil)
+	s, err := mmapbloom.OpenSet(a.Path, nil)
 	require.NoError(t, err)
-	setCrashPoint = func(point string) {
+	mmapbloom.SetCrashPoint(func(point string) {
 		if point == a.Mode {
 			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		}
-	}
+	})
 	for _, key := range testkit.WriterKeys(a.ID, 0, a.Keys) {
 		require.NoError(t, s.Add(key))
 	}
@@ -107,7 +108,7 @@ func TestSetGrowthManyProcesses(t *testing.T) {
 	for _, mode := range []string{"add", "batch"} {
 		t.Run(mode, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "grow.bfset")
-			s, err := CreateSet(dir, n0, 0.01, nil)
+			s, err := mmapbloom.CreateSet(dir, n0, 0.01, nil)
 			require.NoError(t, err)
 			defer s.Close()
 			ps := make([]*testkit.Proc, procs)
@@ -126,7 +127,7 @@ func TestSetGrowthManyProcesses(t *testing.T) {
 			info, err := s.Info()
 			require.NoError(t, err)
 			assert.Equal(t, uint64(2), info.Generation, "one change")
-			assert.Equal(t, uint64(2), s.ctl.Generation())
+			assert.Equal(t, uint64(2), s.ControlGeneration())
 			require.Len(t, info.Layers, 2, "exactly one new layer")
 			entries, err := os.ReadDir(dir)
 			require.NoError(t, err)
@@ -144,7 +145,7 @@ func TestSetGrowthManyProcesses(t *testing.T) {
 			t.Logf("layer counts after the race: %d (capacity %d), %d", st[0].Count, st[0].N, st[1].Count)
 			// The bound of set_grow.go: unpublished adds and one batch step
 			// per handle.
-			assert.LessOrEqual(t, st[0].Count, uint64(n0+procs*2*countBatch))
+			assert.LessOrEqual(t, st[0].Count, uint64(n0+procs*2*mmapbloom.CountBatch))
 		})
 	}
 }
@@ -167,21 +168,21 @@ func TestSetCrashDuringGrowth(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.point, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "crash.bfset")
-			s, err := CreateSet(dir, n0, 0.01, nil)
+			s, err := mmapbloom.CreateSet(dir, n0, 0.01, nil)
 			require.NoError(t, err)
 			defer s.Close() // a handle open across the crash
 			p := testkit.StartHelper(t, "setcrash", testkit.HelperArgs{Path: dir, Keys: 10 * n0, Mode: tc.point})
 			require.Error(t, p.Wait(), "helper output:\n%s", p.Output())
-			assert.Equal(t, uint64(1), s.ctl.Generation(), "the crash left CONTROL behind")
+			assert.Equal(t, uint64(1), s.ControlGeneration(), "the crash left CONTROL behind")
 
-			r, err := OpenSet(dir, nil)
+			r, err := mmapbloom.OpenSet(dir, nil)
 			require.NoError(t, err)
 			defer r.Close()
 			assert.Equal(t, tc.wantLayers, r.Layers())
 			info, err := r.Info()
 			require.NoError(t, err)
 			assert.Equal(t, uint64(tc.wantLayers), info.Generation)
-			assert.Equal(t, info.Generation, r.ctl.Generation(), "open repaired the generation")
+			assert.Equal(t, info.Generation, r.ControlGeneration(), "open repaired the generation")
 			assert.Equal(t, tc.wantLayers, s.Layers(), "the handle open across the crash follows")
 			removed, err := r.GC()
 			require.NoError(t, err)
@@ -209,16 +210,16 @@ func TestSetCrashDuringGrowth(t *testing.T) {
 // process's mapping still answers for the dropped layer, and its next
 // call on the set moves to the new MANIFEST (the key is gone).
 func TestSetLaggardProcess(t *testing.T) {
-	clock := newFakeClock()
+	now := time.Unix(1_700_000_000, 0) // moved by hand below
 	dir := filepath.Join(t.TempDir(), "lag.bfset")
-	s, err := CreateSet(dir, 100, 0.01, &SetOptions{Window: time.Hour, Keep: 1, Now: clock.now})
+	s, err := mmapbloom.CreateSet(dir, 100, 0.01, &mmapbloom.SetOptions{Window: time.Hour, Keep: 1, Now: func() time.Time { return now }})
 	require.NoError(t, err)
 	defer s.Close()
 	require.NoError(t, s.Add([]byte("k")))
-	p := testkit.StartHelper(t, "setlaggard", testkit.HelperArgs{Path: dir, Seed: uint64(clock.now().UnixNano())})
+	p := testkit.StartHelper(t, "setlaggard", testkit.HelperArgs{Path: dir, Seed: uint64(now.UnixNano())})
 	var msg string
 	p.Recv(t, &msg)
-	clock.advance(time.Hour)
+	now = now.Add(time.Hour)
 	changed, err := s.Rotate()
 	require.NoError(t, err)
 	require.True(t, changed)
