@@ -8,7 +8,12 @@ package mmapbloom
 // (such as internal/testkit/filtertest); and hooks into internals that
 // the public API does not reach, each saying why.
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/manifest"
+)
 
 // Layouts is testLayouts: the formats, layouts and hash schemes the
 // robustness tests run over.
@@ -69,3 +74,26 @@ func (s *Set) ViewLayers() (gen uint64, layers []*Filter) {
 	v := s.view.Load()
 	return v.gen, v.layers
 }
+
+// Update is this test binary's -update switch (helpers_test.go), which
+// TestPythonGolden reads too: a flag is defined once per binary.
+var Update = update
+
+// RaceEnabled reports a race-detector build, where the Python interop
+// test makes its Go writers add fewer keys (they run 5-10 times slower).
+const RaceEnabled = raceEnabled
+
+// DefaultSizing returns the layout, m and k that Create picks for n keys
+// at p with default options, or the sizing error, without creating a
+// file (Create would reserve the m bits on disk): the Python golden
+// sizing table lists them for n up to 10^12.
+func DefaultSizing(n uint64, p float64) (format.Layout, uint64, uint32, error) {
+	o, sizeFor := withDefaults(nil, n, p)
+	m, k, err := o.size(n, sizeFor)
+	return o.Layout, m, k, err
+}
+
+// LayerOptions is layerOptions: the CreateOptions a set of manifest m
+// creates a layer of rate p with, which the Python set test checks
+// Python's layers against.
+func LayerOptions(m *manifest.Manifest, p float64) *CreateOptions { return layerOptions(m, p) }
