@@ -1,5 +1,3 @@
-//go:build linux
-
 package testkit
 
 // The multi-process harness: a test starts helper processes by running
