@@ -33,7 +33,10 @@ func SequentialCount(f *Filter, keys [][]byte) uint64 { return sequentialCount(f
 func IsV1(opts *CreateOptions) bool { return isV1(opts) }
 
 // RequireInUse is requireInUse: err is ErrInUse with a message saying so.
-func RequireInUse(t *testing.T, err error, what string) { requireInUse(t, err, what) }
+func RequireInUse(t *testing.T, err error, what string) {
+	t.Helper()
+	requireInUse(t, err, what)
+}
 
 // HoldExclusive runs fn while f holds its file's exclusive lock, as Clear
 // does while it runs: the lock tests hold it in another process to check
@@ -48,6 +51,7 @@ func OwnBit(f *Filter, added, maybe [][]byte) uint64 { return ownBit(f, added, m
 // RequireConcurrentCount is requireConcurrentCount: the count after adds
 // add calls of keys made concurrently.
 func RequireConcurrentCount(t *testing.T, f *Filter, keys [][]byte, adds, count uint64, msg string) {
+	t.Helper()
 	requireConcurrentCount(t, f, keys, adds, count, msg)
 }
 
