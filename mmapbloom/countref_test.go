@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 )
 
 // sequentialCount returns the count a filter must hold after keys were
@@ -52,13 +54,13 @@ func ownBit(f *Filter, added, maybe [][]byte) uint64 {
 	setters := make([]uint8, f.M()) // saturating: 2 means "two or more"
 	locs := make([]uint64, f.K())
 	for _, key := range append(slices.Clip(added), maybe...) {
-		for _, p := range distinct(f.loc.Locate(key, locs)) {
+		for _, p := range testkit.Distinct(f.loc.Locate(key, locs)) {
 			setters[p] = min(setters[p]+1, 2)
 		}
 	}
 	var owners uint64
 	for _, key := range added {
-		for _, p := range distinct(f.loc.Locate(key, locs)) {
+		for _, p := range testkit.Distinct(f.loc.Locate(key, locs)) {
 			if setters[p] == 1 {
 				owners++
 				break

@@ -1,6 +1,6 @@
 //go:build linux
 
-package mmapbloom
+package mmapbloom_test
 
 import (
 	"fmt"
@@ -11,7 +11,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/internal/testkit/filecheck"
+	"github.com/mmapbloom/mmapbloom/internal/testkit/filtertest"
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
 // TestCrashedWriters kills writer processes with SIGKILL at random
@@ -30,21 +33,21 @@ func TestCrashedWriters(t *testing.T) {
 	const writers = 3
 	modes := []string{"add", "string", "batch"}
 	inFlight := map[string]uint64{"add": 1, "string": 1, "batch": batchSize}
-	for li, opts := range testLayouts {
+	for li, opts := range mmapbloom.Layouts {
 		rounds := 8
 		switch {
-		case stress():
+		case testkit.Stress():
 			rounds = 100
 		case li > 0:
 			rounds = 3
 		}
-		t.Run(layoutName(opts), func(t *testing.T) {
+		t.Run(mmapbloom.LayoutName(opts), func(t *testing.T) {
 			seed := rand.Uint64()
 			rng := rand.New(rand.NewPCG(seed, 0))
 			t.Logf("%d rounds, seed %d", rounds, seed)
 			dir := t.TempDir()
 			path := filepath.Join(dir, "crash.bloom")
-			f, err := Create(path, 2_000_000, 0.01, opts)
+			f, err := mmapbloom.Create(path, 2_000_000, 0.01, opts)
 			require.NoError(t, err)
 			hdr := f.Header()
 			require.NoError(t, f.Close())
@@ -53,28 +56,28 @@ func TestCrashedWriters(t *testing.T) {
 			var count, total, unpublished uint64
 			var returned, inflight [][]byte // keys whose adds returned, and those that may have run in part
 			for r := range rounds {
-				ps := make([]*proc, writers)
+				ps := make([]*testkit.Proc, writers)
 				targets := make([]uint64, writers)
 				for w := range writers {
 					targets[w] = rng.Uint64N(20_000)
 					if rng.IntN(8) == 0 {
 						targets[w] = 0
 					}
-					ps[w] = startHelper(t, "writer", helperArgs{
+					ps[w] = testkit.StartHelper(t, "writer", testkit.HelperArgs{
 						Path: path, Progress: prog.path, ID: uint32(r*writers + w), Keys: 1 << 40, Mode: modes[w], Exact: (r+w)%2 == 0,
 					})
 				}
 				for w, p := range ps {
 					id := uint32(r*writers + w)
 					for prog.load(id) < targets[w] {
-						require.True(t, p.running(), "writer %s exited before its kill; output:\n%s", p.name, p.out.String())
+						require.True(t, p.Running(), "writer %s exited before its kill; output:\n%s", p.Name, p.Output())
 						time.Sleep(100 * time.Microsecond)
 					}
 					time.Sleep(time.Duration(rng.IntN(500)) * time.Microsecond)
-					p.killed()
+					p.Killed()
 				}
 
-				f, err := Open(path, nil)
+				f, err := mmapbloom.Open(path, nil)
 				require.NoError(t, err, "round %d: open after the kills", r)
 				var done, maxLost uint64
 				for w := range writers {
@@ -83,15 +86,15 @@ func TestCrashedWriters(t *testing.T) {
 					done += mark
 					maxLost += inFlight[modes[w]]
 					if (r+w)%2 != 0 {
-						unpublished += countBatch - 1
+						unpublished += mmapbloom.CountBatch - 1
 					}
-					requireAllPresent(t, f, id, 0, mark)
-					returned = append(returned, procKeys(id, 0, mark)...)
-					inflight = append(inflight, procKeys(id, mark, mark+inFlight[modes[w]])...)
+					testkit.RequireAllPresent(t, f, id, 0, mark)
+					returned = append(returned, testkit.WriterKeys(id, 0, mark)...)
+					inflight = append(inflight, testkit.WriterKeys(id, mark, mark+inFlight[modes[w]])...)
 				}
 				c, err := f.Count()
 				require.NoError(t, err)
-				require.GreaterOrEqual(t, c+unpublished, ownBit(f, returned, inflight), "round %d: count below the returned adds that set a bit of their own", r)
+				require.GreaterOrEqual(t, c+unpublished, mmapbloom.OwnBit(f, returned, inflight), "round %d: count below the returned adds that set a bit of their own", r)
 				require.LessOrEqual(t, c, count+done+maxLost, "round %d: count above the adds made", r)
 				count, total = c, total+done
 				require.NoError(t, f.Close())
@@ -100,11 +103,11 @@ func TestCrashedWriters(t *testing.T) {
 			t.Logf("%d adds returned before the kills, count %d", total, count)
 
 			// The filter keeps working: add, test, clear, sync.
-			f, err = Open(path, nil)
+			f, err = mmapbloom.Open(path, nil)
 			require.NoError(t, err)
-			watch(t, f)
+			filtertest.Watch(t, f)
 			for w := range uint32(rounds * writers) {
-				requireAllPresent(t, f, w, 0, prog.load(w))
+				testkit.RequireAllPresent(t, f, w, 0, prog.load(w))
 			}
 			key := []byte(fmt.Sprintf("after %d rounds", rounds))
 			require.NoError(t, f.Add(key))

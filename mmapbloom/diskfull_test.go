@@ -1,6 +1,6 @@
 //go:build linux
 
-package mmapbloom
+package mmapbloom_test
 
 import (
 	"errors"
@@ -12,7 +12,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
+
+func init() {
+	testkit.Role("diskfull", roleDiskFull)
+}
 
 // diskFullCase is one case of the disk-full helper's report.
 type diskFullCase struct {
@@ -50,71 +57,71 @@ func fill(t *testing.T, path string) {
 // the full disk: the error is ENOSPC and no file, temporary or final, is
 // left; an Overwrite that does not fit leaves the old filter whole; and a
 // filter created before the disk filled up takes adds on every page.
-func roleDiskFull(t *testing.T, h *helper) {
-	mnt := h.args.Path
+func roleDiskFull(t *testing.T, h *testkit.Helper) {
+	mnt := h.Args.Path
 	if err := unix.Mount("tmpfs", mnt, "tmpfs", 0, "size=1m"); err != nil {
-		h.send(t, diskFullResult{Skip: "mount a tmpfs: " + err.Error()})
+		h.Send(t, diskFullResult{Skip: "mount a tmpfs: " + err.Error()})
 		return
 	}
 	defer func() { _ = unix.Unmount(mnt, 0) }()
 	var res diskFullResult
 	record := func(name, dir string, err error, want ...string) {
-		c := diskFullCase{Name: name, ENOSPC: errors.Is(err, syscall.ENOSPC), Left: dirNames(t, dir), Want: want}
+		c := diskFullCase{Name: name, ENOSPC: errors.Is(err, syscall.ENOSPC), Left: testkit.DirNames(t, dir), Want: want}
 		if err != nil {
 			c.Err = err.Error()
 		}
 		res.Cases = append(res.Cases, c)
 	}
-	for _, opts := range testLayouts {
-		dir := filepath.Join(mnt, layoutName(opts))
+	for _, opts := range mmapbloom.Layouts {
+		dir := filepath.Join(mnt, mmapbloom.LayoutName(opts))
 		require.NoError(t, os.Mkdir(dir, 0o755))
 		path := filepath.Join(dir, "f.bloom")
 		filler := filepath.Join(dir, "filler")
 
 		// Larger than the whole disk.
-		f, err := Create(path, 1_000_000, 0.01, opts)
+		f, err := mmapbloom.Create(path, 1_000_000, 0.01, opts)
 		require.Nil(t, f)
-		record(layoutName(opts)+"/larger-than-disk", dir, err)
+		record(mmapbloom.LayoutName(opts)+"/larger-than-disk", dir, err)
 
 		// Larger than the space left.
 		require.NoError(t, os.WriteFile(filler, make([]byte, 700<<10), 0o644))
-		f, err = CreateWithMK(path, 500<<13, 7, opts) // 500 KiB of bits
+		f, err = mmapbloom.CreateWithMK(path, 500<<13, 7, opts) // 500 KiB of bits
 		require.Nil(t, f)
-		record(layoutName(opts)+"/larger-than-space-left", dir, err, "filler")
+		record(mmapbloom.LayoutName(opts)+"/larger-than-space-left", dir, err, "filler")
 		require.NoError(t, os.Remove(filler))
 
 		// Overwrite that does not fit: the old filter stays whole.
-		f, err = Create(path, 10_000, 0.01, withSeed(opts, 77))
+		f, err = mmapbloom.Create(path, 10_000, 0.01, mmapbloom.WithSeed(opts, 77))
 		require.NoError(t, err)
-		require.NoError(t, f.AddBatch(procKeys(0, 0, 10_000)))
+		require.NoError(t, f.AddBatch(testkit.WriterKeys(0, 0, 10_000)))
 		require.NoError(t, f.Close())
 		require.NoError(t, os.WriteFile(filler, make([]byte, 800<<10), 0o644))
-		g, err := Create(path, 1_000_000, 0.01, &CreateOptions{Overwrite: true})
+		g, err := mmapbloom.Create(path, 1_000_000, 0.01, &mmapbloom.CreateOptions{Overwrite: true})
 		require.Nil(t, g)
-		record(layoutName(opts)+"/overwrite", dir, err, "f.bloom", "filler")
-		f, err = Open(path, &OpenOptions{ReadOnly: true})
+		record(mmapbloom.LayoutName(opts)+"/overwrite", dir, err, "f.bloom", "filler")
+		f, err = mmapbloom.Open(path, &mmapbloom.OpenOptions{ReadOnly: true})
 		require.NoError(t, err)
 		require.Equal(t, uint64(77), f.Header().Seed)
-		requireAllPresent(t, f, 0, 0, 10_000)
+		testkit.RequireAllPresent(t, f, 0, 0, 10_000)
 		require.NoError(t, f.Close())
 		require.NoError(t, os.Remove(filler))
 		require.NoError(t, os.Remove(path))
 
 		// Created first, then the disk fills up: every page takes adds,
 		// since Create reserved them.
-		f, err = Create(path, 200_000, 0.01, opts)
+		f, err = mmapbloom.Create(path, 200_000, 0.01, opts)
 		require.NoError(t, err)
 		fill(t, filler)
-		require.NoError(t, f.AddBatch(procKeys(1, 0, 200_000)))
+		require.NoError(t, f.AddBatch(testkit.WriterKeys(1, 0, 200_000)))
 		st, err := f.Stats()
 		require.NoError(t, err)
 		require.Greater(t, st.FillRatio, 0.4)
 		require.NoError(t, f.Sync())
-		requireAllPresent(t, f, 1, 0, 200_000)
+		testkit.RequireAllPresent(t, f, 1, 0, 200_000)
 		require.NoError(t, f.Close())
 		require.NoError(t, os.RemoveAll(dir))
 	}
-	h.send(t, res)
+	h.Send(t, res)
 }
 
 // TestDiskFull runs roleDiskFull in a helper process with its own mount
@@ -126,19 +133,19 @@ func TestDiskFull(t *testing.T) {
 	}
 	mnt := filepath.Join(t.TempDir(), "mnt")
 	require.NoError(t, os.Mkdir(mnt, 0o755))
-	p, err := tryStartHelper(t, "diskfull", helperArgs{Path: mnt}, func(c *exec.Cmd) {
+	p, err := testkit.TryStartHelper(t, "diskfull", testkit.HelperArgs{Path: mnt}, func(c *exec.Cmd) {
 		c.SysProcAttr.Unshareflags = syscall.CLONE_NEWNS
 	})
 	if err != nil {
 		t.Skipf("cannot start a helper in its own mount namespace: %v", err)
 	}
 	var res diskFullResult
-	p.recv(t, &res)
-	p.finish(t)
+	p.Recv(t, &res)
+	p.Finish(t)
 	if res.Skip != "" {
 		t.Skip(res.Skip)
 	}
-	require.Len(t, res.Cases, 3*len(testLayouts))
+	require.Len(t, res.Cases, 3*len(mmapbloom.Layouts))
 	for _, c := range res.Cases {
 		t.Logf("%s: %s", c.Name, c.Err)
 		require.True(t, c.ENOSPC, "%s: not ENOSPC: %s", c.Name, c.Err)

@@ -1,6 +1,6 @@
 //go:build linux
 
-package mmapbloom
+package mmapbloom_test
 
 import (
 	"errors"
@@ -12,7 +12,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
+
+func init() {
+	testkit.Role("diskspace", roleDiskSpace)
+}
 
 // diskSpaceResult is the disk-space helper's report: Skip says why the
 // small file system could not be made; the checks ran in the helper.
@@ -63,10 +70,10 @@ func sparseCopy(t *testing.T, src, dst string) {
 // filter behind its back (a punched hole) on a full disk: the add that
 // needs that page fails with ErrNoSpace, not as a truncated file, and the
 // filter stays usable.
-func roleDiskSpace(t *testing.T, h *helper) {
-	mnt := h.args.Path
-	if err := mountSmall(h.args.Mode, mnt); err != nil {
-		h.send(t, diskSpaceResult{Skip: err.Error()})
+func roleDiskSpace(t *testing.T, h *testkit.Helper) {
+	mnt := h.Args.Path
+	if err := mountSmall(h.Args.Mode, mnt); err != nil {
+		h.Send(t, diskSpaceResult{Skip: err.Error()})
 		return
 	}
 	defer func() { _ = unix.Unmount(mnt, unix.MNT_DETACH) }()
@@ -77,11 +84,11 @@ func roleDiskSpace(t *testing.T, h *helper) {
 	var made []string
 	for i := 0; ; i++ {
 		path := filepath.Join(dir, string(rune('a'+i))+".bloom")
-		f, err := Create(path, 1_000_000, 0.01, nil)
+		f, err := mmapbloom.Create(path, 1_000_000, 0.01, nil)
 		if err != nil {
-			require.ErrorIs(t, err, ErrNoSpace)
+			require.ErrorIs(t, err, mmapbloom.ErrNoSpace)
 			require.ErrorIs(t, err, syscall.ENOSPC)
-			require.Equal(t, made, dirNames(t, dir), "files left by the create that did not fit")
+			require.Equal(t, made, testkit.DirNames(t, dir), "files left by the create that did not fit")
 			break
 		}
 		require.NoError(t, f.Close())
@@ -97,20 +104,20 @@ func roleDiskSpace(t *testing.T, h *helper) {
 
 	// A filter copied sparse, then the disk fills up.
 	src := filepath.Join(t.TempDir(), "src.bloom")
-	f, err := Create(src, 200_000, 0.01, nil)
+	f, err := mmapbloom.Create(src, 200_000, 0.01, nil)
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
 	copied := filepath.Join(dir, "copied.bloom")
 	sparseCopy(t, src, copied)
 	fill(t, filepath.Join(dir, "filler"))
-	_, err = Open(copied, nil)
-	require.ErrorIs(t, err, ErrNoSpace, "open for writing of a sparse filter on a full disk")
-	r, err := Open(copied, &OpenOptions{ReadOnly: true})
+	_, err = mmapbloom.Open(copied, nil)
+	require.ErrorIs(t, err, mmapbloom.ErrNoSpace, "open for writing of a sparse filter on a full disk")
+	r, err := mmapbloom.Open(copied, &mmapbloom.OpenOptions{ReadOnly: true})
 	require.NoError(t, err)
 	s, err := r.Stats()
-	if h.args.Mode == "tmpfs" {
+	if h.Args.Mode == "tmpfs" {
 		// tmpfs backs even a read of a hole with a new page: none to be had.
-		require.ErrorIs(t, err, ErrNoSpace)
+		require.ErrorIs(t, err, mmapbloom.ErrNoSpace)
 	} else {
 		require.NoError(t, err)
 		require.Zero(t, s.Count)
@@ -122,35 +129,40 @@ func roleDiskSpace(t *testing.T, h *helper) {
 
 	// Created first, then the disk fills up: every page takes adds.
 	path := filepath.Join(dir, "early.bloom")
-	f, err = Create(path, 300_000, 0.01, nil)
+	f, err = mmapbloom.Create(path, 300_000, 0.01, nil)
 	require.NoError(t, err)
 	fill(t, filepath.Join(dir, "filler"))
-	keys := procKeys(1, 0, 300_000)
+	keys := testkit.WriterKeys(1, 0, 300_000)
 	require.NoError(t, f.AddBatch(keys))
-	requireAllPresent(t, f, 1, 0, 300_000)
+	testkit.RequireAllPresent(t, f, 1, 0, 300_000)
 
-	if h.args.Mode == "tmpfs" {
-		// A page freed behind the filter's back on the full disk.
-		require.NoError(t, unix.Fallocate(int(f.file.Fd()), unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, 64<<10, 4096))
+	if h.Args.Mode == "tmpfs" {
+		// A page freed behind the filter's back on the full disk (through
+		// a descriptor of its own: the hole is in the file, whichever
+		// descriptor punched it).
+		punch, err := os.OpenFile(path, os.O_RDWR, 0)
+		require.NoError(t, err)
+		require.NoError(t, unix.Fallocate(int(punch.Fd()), unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, 64<<10, 4096))
+		require.NoError(t, punch.Close())
 		fill(t, filepath.Join(dir, "filler2"))
 		var hit []byte
 		for i := range uint64(1 << 20) {
-			key := procKey(make([]byte, 13), 2, i)
+			key := testkit.WriterKey(make([]byte, 13), 2, i)
 			if b := f.Locations(key)[0] / 8; b >= (64<<10)-64 && b < (64<<10)-64+4096 {
 				hit = key
 				break
 			}
 		}
 		require.NotNil(t, hit, "no key falls in the freed page")
-		err := f.Add(hit)
-		require.ErrorIs(t, err, ErrNoSpace, "an add into a freed page on a full disk")
-		require.NotErrorIs(t, err, ErrFileChanged)
+		err = f.Add(hit)
+		require.ErrorIs(t, err, mmapbloom.ErrNoSpace, "an add into a freed page on a full disk")
+		require.NotErrorIs(t, err, mmapbloom.ErrFileChanged)
 		ok, err := f.Test(keys[0])
 		require.NoError(t, err, "the filter stays usable")
 		require.True(t, ok)
 	}
 	require.NoError(t, f.Close())
-	h.send(t, diskSpaceResult{})
+	h.Send(t, diskSpaceResult{})
 }
 
 // TestDiskSpace runs roleDiskSpace on a loop-mounted 3 MiB ext2 image (no
@@ -171,7 +183,7 @@ func TestDiskSpace(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			mnt := filepath.Join(t.TempDir(), "mnt")
 			require.NoError(t, os.Mkdir(mnt, 0o755))
-			p, err := tryStartHelper(t, "diskspace", helperArgs{Path: mnt, Mode: mode}, func(c *exec.Cmd) {
+			p, err := testkit.TryStartHelper(t, "diskspace", testkit.HelperArgs{Path: mnt, Mode: mode}, func(c *exec.Cmd) {
 				c.SysProcAttr.Unshareflags = syscall.CLONE_NEWNS
 			})
 			if err != nil {
@@ -179,8 +191,8 @@ func TestDiskSpace(t *testing.T) {
 				return
 			}
 			var res diskSpaceResult
-			p.recv(t, &res)
-			p.finish(t)
+			p.Recv(t, &res)
+			p.Finish(t)
 			if res.Skip != "" {
 				skip("%s: %s", mode, res.Skip)
 			}

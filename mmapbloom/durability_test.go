@@ -1,6 +1,6 @@
 //go:build linux
 
-package mmapbloom
+package mmapbloom_test
 
 import (
 	"bufio"
@@ -14,9 +14,16 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/internal/testkit/filecheck"
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
 )
+
+func init() {
+	testkit.Role("syncer", roleSyncer)
+	testkit.Role("plainread", rolePlainRead)
+}
 
 // dirtyKB returns the dirty kilobytes of this process's mappings of path
 // (Shared_Dirty plus Private_Dirty in /proc/self/smaps): pages written and
@@ -57,12 +64,12 @@ type syncerResult struct {
 
 // roleSyncer adds keys [0, Keys) of writer ID, calls Sync, reports, and
 // then waits to be killed: it never closes or unmaps the filter.
-func roleSyncer(t *testing.T, h *helper) {
-	a := h.args
-	f, err := Open(a.Path, nil)
+func roleSyncer(t *testing.T, h *testkit.Helper) {
+	a := h.Args
+	f, err := mmapbloom.Open(a.Path, nil)
 	require.NoError(t, err)
 	for s := range a.Keys {
-		require.NoError(t, f.Add(procKey(make([]byte, 13), a.ID, s)))
+		require.NoError(t, f.Add(testkit.WriterKey(make([]byte, 13), a.ID, s)))
 	}
 	var st unix.Statfs_t
 	require.NoError(t, unix.Statfs(a.Path, &st))
@@ -72,8 +79,8 @@ func roleSyncer(t *testing.T, h *helper) {
 	require.True(t, found, "no mapping of %s in /proc/self/smaps", a.Path)
 	require.NoError(t, f.Sync())
 	res.DirtyAfter, _ = dirtyKB(t, a.Path)
-	h.send(t, res)
-	h.waitStop()
+	h.Send(t, res)
+	h.WaitStop()
 }
 
 // plainReadResult is the plain reader's report.
@@ -82,8 +89,8 @@ type plainReadResult struct{ Present, Count uint64 }
 // rolePlainRead reads the filter file with plain reads (no mapping, no
 // Open), decodes the header and counts how many of keys [0, Keys) of
 // writer ID have every bit set.
-func rolePlainRead(t *testing.T, h *helper) {
-	a := h.args
+func rolePlainRead(t *testing.T, h *testkit.Helper) {
+	a := h.Args
 	raw, err := os.ReadFile(a.Path)
 	require.NoError(t, err)
 	hdr, err := format.Decode(raw)
@@ -95,14 +102,14 @@ func rolePlainRead(t *testing.T, h *helper) {
 	res := plainReadResult{Count: hdr.Count}
 	for s := range a.Keys {
 		all := true
-		for _, p := range loc.Locate(procKey(make([]byte, 13), a.ID, s), locs) {
+		for _, p := range loc.Locate(testkit.WriterKey(make([]byte, 13), a.ID, s), locs) {
 			all = all && bits[p/8]&(1<<(p%8)) != 0
 		}
 		if all {
 			res.Present++
 		}
 	}
-	h.send(t, res)
+	h.Send(t, res)
 }
 
 // TestSyncDurable checks Sync: a process adds keys, calls Sync and is
@@ -113,18 +120,18 @@ func rolePlainRead(t *testing.T, h *helper) {
 // page cache.
 func TestSyncDurable(t *testing.T) {
 	const keys = 50_000
-	for _, opts := range testLayouts {
-		t.Run(layoutName(opts), func(t *testing.T) {
+	for _, opts := range mmapbloom.Layouts {
+		t.Run(mmapbloom.LayoutName(opts), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "sync.bloom")
-			f, err := Create(path, keys, 0.01, opts)
+			f, err := mmapbloom.Create(path, keys, 0.01, opts)
 			require.NoError(t, err)
 			hdr := f.Header()
 			require.NoError(t, f.Close())
 
-			w := startHelper(t, "syncer", helperArgs{Path: path, ID: 3, Keys: keys})
+			w := testkit.StartHelper(t, "syncer", testkit.HelperArgs{Path: path, ID: 3, Keys: keys})
 			var res syncerResult
-			w.recv(t, &res)
-			w.killed()
+			w.Recv(t, &res)
+			w.Killed()
 			t.Logf("dirty before Sync %d kB, after %d kB (writeback: %v)", res.DirtyBefore, res.DirtyAfter, res.Writeback)
 			require.Equal(t, uint64(keys), res.Synced)
 			if res.Writeback {
@@ -136,14 +143,14 @@ func TestSyncDurable(t *testing.T) {
 				t.Log("tmpfs: no writeback to check; plain reads only")
 			}
 
-			r := startHelper(t, "plainread", helperArgs{Path: path, ID: 3, Keys: keys})
+			r := testkit.StartHelper(t, "plainread", testkit.HelperArgs{Path: path, ID: 3, Keys: keys})
 			var got plainReadResult
-			r.recv(t, &got)
-			r.finish(t)
+			r.Recv(t, &got)
+			r.Finish(t)
 			require.Equal(t, uint64(keys), got.Present, "keys found by plain reads")
-			f, err = Open(path, &OpenOptions{ReadOnly: true})
+			f, err = mmapbloom.Open(path, &mmapbloom.OpenOptions{ReadOnly: true})
 			require.NoError(t, err)
-			require.Equal(t, sequentialCount(f, procKeys(3, 0, keys)), got.Count, "count found by plain reads")
+			require.Equal(t, mmapbloom.SequentialCount(f, testkit.WriterKeys(3, 0, keys)), got.Count, "count found by plain reads")
 			require.NoError(t, f.Close())
 			filecheck.Check(t, path, hdr)
 		})

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 )
 
 // faultCalls are the calls that must fail with ErrFileChanged when the
@@ -132,7 +133,7 @@ func TestFileChangedUnderMapping(t *testing.T) {
 					t.Run(c.name, func(t *testing.T) {
 						f := create(c.name+".bloom", fixed)
 						key := keyInFront(t, f)
-						require.NoError(t, f.AddBatch(procKeys(1, 0, 1000)))
+						require.NoError(t, f.AddBatch(testkit.WriterKeys(1, 0, 1000)))
 						require.NoError(t, f.Add(key))
 						if c.name == "Verify" && !isV1(opts) {
 							require.NoError(t, f.Seal())

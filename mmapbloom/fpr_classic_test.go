@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/sizing"
 )
 
@@ -118,7 +119,7 @@ func TestRemixDistinctPositions(t *testing.T) {
 			watch(t, f)
 			short := 0
 			for i := range uint64(keys) {
-				if len(distinct(f.Locations(fmt.Appendf(nil, "weak-%d", i)))) < int(tt.k) {
+				if len(testkit.Distinct(f.Locations(fmt.Appendf(nil, "weak-%d", i)))) < int(tt.k) {
 					short++
 				}
 			}
@@ -144,5 +145,5 @@ func TestMurmurDoubleUnchanged(t *testing.T) {
 	watch(t, f)
 	locs := f.Locations([]byte("weak-4128"))
 	require.Len(t, locs, 21)
-	require.Len(t, distinct(locs), 2)
+	require.Len(t, testkit.Distinct(locs), 2)
 }

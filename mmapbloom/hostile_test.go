@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/sizing"
 )
 
@@ -61,55 +61,6 @@ func withSeed(opts *CreateOptions, seed uint64) *CreateOptions {
 	}
 	o.Seed, o.FixedSeed = seed, true
 	return &o
-}
-
-// stress reports whether the long rounds were asked for
-// (MMAPBLOOM_STRESS=1); the default run does fewer, smaller rounds of the
-// same checks.
-func stress() bool { return os.Getenv("MMAPBLOOM_STRESS") != "" }
-
-// Writers' key sequences: key s of writer id is that writer's own key
-// (id, s), except that every 11th key (s%11 == 10) is shared key s/11,
-// the same for every writer.
-const sharedEvery = 11
-
-// procKey writes key s of writer id's sequence into buf (13 bytes).
-func procKey(buf []byte, id uint32, s uint64) []byte {
-	b := buf[:13]
-	b[0] = 'o'
-	if s%sharedEvery == sharedEvery-1 {
-		b[0], id, s = 's', 0, s/sharedEvery
-	}
-	binary.LittleEndian.PutUint32(b[1:], id)
-	binary.LittleEndian.PutUint64(b[5:], s)
-	return b
-}
-
-// procKeys returns keys [from, to) of writer id's sequence.
-func procKeys(id uint32, from, to uint64) [][]byte {
-	keys := make([][]byte, 0, to-from)
-	for s := from; s < to; s++ {
-		keys = append(keys, procKey(make([]byte, 13), id, s))
-	}
-	return keys
-}
-
-// requireAllPresent requires keys [from, to) of writer id's sequence to
-// test present in f.
-func requireAllPresent(t *testing.T, f *Filter, id uint32, from, to uint64) {
-	t.Helper()
-	const chunk = 4096
-	present := make([]bool, chunk)
-	for s := from; s < to; s += chunk {
-		end := min(s+chunk, to)
-		keys := procKeys(id, s, end)
-		require.NoError(t, f.TestBatch(keys, present))
-		for i, ok := range present[:len(keys)] {
-			if !ok {
-				require.Failf(t, "false negative", "writer %d key %d of %d tests absent", id, s+uint64(i), to)
-			}
-		}
-	}
 }
 
 // randomKeys fills keys with n fresh random keys of size bytes each,
@@ -166,12 +117,12 @@ func TestPowerOfTwoM(t *testing.T) {
 			watch(t, f)
 			h := f.Header()
 			sh := shape{h.Version, h.Layout, h.Scheme, h.M, uint64(h.K)}
-			if prev, dup := seen[sh]; dup && !stress() {
+			if prev, dup := seen[sh]; dup && !testkit.Stress() {
 				t.Logf("%s: m = %d, k = %d as in %s, skipped", name, h.M, h.K, prev)
 				continue
 			}
 			seen[sh] = name
-			full := stress() || (opts != nil && opts.Layout == format.LayoutClassic && tc.name == "n")
+			full := testkit.Stress() || (opts != nil && opts.Layout == format.LayoutClassic && tc.name == "n")
 			queries, checkEvery := 1_093_970, 1
 			if !full {
 				queries, checkEvery = 50_000, 8
@@ -224,7 +175,7 @@ func TestDegenerateDoubleHashing(t *testing.T) {
 			}
 			for i, seed := range []uint64{rand.Uint64(), 0, 1, math.MaxUint64} {
 				keys := 100_000
-				if i > 0 && !stress() {
+				if i > 0 && !testkit.Stress() {
 					keys = 10_000
 				}
 				f := newTestFilter(t, 10, 0.01, withSeed(opts, seed))
@@ -232,7 +183,7 @@ func TestDegenerateDoubleHashing(t *testing.T) {
 				var key [8]byte
 				for i := range keys {
 					binary.LittleEndian.PutUint64(key[:], uint64(i))
-					locs := distinct(f.Locations(key[:]))
+					locs := testkit.Distinct(f.Locations(key[:]))
 					require.GreaterOrEqual(t, len(locs), 2, "seed %d, key %d sets %v (m = %d)", seed, i, locs, f.M())
 				}
 				// The same through the file: one key in a cleared filter
@@ -243,7 +194,7 @@ func TestDegenerateDoubleHashing(t *testing.T) {
 					require.NoError(t, f.Add(key[:]))
 					st, err := f.Stats()
 					require.NoError(t, err)
-					require.Equal(t, uint64(len(distinct(f.Locations(key[:])))), st.SetBits, "seed %d key %x", seed, key)
+					require.Equal(t, uint64(len(testkit.Distinct(f.Locations(key[:])))), st.SetBits, "seed %d key %x", seed, key)
 					require.GreaterOrEqual(t, st.SetBits, uint64(2))
 					ok, err := f.Test(key[:])
 					require.NoError(t, err)
@@ -252,12 +203,6 @@ func TestDegenerateDoubleHashing(t *testing.T) {
 			}
 		})
 	}
-}
-
-// distinct returns the distinct values of locs, sorted (locs is reused).
-func distinct(locs []uint64) []uint64 {
-	slices.Sort(locs)
-	return slices.Compact(locs)
 }
 
 // classicBits returns ceil(-n ln p / (ln 2)^2) computed with 200-bit
@@ -399,7 +344,7 @@ func TestSizesNeverShrink(t *testing.T) {
 func TestWritesStayInside(t *testing.T) {
 	for li, opts := range testLayouts {
 		n := 1_000_000
-		if li > 1 && !stress() {
+		if li > 1 && !testkit.Stress() {
 			n = 100_000
 		}
 		t.Run(layoutName(opts), func(t *testing.T) {
@@ -407,7 +352,7 @@ func TestWritesStayInside(t *testing.T) {
 			f := newTestFilter(t, uint64(n), 0.01, opts)
 			before, err := os.ReadFile(f.Path())
 			require.NoError(t, err)
-			keys := procKeys(7, 0, uint64(n))
+			keys := testkit.WriterKeys(7, 0, uint64(n))
 			for _, key := range keys[:10_000] {
 				require.NoError(t, f.Add(key))
 			}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package mmapbloom
+package mmapbloom_test
 
 import (
 	"errors"
@@ -13,7 +13,14 @@ import (
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/internal/testkit/filecheck"
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
+
+func init() {
+	testkit.Role("hold", roleHold)
+	testkit.Role("exclusive", roleExclusive)
+	testkit.Role("contend", roleContend)
+}
 
 // lockKeys is the number of keys the lock tests add (writer 0's sequence).
 const lockKeys = 2000
@@ -21,42 +28,42 @@ const lockKeys = 2000
 // roleHold opens the filter (read-only if asked), reports "ready", and
 // answers each "check" with whether keys [0, Keys) of writer 0 all test
 // present, until the parent closes stdin.
-func roleHold(t *testing.T, h *helper) {
-	f, err := Open(h.args.Path, &OpenOptions{ReadOnly: h.args.ReadOnly})
+func roleHold(t *testing.T, h *testkit.Helper) {
+	f, err := mmapbloom.Open(h.Args.Path, &mmapbloom.OpenOptions{ReadOnly: h.Args.ReadOnly})
 	require.NoError(t, err)
 	defer f.Close()
-	h.send(t, "ready")
+	h.Send(t, "ready")
 	for {
-		cmd, ok := h.command()
+		cmd, ok := h.Command()
 		if !ok {
 			return
 		}
 		require.Equal(t, "check", cmd)
-		requireAllPresent(t, f, 0, 0, h.args.Keys)
-		h.send(t, true)
+		testkit.RequireAllPresent(t, f, 0, 0, h.Args.Keys)
+		h.Send(t, true)
 	}
 }
 
 // roleExclusive opens the filter and holds its exclusive lock, as Clear
 // does while it runs, until the parent closes stdin.
-func roleExclusive(t *testing.T, h *helper) {
-	f, err := Open(h.args.Path, nil)
+func roleExclusive(t *testing.T, h *testkit.Helper) {
+	f, err := mmapbloom.Open(h.Args.Path, nil)
 	require.NoError(t, err)
 	defer f.Close()
-	require.NoError(t, f.exclusive("hold", func() error {
-		h.send(t, "ready")
-		h.waitStop()
+	require.NoError(t, f.HoldExclusive(func() error {
+		h.Send(t, "ready")
+		h.WaitStop()
 		return nil
 	}))
 }
 
 // newLockFilter creates a filter with a fixed seed holding keys [0,
 // lockKeys) of writer 0, synced.
-func newLockFilter(t *testing.T, dir, name string, opts *CreateOptions) *Filter {
+func newLockFilter(t *testing.T, dir, name string, opts *mmapbloom.CreateOptions) *mmapbloom.Filter {
 	t.Helper()
-	f, err := Create(filepath.Join(dir, name), lockKeys, 0.01, withSeed(opts, 42))
+	f, err := mmapbloom.Create(filepath.Join(dir, name), lockKeys, 0.01, mmapbloom.WithSeed(opts, 42))
 	require.NoError(t, err)
-	require.NoError(t, f.AddBatch(procKeys(0, 0, lockKeys)))
+	require.NoError(t, f.AddBatch(testkit.WriterKeys(0, 0, lockKeys)))
 	require.NoError(t, f.Sync())
 	return f
 }
@@ -64,20 +71,20 @@ func newLockFilter(t *testing.T, dir, name string, opts *CreateOptions) *Filter 
 // holder is another handle on a filter file: a second Open in this
 // process, or a helper process.
 type holder struct {
-	f *Filter
-	p *proc
+	f *mmapbloom.Filter
+	p *testkit.Proc
 }
 
 func openHolder(t *testing.T, path string, process, readOnly bool) *holder {
 	t.Helper()
 	if !process {
-		f, err := Open(path, &OpenOptions{ReadOnly: readOnly})
+		f, err := mmapbloom.Open(path, &mmapbloom.OpenOptions{ReadOnly: readOnly})
 		require.NoError(t, err)
 		return &holder{f: f}
 	}
-	p := startHelper(t, "hold", helperArgs{Path: path, ReadOnly: readOnly, Keys: lockKeys})
+	p := testkit.StartHelper(t, "hold", testkit.HelperArgs{Path: path, ReadOnly: readOnly, Keys: lockKeys})
 	var ready string
-	p.recv(t, &ready)
+	p.Recv(t, &ready)
 	require.Equal(t, "ready", ready)
 	return &holder{p: p}
 }
@@ -86,12 +93,12 @@ func openHolder(t *testing.T, path string, process, readOnly bool) *holder {
 func (h *holder) check(t *testing.T) {
 	t.Helper()
 	if h.f != nil {
-		requireAllPresent(t, h.f, 0, 0, lockKeys)
+		testkit.RequireAllPresent(t, h.f, 0, 0, lockKeys)
 		return
 	}
-	h.p.send(t, "check")
+	h.p.Send(t, "check")
 	var ok bool
-	h.p.recv(t, &ok)
+	h.p.Recv(t, &ok)
 	require.True(t, ok)
 }
 
@@ -101,11 +108,8 @@ func (h *holder) close(t *testing.T) {
 		require.NoError(t, h.f.Close())
 		return
 	}
-	h.p.finish(t)
+	h.p.Finish(t)
 }
-
-// dirNames lists the names in dir, sorted.
-func dirNames(t *testing.T, dir string) []string { return testkit.DirNames(t, dir) }
 
 // TestExclusiveOpsRefusedWhileOpen checks that Clear, Merge into a
 // filter, Seal, Unseal and Create with Overwrite fail at once with
@@ -122,9 +126,9 @@ func TestExclusiveOpsRefusedWhileOpen(t *testing.T) {
 		{"other-process", true, false},
 		{"other-process-read-only", true, true},
 	}
-	for _, opts := range testLayouts {
+	for _, opts := range mmapbloom.Layouts {
 		for _, hc := range holders {
-			t.Run(layoutName(opts)+"/"+hc.name, func(t *testing.T) {
+			t.Run(mmapbloom.LayoutName(opts)+"/"+hc.name, func(t *testing.T) {
 				dir := t.TempDir()
 				f := newLockFilter(t, dir, "f.bloom", opts)
 				defer f.Close()
@@ -132,7 +136,7 @@ func TestExclusiveOpsRefusedWhileOpen(t *testing.T) {
 				defer src.Close()
 				path := f.Path()
 				overwrite := func() error {
-					g, err := Create(path, lockKeys, 0.01, &CreateOptions{Overwrite: true})
+					g, err := mmapbloom.Create(path, lockKeys, 0.01, &mmapbloom.CreateOptions{Overwrite: true})
 					if g != nil {
 						_ = g.Close()
 					}
@@ -149,40 +153,40 @@ func TestExclusiveOpsRefusedWhileOpen(t *testing.T) {
 				}
 				before, err := os.ReadFile(path)
 				require.NoError(t, err)
-				names := dirNames(t, dir)
+				names := testkit.DirNames(t, dir)
 
 				h := openHolder(t, path, hc.process, hc.readOnly)
 				for _, o := range ops {
-					if o.name == "seal" && isV1(opts) {
+					if o.name == "seal" && mmapbloom.IsV1(opts) {
 						continue
 					}
-					requireInUse(t, o.op(), o.name)
+					mmapbloom.RequireInUse(t, o.op(), o.name)
 					after, err := os.ReadFile(path)
 					require.NoError(t, err)
 					require.Equal(t, before, after, "%s changed the file", o.name)
-					require.Equal(t, names, dirNames(t, dir), "%s left files behind", o.name)
-					requireAllPresent(t, f, 0, 0, lockKeys)
+					require.Equal(t, names, testkit.DirNames(t, dir), "%s left files behind", o.name)
+					testkit.RequireAllPresent(t, f, 0, 0, lockKeys)
 				}
 				h.check(t)
 				h.close(t)
 
-				if !isV1(opts) {
+				if !mmapbloom.IsV1(opts) {
 					require.NoError(t, f.Seal())
 					h = openHolder(t, path, hc.process, hc.readOnly)
-					requireInUse(t, f.Unseal(), "unseal")
+					mmapbloom.RequireInUse(t, f.Unseal(), "unseal")
 					h.check(t)
 					h.close(t)
 					require.NoError(t, f.Unseal())
 				}
 				require.NoError(t, f.Merge(src))
 				require.NoError(t, f.Clear())
-				ok, err := f.Test(procKey(make([]byte, 13), 0, 0))
+				ok, err := f.Test(testkit.WriterKey(make([]byte, 13), 0, 0))
 				require.NoError(t, err)
 				require.False(t, ok, "a key survived Clear")
-				requireInUse(t, overwrite(), "overwrite of a file this process has open")
+				mmapbloom.RequireInUse(t, overwrite(), "overwrite of a file this process has open")
 				require.NoError(t, f.Close())
 				require.NoError(t, overwrite())
-				require.Equal(t, names, dirNames(t, dir))
+				require.Equal(t, names, testkit.DirNames(t, dir))
 			})
 		}
 	}
@@ -195,21 +199,21 @@ func TestExclusiveOpsRefusedWhileOpen(t *testing.T) {
 // once let the second handle's Clear run while the first had the file
 // mapped.
 func TestFailedExclusiveKeepsLock(t *testing.T) {
-	for _, opts := range testLayouts {
-		t.Run(layoutName(opts), func(t *testing.T) {
+	for _, opts := range mmapbloom.Layouts {
+		t.Run(mmapbloom.LayoutName(opts), func(t *testing.T) {
 			dir := t.TempDir()
 			a := newLockFilter(t, dir, "f.bloom", opts)
-			b, err := Open(a.Path(), nil)
+			b, err := mmapbloom.Open(a.Path(), nil)
 			require.NoError(t, err)
 			for i := range 3 {
-				requireInUse(t, a.Clear(), "a.Clear")
-				requireInUse(t, b.Clear(), "b.Clear")
-				if !isV1(opts) {
-					requireInUse(t, b.Seal(), "b.Seal")
-					requireInUse(t, a.Seal(), "a.Seal")
+				mmapbloom.RequireInUse(t, a.Clear(), "a.Clear")
+				mmapbloom.RequireInUse(t, b.Clear(), "b.Clear")
+				if !mmapbloom.IsV1(opts) {
+					mmapbloom.RequireInUse(t, b.Seal(), "b.Seal")
+					mmapbloom.RequireInUse(t, a.Seal(), "a.Seal")
 				}
-				requireAllPresent(t, a, 0, 0, lockKeys)
-				requireAllPresent(t, b, 0, 0, lockKeys)
+				testkit.RequireAllPresent(t, a, 0, 0, lockKeys)
+				testkit.RequireAllPresent(t, b, 0, 0, lockKeys)
 				_ = i
 			}
 			require.NoError(t, a.Close())
@@ -224,28 +228,28 @@ func TestFailedExclusiveKeepsLock(t *testing.T) {
 // read-write or read-only, and Create with Overwrite fail at once with
 // ErrInUse, and work once it is done.
 func TestOpenRefusedDuringExclusive(t *testing.T) {
-	for _, opts := range testLayouts {
-		t.Run(layoutName(opts), func(t *testing.T) {
+	for _, opts := range mmapbloom.Layouts {
+		t.Run(mmapbloom.LayoutName(opts), func(t *testing.T) {
 			dir := t.TempDir()
 			f := newLockFilter(t, dir, "f.bloom", opts)
 			path := f.Path()
 			require.NoError(t, f.Close())
-			names := dirNames(t, dir)
-			p := startHelper(t, "exclusive", helperArgs{Path: path})
+			names := testkit.DirNames(t, dir)
+			p := testkit.StartHelper(t, "exclusive", testkit.HelperArgs{Path: path})
 			var ready string
-			p.recv(t, &ready)
+			p.Recv(t, &ready)
 			require.Equal(t, "ready", ready)
-			_, err := Open(path, nil)
-			requireInUse(t, err, "open")
-			_, err = Open(path, &OpenOptions{ReadOnly: true})
-			requireInUse(t, err, "open read-only")
-			_, err = Create(path, 10, 0.01, &CreateOptions{Overwrite: true})
-			requireInUse(t, err, "overwrite")
-			require.Equal(t, names, dirNames(t, dir), "temporary files left")
-			p.finish(t)
-			f, err = Open(path, nil)
+			_, err := mmapbloom.Open(path, nil)
+			mmapbloom.RequireInUse(t, err, "open")
+			_, err = mmapbloom.Open(path, &mmapbloom.OpenOptions{ReadOnly: true})
+			mmapbloom.RequireInUse(t, err, "open read-only")
+			_, err = mmapbloom.Create(path, 10, 0.01, &mmapbloom.CreateOptions{Overwrite: true})
+			mmapbloom.RequireInUse(t, err, "overwrite")
+			require.Equal(t, names, testkit.DirNames(t, dir), "temporary files left")
+			p.Finish(t)
+			f, err = mmapbloom.Open(path, nil)
 			require.NoError(t, err)
-			requireAllPresent(t, f, 0, 0, lockKeys)
+			testkit.RequireAllPresent(t, f, 0, 0, lockKeys)
 			require.NoError(t, f.Close())
 		})
 	}
@@ -258,26 +262,26 @@ type contendResult struct{ Attempts, Succeeded uint64 }
 // tries Clear, Seal (v2) and, one time in 16, Create with Overwrite,
 // Keys times in all; every attempt must fail with ErrInUse, since the
 // other contenders hold the file open, and the filter's keys must stay.
-func roleContend(t *testing.T, h *helper) {
-	a := h.args
-	f, err := Open(a.Path, nil)
+func roleContend(t *testing.T, h *testkit.Helper) {
+	a := h.Args
+	f, err := mmapbloom.Open(a.Path, nil)
 	require.NoError(t, err)
 	defer f.Close()
-	h.send(t, "ready")
-	cmd, ok := h.command()
+	h.Send(t, "ready")
+	cmd, ok := h.Command()
 	require.True(t, ok)
 	require.Equal(t, "go", cmd)
 	v2 := f.Header().Version == format.V2
 	var res contendResult
-	key := procKey(make([]byte, 13), 0, a.Seed%lockKeys)
+	key := testkit.WriterKey(make([]byte, 13), 0, a.Seed%lockKeys)
 	for i := range a.Keys {
 		var err error
 		op := "clear"
 		switch {
 		case i%16 == 15:
 			op = "overwrite"
-			var g *Filter
-			g, err = Create(a.Path, lockKeys, 0.01, &CreateOptions{Overwrite: true})
+			var g *mmapbloom.Filter
+			g, err = mmapbloom.Create(a.Path, lockKeys, 0.01, &mmapbloom.CreateOptions{Overwrite: true})
 			if g != nil {
 				_ = g.Close()
 			}
@@ -292,14 +296,14 @@ func roleContend(t *testing.T, h *helper) {
 			res.Succeeded++
 			t.Errorf("attempt %d: %s succeeded", i, op)
 		} else {
-			require.True(t, errors.Is(err, ErrInUse), "attempt %d: %s: %v", i, op, err)
+			require.True(t, errors.Is(err, mmapbloom.ErrInUse), "attempt %d: %s: %v", i, op, err)
 		}
 		ok, err := f.Test(key)
 		require.NoError(t, err)
 		require.True(t, ok, "attempt %d: a key vanished", i)
 	}
-	h.send(t, res)
-	h.waitStop() // keep the file open until every contender is done
+	h.Send(t, res)
+	h.WaitStop() // keep the file open until every contender is done
 }
 
 // TestExclusiveContention runs 3 processes that hold the same file and
@@ -309,36 +313,36 @@ func roleContend(t *testing.T, h *helper) {
 func TestExclusiveContention(t *testing.T) {
 	const contenders = 3
 	attempts := uint64(400)
-	if stress() {
+	if testkit.Stress() {
 		attempts = 10_000
 	}
-	for _, opts := range testLayouts {
-		t.Run(layoutName(opts), func(t *testing.T) {
+	for _, opts := range mmapbloom.Layouts {
+		t.Run(mmapbloom.LayoutName(opts), func(t *testing.T) {
 			dir := t.TempDir()
 			f := newLockFilter(t, dir, "f.bloom", opts)
 			path := f.Path()
 			hdr := f.Header()
 			require.NoError(t, f.Close())
-			var ps []*proc
+			var ps []*testkit.Proc
 			for i := range contenders {
-				ps = append(ps, startHelper(t, "contend", helperArgs{Path: path, ID: uint32(i), Keys: attempts, Seed: uint64(i * 7)}))
+				ps = append(ps, testkit.StartHelper(t, "contend", testkit.HelperArgs{Path: path, ID: uint32(i), Keys: attempts, Seed: uint64(i * 7)}))
 			}
 			ready := make([]string, contenders)
-			recvEach(t, ps, func(i int) any { return &ready[i] })
+			testkit.RecvEach(t, ps, func(i int) any { return &ready[i] })
 			for _, p := range ps {
-				p.send(t, "go")
+				p.Send(t, "go")
 			}
 			results := make([]contendResult, contenders)
-			recvEach(t, ps, func(i int) any { return &results[i] })
+			testkit.RecvEach(t, ps, func(i int) any { return &results[i] })
 			for i, p := range ps {
-				p.finish(t)
+				p.Finish(t)
 				require.Equal(t, "ready", ready[i])
 				require.Equal(t, attempts, results[i].Attempts)
-				require.Zero(t, results[i].Succeeded, "%s: an exclusive operation ran while others had the file open", p.name)
+				require.Zero(t, results[i].Succeeded, "%s: an exclusive operation ran while others had the file open", p.Name)
 			}
-			f, err := Open(path, nil)
+			f, err := mmapbloom.Open(path, nil)
 			require.NoError(t, err)
-			requireAllPresent(t, f, 0, 0, lockKeys)
+			testkit.RequireAllPresent(t, f, 0, 0, lockKeys)
 			require.NoError(t, f.Close())
 			filecheck.Check(t, path, hdr)
 		})

@@ -1,31 +1,14 @@
 //go:build linux
 
-package mmapbloom
-
-// The multi-process harness: a test starts helper processes by running
-// this test binary again with -test.run=^TestHelperProcess$ and the role
-// to play in the environment. A helper gets its parameters as JSON in the
-// environment, sends JSON values to the parent on file descriptor 3, and
-// reads the parent's commands on stdin; the parent closing stdin means
-// "stop". A helper runs inside TestHelperProcess with a real *testing.T,
-// so it checks with require like any test, and a failed check (or a race
-// report) makes the helper exit non-zero, which the parent reports with
-// the helper's output.
+package mmapbloom_test
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -34,257 +17,22 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/internal/testkit/filecheck"
+	"github.com/mmapbloom/mmapbloom/internal/testkit/filtertest"
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
 )
 
-const (
-	envHelperRole = "MMAPBLOOM_HELPER_ROLE"
-	envHelperArgs = "MMAPBLOOM_HELPER_ARGS"
-)
-
-// helperArgs are a helper's parameters; each role uses the fields it needs.
-type helperArgs struct {
-	Path     string // the filter file
-	Progress string // the progress file (see progress)
-	ID       uint32 // writer id: key family and progress slot
-	Keys     uint64 // keys to add or test
-	Writers  int    // number of writers whose progress a reader follows
-	Mode     string // how a writer adds: add, string or batch
-	ReadOnly bool   // open read-only
-	Exact    bool   // open with OpenOptions.ExactCount
-	Seed     uint64 // random seed
-}
-
-// helperRoles maps a role to the code a helper runs.
-var helperRoles = map[string]func(t *testing.T, h *helper){
-	"writer":       roleWriter,
-	"reader":       roleReader,
-	"testandadd":   roleTestAndAdd,
-	"hold":         roleHold,
-	"exclusive":    roleExclusive,
-	"contend":      roleContend,
-	"syncer":       roleSyncer,
-	"plainread":    rolePlainRead,
-	"diskfull":     roleDiskFull,
-	"diskspace":    roleDiskSpace,
-	"unprivileged": roleUnprivileged,
-}
-
 // TestHelperProcess is not a test: it is the entry point of the helper
-// processes the multi-process tests start, and skips when run directly.
-func TestHelperProcess(t *testing.T) {
-	role := os.Getenv(envHelperRole)
-	if role == "" {
-		t.Skip("entry point of the multi-process tests' helpers; runs only in a re-executed test binary")
-	}
-	run, ok := helperRoles[role]
-	require.True(t, ok, "unknown helper role %q", role)
-	var args helperArgs
-	require.NoError(t, json.Unmarshal([]byte(os.Getenv(envHelperArgs)), &args))
-	out := os.NewFile(3, "parent")
-	require.NotNil(t, out)
-	defer out.Close()
-	run(t, &helper{args: args, enc: json.NewEncoder(out), in: bufio.NewReader(os.Stdin)})
-}
+// processes the multi-process tests start (testkit.StartHelper), and
+// skips when run directly.
+func TestHelperProcess(t *testing.T) { testkit.RunHelper(t) }
 
-// helper is a helper process's end of the harness.
-type helper struct {
-	args helperArgs
-	enc  *json.Encoder
-	in   *bufio.Reader
-}
-
-// send sends v to the parent.
-func (h *helper) send(t *testing.T, v any) {
-	t.Helper()
-	require.NoError(t, h.enc.Encode(v))
-}
-
-// command waits for the parent's next command line; ok is false when the
-// parent closed stdin.
-func (h *helper) command() (cmd string, ok bool) {
-	line, err := h.in.ReadString('\n')
-	if err != nil {
-		return "", false
-	}
-	return line[:len(line)-1], true
-}
-
-// waitStop blocks until the parent closes stdin.
-func (h *helper) waitStop() { _, _ = io.Copy(io.Discard, h.in) }
-
-// stopFlag returns a flag set when the parent closes stdin.
-func (h *helper) stopFlag() *atomic.Bool {
-	var stop atomic.Bool
-	go func() {
-		h.waitStop()
-		stop.Store(true)
-	}()
-	return &stop
-}
-
-// proc is the parent's end of a helper process.
-type proc struct {
-	name   string
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	dec    *json.Decoder
-	out    syncBuffer
-	exited chan struct{}
-	err    error // the exit status; set before exited is closed
-}
-
-// syncBuffer collects a helper's stdout and stderr.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// startHelper starts a helper process playing role. Options adjust the
-// command before it starts (credentials, namespaces). The helper is
-// killed, if still running, when the test ends, and dies with the parent.
-func startHelper(t *testing.T, role string, args helperArgs, opts ...func(*exec.Cmd)) *proc {
-	t.Helper()
-	p, err := tryStartHelper(t, role, args, opts...)
-	require.NoError(t, err, "start helper %s", role)
-	return p
-}
-
-// tryStartHelper is startHelper returning the error of starting the
-// process (an option asked for something this system refuses).
-func tryStartHelper(t *testing.T, role string, args helperArgs, opts ...func(*exec.Cmd)) (*proc, error) {
-	t.Helper()
-	exe, err := os.Executable()
-	require.NoError(t, err)
-	enc, err := json.Marshal(args)
-	require.NoError(t, err)
-	p := &proc{name: fmt.Sprintf("%s[%d]", role, args.ID), exited: make(chan struct{})}
-	p.cmd = exec.Command(exe, "-test.run=^TestHelperProcess$", "-test.count=1", "-test.v")
-	// A race-enabled helper would sleep a second before exiting
-	// (GORACE atexit_sleep_ms defaults to 1000).
-	p.cmd.Env = append(os.Environ(), envHelperRole+"="+role, envHelperArgs+"="+string(enc),
-		"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
-	p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.out
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	r, w, err := os.Pipe()
-	require.NoError(t, err)
-	p.cmd.ExtraFiles = []*os.File{w}
-	p.stdin, err = p.cmd.StdinPipe()
-	require.NoError(t, err)
-	for _, opt := range opts {
-		opt(p.cmd)
-	}
-	err = p.cmd.Start()
-	_ = w.Close()
-	if err != nil {
-		_ = r.Close()
-		return nil, err
-	}
-	p.dec = json.NewDecoder(r)
-	go func() {
-		p.err = p.cmd.Wait()
-		close(p.exited)
-	}()
-	t.Cleanup(func() {
-		p.kill()
-		<-p.exited
-		_ = r.Close()
-	})
-	return p, nil
-}
-
-// recv decodes the helper's next message into v.
-func (p *proc) recv(t *testing.T, v any) {
-	t.Helper()
-	if err := p.dec.Decode(v); err != nil {
-		<-p.exited
-		require.NoError(t, err, "helper %s sent nothing (exit: %v); its output:\n%s", p.name, p.err, p.out.String())
-	}
-}
-
-// recvEach receives one message from every helper of ps, concurrently,
-// into into(i). When a helper exits without sending (a failed check), the
-// others, which may be waiting for it, are killed and the test fails with
-// its output.
-func recvEach(t *testing.T, ps []*proc, into func(i int) any) {
-	t.Helper()
-	type result struct {
-		i   int
-		err error
-	}
-	results := make(chan result, len(ps))
-	for i, p := range ps {
-		v := into(i)
-		go func() { results <- result{i, p.dec.Decode(v)} }()
-	}
-	var failed []int
-	for range ps {
-		r := <-results
-		if r.err != nil {
-			if failed == nil {
-				for _, p := range ps {
-					p.kill()
-				}
-			}
-			failed = append(failed, r.i)
-		}
-	}
-	for _, i := range failed {
-		p := ps[i]
-		<-p.exited
-		t.Errorf("helper %s sent nothing (exit: %v); its output:\n%s", p.name, p.err, p.out.String())
-	}
-	if failed != nil {
-		t.FailNow()
-	}
-}
-
-// send sends the helper a command line.
-func (p *proc) send(t *testing.T, cmd string) {
-	t.Helper()
-	_, err := io.WriteString(p.stdin, cmd+"\n")
-	require.NoError(t, err, "helper %s", p.name)
-}
-
-// finish closes the helper's stdin (asking it to stop), waits for it to
-// exit and requires that it passed.
-func (p *proc) finish(t *testing.T) {
-	t.Helper()
-	_ = p.stdin.Close()
-	<-p.exited
-	require.NoError(t, p.err, "helper %s failed; its output:\n%s", p.name, p.out.String())
-}
-
-// kill sends SIGKILL (nothing happens once the helper has exited).
-func (p *proc) kill() { _ = p.cmd.Process.Signal(syscall.SIGKILL) }
-
-// killed kills the helper and waits until it is gone.
-func (p *proc) killed() {
-	p.kill()
-	<-p.exited
-}
-
-// running reports whether the helper has not exited yet.
-func (p *proc) running() bool {
-	select {
-	case <-p.exited:
-		return false
-	default:
-		return true
-	}
+func init() {
+	testkit.Role("writer", roleWriter)
+	testkit.Role("reader", roleReader)
+	testkit.Role("testandadd", roleTestAndAdd)
 }
 
 // progress is a small file of 64-bit counters that the parent and its
@@ -330,9 +78,9 @@ type writerResult struct{ Adds uint64 }
 // roleWriter adds keys [0, Keys) of its sequence to the filter with Add,
 // AddString or AddBatch (mode add, string or batch), and stores its
 // progress after every call that returned.
-func roleWriter(t *testing.T, h *helper) {
-	a := h.args
-	f, err := Open(a.Path, &OpenOptions{ExactCount: a.Exact})
+func roleWriter(t *testing.T, h *testkit.Helper) {
+	a := h.Args
+	f, err := mmapbloom.Open(a.Path, &mmapbloom.OpenOptions{ExactCount: a.Exact})
 	require.NoError(t, err)
 	defer f.Close()
 	prog := openProgress(t, a.Progress)
@@ -341,7 +89,7 @@ func roleWriter(t *testing.T, h *helper) {
 	switch a.Mode {
 	case "add", "string":
 		for s := range a.Keys {
-			key := procKey(buf[:], a.ID, s)
+			key := testkit.WriterKey(buf[:], a.ID, s)
 			if a.Mode == "add" {
 				err = f.Add(key)
 			} else {
@@ -353,14 +101,14 @@ func roleWriter(t *testing.T, h *helper) {
 	case "batch":
 		for s := uint64(0); s < a.Keys; s += batchSize {
 			end := min(s+batchSize, a.Keys)
-			require.NoError(t, f.AddBatch(procKeys(a.ID, s, end)))
+			require.NoError(t, f.AddBatch(testkit.WriterKeys(a.ID, s, end)))
 			prog.store(a.ID, end)
 		}
 	default:
 		t.Fatalf("unknown writer mode %q", a.Mode)
 	}
 	res.Adds = a.Keys
-	h.send(t, res)
+	h.Send(t, res)
 }
 
 // readerResult is a reader's report.
@@ -372,13 +120,13 @@ type readerResult struct {
 // roleReader tests keys until told to stop: for a random writer it loads
 // the writer's progress, then tests the newest key the writer reported
 // added and a random older one. Each must test present.
-func roleReader(t *testing.T, h *helper) {
-	a := h.args
-	f, err := Open(a.Path, &OpenOptions{ReadOnly: a.ReadOnly})
+func roleReader(t *testing.T, h *testkit.Helper) {
+	a := h.Args
+	f, err := mmapbloom.Open(a.Path, &mmapbloom.OpenOptions{ReadOnly: a.ReadOnly})
 	require.NoError(t, err)
 	defer f.Close()
 	prog := openProgress(t, a.Progress)
-	stop := h.stopFlag()
+	stop := h.StopFlag()
 	rng := rand.New(rand.NewPCG(a.Seed, uint64(a.ID)))
 	var res readerResult
 	var buf [13]byte
@@ -391,7 +139,7 @@ func roleReader(t *testing.T, h *helper) {
 			continue
 		}
 		for _, s := range [2]uint64{mark - 1, rng.Uint64N(mark)} {
-			ok, err := f.Test(procKey(buf[:], w, s))
+			ok, err := f.Test(testkit.WriterKey(buf[:], w, s))
 			require.NoError(t, err)
 			res.Checks++
 			if !ok {
@@ -406,7 +154,7 @@ func roleReader(t *testing.T, h *helper) {
 		require.GreaterOrEqual(t, c, lastCount, "count went down")
 		lastCount = c
 	}
-	h.send(t, res)
+	h.Send(t, res)
 }
 
 // TestManyProcesses runs 8 writer processes, each adding 200,000 keys of
@@ -419,16 +167,16 @@ func roleReader(t *testing.T, h *helper) {
 func TestManyProcesses(t *testing.T) {
 	const writers, readers = 8, 2
 	modes := []string{"add", "string", "batch"}
-	for li, opts := range testLayouts {
-		t.Run(layoutName(opts), func(t *testing.T) {
+	for li, opts := range mmapbloom.Layouts {
+		t.Run(mmapbloom.LayoutName(opts), func(t *testing.T) {
 			perWriter := uint64(220_000) // 200,000 own keys and 20,000 shared
-			if li > 0 && !stress() {
+			if li > 0 && !testkit.Stress() {
 				perWriter /= 10
 			}
 			dir := t.TempDir()
 			path := filepath.Join(dir, "many.bloom")
-			distinct := writers*(perWriter-perWriter/sharedEvery) + perWriter/sharedEvery
-			f, err := Create(path, distinct, 0.01, opts)
+			distinct := writers*(perWriter-perWriter/testkit.SharedEvery) + perWriter/testkit.SharedEvery
+			f, err := mmapbloom.Create(path, distinct, 0.01, opts)
 			require.NoError(t, err)
 			hdr := f.Header()
 			require.NoError(t, f.Close())
@@ -436,23 +184,23 @@ func TestManyProcesses(t *testing.T) {
 			seed := rand.Uint64()
 			t.Logf("%d writers x %d keys (%d distinct), %d readers, seed %d", writers, perWriter, distinct, readers, seed)
 
-			var rs []*proc
+			var rs []*testkit.Proc
 			for i := range readers {
-				rs = append(rs, startHelper(t, "reader", helperArgs{
+				rs = append(rs, testkit.StartHelper(t, "reader", testkit.HelperArgs{
 					Path: path, Progress: prog.path, ID: uint32(i), Writers: writers, ReadOnly: i == 0, Seed: seed,
 				}))
 			}
-			var ws []*proc
+			var ws []*testkit.Proc
 			for w := range writers {
-				ws = append(ws, startHelper(t, "writer", helperArgs{
+				ws = append(ws, testkit.StartHelper(t, "writer", testkit.HelperArgs{
 					Path: path, Progress: prog.path, ID: uint32(w), Keys: perWriter, Mode: modes[w%len(modes)],
 				}))
 			}
 			results := make([]writerResult, writers)
-			recvEach(t, ws, func(i int) any { return &results[i] })
+			testkit.RecvEach(t, ws, func(i int) any { return &results[i] })
 			var adds uint64
 			for i, w := range ws {
-				w.finish(t)
+				w.Finish(t)
 				adds += results[i].Adds
 			}
 			require.Equal(t, writers*perWriter, adds)
@@ -460,27 +208,27 @@ func TestManyProcesses(t *testing.T) {
 				require.Equal(t, perWriter, prog.load(w), "progress of writer %d", w)
 			}
 			for _, r := range rs {
-				_ = r.stdin.Close()
+				r.Stop()
 				var res readerResult
-				r.recv(t, &res)
-				r.finish(t)
-				t.Logf("%s: %d checks, %d absent", r.name, res.Checks, res.Absent)
+				r.Recv(t, &res)
+				r.Finish(t)
+				t.Logf("%s: %d checks, %d absent", r.Name, res.Checks, res.Absent)
 				assert.Positive(t, res.Checks, "reader checked nothing")
 				assert.Zero(t, res.Absent, "reader saw a reported key absent: first %s", res.FirstAbsent)
 			}
 
-			f, err = Open(path, &OpenOptions{ReadOnly: true})
+			f, err = mmapbloom.Open(path, &mmapbloom.OpenOptions{ReadOnly: true})
 			require.NoError(t, err)
 			defer f.Close()
 			count, err := f.Count()
 			require.NoError(t, err)
-			all := procKeys(0, 0, perWriter) // the shared keys once, then each writer's own
+			all := testkit.WriterKeys(0, 0, perWriter) // the shared keys once, then each writer's own
 			for w := uint32(1); w < writers; w++ {
-				all = append(all, slices.DeleteFunc(procKeys(w, 0, perWriter), func(k []byte) bool { return k[0] == 's' })...)
+				all = append(all, slices.DeleteFunc(testkit.WriterKeys(w, 0, perWriter), func(k []byte) bool { return k[0] == 's' })...)
 			}
-			requireConcurrentCount(t, f, all, adds, count, "after the writers")
+			mmapbloom.RequireConcurrentCount(t, f, all, adds, count, "after the writers")
 			for w := range uint32(writers) {
-				requireAllPresent(t, f, w, 0, perWriter)
+				testkit.RequireAllPresent(t, f, w, 0, perWriter)
 			}
 			filecheck.Check(t, path, hdr)
 		})
@@ -501,14 +249,14 @@ const raceSegment = 16
 // raceSegment keys the racers meet (each stores its segment in its
 // progress slot and waits for the others'), so that they call TestAndAdd
 // on the same keys at about the same time.
-func roleTestAndAdd(t *testing.T, h *helper) {
-	a := h.args
-	f, err := Open(a.Path, nil)
+func roleTestAndAdd(t *testing.T, h *testkit.Helper) {
+	a := h.Args
+	f, err := mmapbloom.Open(a.Path, nil)
 	require.NoError(t, err)
 	defer f.Close()
 	prog := openProgress(t, a.Progress)
-	h.send(t, "ready")
-	cmd, ok := h.command()
+	h.Send(t, "ready")
+	cmd, ok := h.Command()
 	require.True(t, ok)
 	require.Equal(t, "go", cmd)
 	res := testAndAddResult{Answers: make([]bool, a.Keys)}
@@ -524,14 +272,14 @@ func roleTestAndAdd(t *testing.T, h *helper) {
 				}
 			}
 		}
-		key := procKey(buf[:], 0, i)
+		key := testkit.WriterKey(buf[:], 0, i)
 		res.Answers[i], err = f.TestAndAdd(key)
 		require.NoError(t, err)
 		ok, err := f.Test(key)
 		require.NoError(t, err)
 		require.True(t, ok, "key %d absent right after TestAndAdd", i)
 	}
-	h.send(t, res)
+	h.Send(t, res)
 }
 
 // TestTestAndAddRace starts 4 processes that call TestAndAdd on the same
@@ -545,12 +293,12 @@ func roleTestAndAdd(t *testing.T, h *helper) {
 func TestTestAndAddRace(t *testing.T) {
 	const racers = 4
 	keys := uint64(20_000)
-	if stress() {
+	if testkit.Stress() {
 		keys = 200_000
 	}
-	for _, opts := range testLayouts {
-		t.Run(layoutName(opts), func(t *testing.T) {
-			f := newTestFilter(t, keys, 0.01, opts)
+	for _, opts := range mmapbloom.Layouts {
+		t.Run(mmapbloom.LayoutName(opts), func(t *testing.T) {
+			f := filtertest.Create(t, keys, 0.01, opts)
 			path := f.Path()
 
 			// Count, for every bit, the keys that set it.
@@ -558,29 +306,29 @@ func TestTestAndAddRace(t *testing.T) {
 			locs := make([][]uint64, keys)
 			var buf [13]byte
 			for i := range keys {
-				locs[i] = distinct(f.Locations(procKey(buf[:], 0, i)))
+				locs[i] = testkit.Distinct(f.Locations(testkit.WriterKey(buf[:], 0, i)))
 				for _, p := range locs[i] {
 					setters[p]++
 				}
 			}
 
 			prog := createProgress(t, filepath.Join(t.TempDir(), "progress"), racers)
-			var ps []*proc
+			var ps []*testkit.Proc
 			for r := range racers {
-				ps = append(ps, startHelper(t, "testandadd", helperArgs{
+				ps = append(ps, testkit.StartHelper(t, "testandadd", testkit.HelperArgs{
 					Path: path, Progress: prog.path, ID: uint32(r), Keys: keys, Writers: racers,
 				}))
 			}
 			ready := make([]string, racers)
-			recvEach(t, ps, func(i int) any { return &ready[i] })
+			testkit.RecvEach(t, ps, func(i int) any { return &ready[i] })
 			for _, p := range ps {
-				p.send(t, "go")
+				p.Send(t, "go")
 			}
 			results := make([]testAndAddResult, racers)
-			recvEach(t, ps, func(i int) any { return &results[i] })
+			testkit.RecvEach(t, ps, func(i int) any { return &results[i] })
 			answers := make([][]bool, racers)
 			for r, p := range ps {
-				p.finish(t)
+				p.Finish(t)
 				require.Equal(t, "ready", ready[r])
 				require.Len(t, results[r].Answers, int(keys))
 				answers[r] = results[r].Answers
@@ -618,7 +366,7 @@ func TestTestAndAddRace(t *testing.T) {
 			t.Logf("%d keys (%d with a bit of their own), %d racers: %d new answers; %d keys told new by several, %d by none",
 				keys, private, racers, news, raced, none)
 			for i := range keys {
-				ok, err := f.Test(procKey(buf[:], 0, i))
+				ok, err := f.Test(testkit.WriterKey(buf[:], 0, i))
 				require.NoError(t, err)
 				require.True(t, ok)
 			}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package mmapbloom
+package mmapbloom_test
 
 // Python and Go writers on one filter set: a scalable set through growth
 // points and a windowed set through rotations, with an injected clock on
@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/manifest"
 )
 
@@ -57,7 +58,7 @@ func addBeside(t *testing.T, py, dir string, now time.Time, goKeys, pyKeys []str
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
-	s, err := OpenSet(dir, &OpenOptions{Now: func() time.Time { return now }})
+	s, err := mmapbloom.OpenSet(dir, &mmapbloom.OpenOptions{Now: func() time.Time { return now }})
 	require.NoError(t, err)
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	require.NoError(t, err, "python set-add: %s", out)
@@ -95,15 +96,15 @@ func compareSet(t *testing.T, py, dir string, now time.Time, queries []string) [
 	require.NoError(t, json.Unmarshal(runPy(t, py, "set-layers", dir, ns), &pyLayers))
 	assert.Equal(t, m.Layers, pyLayers, "the same layers")
 	for i, l := range m.Layers {
-		f, err := Open(filepath.Join(dir, l.File), &OpenOptions{ReadOnly: true})
+		f, err := mmapbloom.Open(filepath.Join(dir, l.File), &mmapbloom.OpenOptions{ReadOnly: true})
 		require.NoError(t, err)
-		want, err := Create(filepath.Join(t.TempDir(), "w.bloom"), l.N, l.P, layerOptions(m, l.P))
+		want, err := mmapbloom.Create(filepath.Join(t.TempDir(), "w.bloom"), l.N, l.P, mmapbloom.LayerOptions(m, l.P))
 		require.NoError(t, err)
 		got, exp := f.Header(), want.Header()
 		assert.Equal(t, []any{exp.M, exp.K, exp.Layout, exp.Scheme}, []any{got.M, got.K, got.Layout, got.Scheme}, "layer %d sized as Go's", i)
 		require.NoError(t, errors.Join(f.Close(), want.Close()))
 	}
-	s, err := OpenSet(dir, &OpenOptions{ReadOnly: true, Now: func() time.Time { return now }})
+	s, err := mmapbloom.OpenSet(dir, &mmapbloom.OpenOptions{ReadOnly: true, Now: func() time.Time { return now }})
 	require.NoError(t, err)
 	defer s.Close()
 	goAns := make([]bool, len(queries))
@@ -144,7 +145,7 @@ func requireFirstPresent(t *testing.T, answers []bool, n int, what string) {
 func TestPythonSetScalable(t *testing.T) {
 	py := python(t)
 	dir := filepath.Join(t.TempDir(), "grow.bfset")
-	s, err := CreateSet(dir, 2000, 0.01, nil)
+	s, err := mmapbloom.CreateSet(dir, 2000, 0.01, nil)
 	require.NoError(t, err)
 	require.NoError(t, s.Close())
 	now := time.Now()

@@ -1,6 +1,6 @@
 //go:build linux
 
-package mmapbloom
+package mmapbloom_test
 
 // Interoperability with the Python package in ../python: golden files
 // that Go writes and the Python tests read (testdata/py), and tests that
@@ -27,6 +27,7 @@ import (
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/internal/testkit/filecheck"
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/sizing"
 )
 
@@ -34,20 +35,20 @@ import (
 // with a fixed seed.
 type pyCase struct {
 	name string
-	opts CreateOptions
+	opts mmapbloom.CreateOptions
 }
 
 // pyCases lists every layout and scheme, with seeds on both sides of 2^63.
 func pyCases() []pyCase {
 	cases := []pyCase{
-		{"v1", CreateOptions{Format: format.V1, Seed: 7, FixedSeed: true}},
-		{"classic-murmur2-double", CreateOptions{Layout: format.LayoutClassic, Scheme: format.SchemeMurmurDouble, Seed: 0x9e3779b97f4a7c15, FixedSeed: true}},
-		{"classic-murmur2-seeds", CreateOptions{Scheme: format.SchemeMurmurSeeds, Seed: DocumentSeed, FixedSeed: true}},
-		{"classic-murmur2-seeds-prime", CreateOptions{Scheme: format.SchemeMurmurSeeds, PrimeM: true, Seed: 99, FixedSeed: true}},
-		{"blocked512-xxh3", CreateOptions{Layout: format.LayoutBlocked512, Seed: 0xfedcba9876543210, FixedSeed: true}},
+		{"v1", mmapbloom.CreateOptions{Format: format.V1, Seed: 7, FixedSeed: true}},
+		{"classic-murmur2-double", mmapbloom.CreateOptions{Layout: format.LayoutClassic, Scheme: format.SchemeMurmurDouble, Seed: 0x9e3779b97f4a7c15, FixedSeed: true}},
+		{"classic-murmur2-seeds", mmapbloom.CreateOptions{Scheme: format.SchemeMurmurSeeds, Seed: mmapbloom.DocumentSeed, FixedSeed: true}},
+		{"classic-murmur2-seeds-prime", mmapbloom.CreateOptions{Scheme: format.SchemeMurmurSeeds, PrimeM: true, Seed: 99, FixedSeed: true}},
+		{"blocked512-xxh3", mmapbloom.CreateOptions{Layout: format.LayoutBlocked512, Seed: 0xfedcba9876543210, FixedSeed: true}},
 	}
 	if remix := format.Scheme(5); remix.String() == "xxh3-remix" {
-		cases = append(cases, pyCase{"classic-xxh3-remix", CreateOptions{Layout: format.LayoutClassic, Scheme: remix, Seed: 0x8000000000000001, FixedSeed: true}})
+		cases = append(cases, pyCase{"classic-xxh3-remix", mmapbloom.CreateOptions{Layout: format.LayoutClassic, Scheme: remix, Seed: 0x8000000000000001, FixedSeed: true}})
 	}
 	return cases
 }
@@ -86,7 +87,7 @@ func writePyGolden(t *testing.T, dir string) {
 	for _, c := range pyCases() {
 		path := filepath.Join(dir, c.name+".bloom")
 		opts := c.opts
-		f, err := Create(path, pyGoldenN, 0.01, &opts)
+		f, err := mmapbloom.Create(path, pyGoldenN, 0.01, &opts)
 		require.NoError(t, err, c.name)
 		require.NoError(t, f.AddBatch(added))
 		present := make([]bool, len(queries))
@@ -130,8 +131,8 @@ func sizingTable(t *testing.T) []byte {
 		name string
 		size func(n uint64, p float64) (uint64, uint32, error)
 	}{
-		{"classic", OptimalClassic},
-		{"blocked", OptimalBlocked},
+		{"classic", mmapbloom.OptimalClassic},
+		{"blocked", mmapbloom.OptimalBlocked},
 		{"v1", sizing.V1},
 		{"seeds", func(n uint64, p float64) (uint64, uint32, error) { return sizing.Seeds(n, p, false) }},
 		{"seeds-prime", func(n uint64, p float64) (uint64, uint32, error) { return sizing.Seeds(n, p, true) }},
@@ -157,14 +158,13 @@ func sizingTable(t *testing.T) []byte {
 	}
 	for _, n := range ns { // Create's default layout and sizing
 		for _, p := range append(ps, 0.3, 0.9, 0.99) {
-			o, target := withDefaults(nil, n, p)
-			m, k, err := o.size(n, target)
+			layout, m, k, err := mmapbloom.DefaultSizing(n, p)
 			ps := strconv.FormatFloat(p, 'g', -1, 64)
 			if err != nil {
 				fmt.Fprintf(&b, "default %d %s error\n", n, ps)
 				continue
 			}
-			fmt.Fprintf(&b, "default %d %s %s %d %d\n", n, ps, o.Layout, m, k)
+			fmt.Fprintf(&b, "default %d %s %s %d %d\n", n, ps, layout, m, k)
 		}
 	}
 	return []byte(b.String())
@@ -180,13 +180,13 @@ func TestPythonGolden(t *testing.T) {
 	writePyGolden(t, dir)
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
-	if *update {
+	if *mmapbloom.Update {
 		require.NoError(t, os.MkdirAll(want, 0o755))
 	}
 	for _, e := range entries {
 		got, err := os.ReadFile(filepath.Join(dir, e.Name()))
 		require.NoError(t, err)
-		if *update {
+		if *mmapbloom.Update {
 			require.NoError(t, os.WriteFile(filepath.Join(want, e.Name()), got, 0o644))
 			continue
 		}
@@ -259,18 +259,18 @@ func TestPythonCreateHeaders(t *testing.T) {
 	type params struct {
 		n    uint64
 		p    float64
-		opts CreateOptions
+		opts mmapbloom.CreateOptions
 	}
 	var cases []params
 	for _, c := range pyCases() {
 		cases = append(cases, params{1000, 0.01, c.opts}, params{123_457, 1e-5, c.opts})
 	}
 	cases = append(cases,
-		params{1000, 0.01, CreateOptions{Seed: 1, FixedSeed: true}}, // default: blocked
-		params{77, 0.3, CreateOptions{Format: format.V1, Seed: 3, FixedSeed: true}},
+		params{1000, 0.01, mmapbloom.CreateOptions{Seed: 1, FixedSeed: true}}, // default: blocked
+		params{77, 0.3, mmapbloom.CreateOptions{Format: format.V1, Seed: 3, FixedSeed: true}},
 	)
 	if format.Scheme(5).String() == "xxh3-remix" { // Python's default classic scheme (the lead's decision 2)
-		cases = append(cases, params{5000, 1e-7, CreateOptions{Seed: 2, FixedSeed: true}}) // default: classic at 0.92 p
+		cases = append(cases, params{5000, 1e-7, mmapbloom.CreateOptions{Seed: 2, FixedSeed: true}}) // default: classic at 0.92 p
 	} else {
 		t.Log("this library has no scheme 5 (xxh3-remix), Python's default for classic files: the default classic case is left out")
 	}
@@ -279,7 +279,7 @@ func TestPythonCreateHeaders(t *testing.T) {
 		goPath := filepath.Join(dir, fmt.Sprintf("go-%d.bloom", i))
 		pyPath := filepath.Join(dir, fmt.Sprintf("py-%d.bloom", i))
 		opts := c.opts
-		f, err := Create(goPath, c.n, c.p, &opts)
+		f, err := mmapbloom.Create(goPath, c.n, c.p, &opts)
 		require.NoError(t, err)
 		require.NoError(t, f.Close())
 		version := "2"
@@ -296,7 +296,7 @@ func TestPythonCreateHeaders(t *testing.T) {
 		require.Equal(t, hex.EncodeToString(goFile[:format.HeaderSize]), hex.EncodeToString(pyFile[:format.HeaderSize]), "case %d %+v: headers differ", i, c)
 		require.True(t, bytes.Equal(goFile, pyFile), "case %d: files differ after the header", i)
 
-		g, err := Open(pyPath, nil)
+		g, err := mmapbloom.Open(pyPath, nil)
 		require.NoError(t, err, "Go opens Python's file")
 		require.NoError(t, g.Add([]byte("from go")))
 		require.NoError(t, g.Close())
@@ -305,7 +305,7 @@ func TestPythonCreateHeaders(t *testing.T) {
 
 		out = runPy(t, py, "add", goPath, "from python", "from python")
 		require.Equal(t, "0 1\n", string(out), "Python adds to Go's file")
-		g, err = Open(goPath, &OpenOptions{ReadOnly: true})
+		g, err = mmapbloom.Open(goPath, &mmapbloom.OpenOptions{ReadOnly: true})
 		require.NoError(t, err, "Go opens the file after Python's add")
 		ok, err := g.Test([]byte("from python"))
 		require.NoError(t, err)
@@ -326,16 +326,16 @@ func TestPythonCreateHeaders(t *testing.T) {
 // new bit; in a v1.1 file, Python's adds all count, as Go's Add calls do).
 type newCounterResult struct{ Counted uint64 }
 
-func init() { helperRoles["newcounter"] = roleNewCounter }
+func init() { testkit.Role("newcounter", roleNewCounter) }
 
 // mixedKey is key s of writer id in TestPythonAndGoWriters (as in interop.py).
 func mixedKey(id uint32, s uint64) []byte { return fmt.Appendf(nil, "w%d-%d", id, s) }
 
 // roleNewCounter adds keys [0, Keys) of writer ID with TestAndAdd and
 // reports how many were new.
-func roleNewCounter(t *testing.T, h *helper) {
-	a := h.args
-	f, err := Open(a.Path, nil)
+func roleNewCounter(t *testing.T, h *testkit.Helper) {
+	a := h.Args
+	f, err := mmapbloom.Open(a.Path, nil)
 	require.NoError(t, err)
 	var res newCounterResult
 	for s := range a.Keys {
@@ -346,7 +346,7 @@ func roleNewCounter(t *testing.T, h *helper) {
 		}
 	}
 	require.NoError(t, f.Close())
-	h.send(t, res)
+	h.Send(t, res)
 }
 
 // TestPythonAndGoWriters runs 4 Python processes and 2 Go processes that
@@ -359,16 +359,16 @@ func TestPythonAndGoWriters(t *testing.T) {
 	const pyWriters, goWriters = 4, 2
 	keys := uint64(20_000)
 	switch {
-	case stress():
+	case testkit.Stress():
 		keys = 200_000
-	case raceEnabled: // the Go writers run 5-10 times slower
+	case mmapbloom.RaceEnabled: // the Go writers run 5-10 times slower
 		keys = 5_000
 	}
 	for _, c := range pyCases() {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "mixed.bloom")
 			opts := c.opts
-			f, err := Create(path, keys*(pyWriters+goWriters), 0.01, &opts)
+			f, err := mmapbloom.Create(path, keys*(pyWriters+goWriters), 0.01, &opts)
 			require.NoError(t, err)
 			hdr := f.Header()
 			require.NoError(t, f.Close())
@@ -386,15 +386,15 @@ func TestPythonAndGoWriters(t *testing.T) {
 				require.NoError(t, p.cmd.Start())
 				pys = append(pys, p)
 			}
-			var gos []*proc
+			var gos []*testkit.Proc
 			for w := range goWriters {
-				gos = append(gos, startHelper(t, "newcounter", helperArgs{Path: path, ID: uint32(pyWriters + w), Keys: keys}))
+				gos = append(gos, testkit.StartHelper(t, "newcounter", testkit.HelperArgs{Path: path, ID: uint32(pyWriters + w), Keys: keys}))
 			}
 			var news uint64
 			goResults := make([]newCounterResult, goWriters)
-			recvEach(t, gos, func(i int) any { return &goResults[i] })
+			testkit.RecvEach(t, gos, func(i int) any { return &goResults[i] })
 			for i, g := range gos {
-				g.finish(t)
+				g.Finish(t)
 				news += goResults[i].Counted
 			}
 			for w, p := range pys {
@@ -404,7 +404,7 @@ func TestPythonAndGoWriters(t *testing.T) {
 				news += res.Counted
 			}
 
-			f, err = Open(path, &OpenOptions{ReadOnly: true})
+			f, err = mmapbloom.Open(path, &mmapbloom.OpenOptions{ReadOnly: true})
 			require.NoError(t, err)
 			defer f.Close()
 			count, err := f.Count()
@@ -438,10 +438,10 @@ func TestPythonLocks(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			opts := c.opts
-			f, err := Create(filepath.Join(dir, "a.bloom"), 1000, 0.01, &opts)
+			f, err := mmapbloom.Create(filepath.Join(dir, "a.bloom"), 1000, 0.01, &opts)
 			require.NoError(t, err)
 			defer f.Close()
-			src, err := Create(filepath.Join(dir, "b.bloom"), 1000, 0.01, &opts)
+			src, err := mmapbloom.Create(filepath.Join(dir, "b.bloom"), 1000, 0.01, &opts)
 			require.NoError(t, err)
 			defer src.Close()
 
@@ -453,18 +453,18 @@ func TestPythonLocks(t *testing.T) {
 			hold := pyCommand(ctx, py, "hold", f.Path())
 			stdin, err := hold.StdinPipe()
 			require.NoError(t, err)
-			var stdout syncBuffer
+			var stdout testkit.SyncBuffer
 			hold.Stdout, hold.Stderr = &stdout, &stdout
 			require.NoError(t, hold.Start())
 			for !strings.Contains(stdout.String(), "ready") {
 				require.NotContains(t, stdout.String(), "Error")
 				time.Sleep(10 * time.Millisecond)
 			}
-			if !isV1(&opts) {
-				require.ErrorIs(t, f.Seal(), ErrInUse, "Seal while Python holds the file")
+			if !mmapbloom.IsV1(&opts) {
+				require.ErrorIs(t, f.Seal(), mmapbloom.ErrInUse, "Seal while Python holds the file")
 			}
-			require.ErrorIs(t, f.Clear(), ErrInUse, "Clear while Python holds the file")
-			require.ErrorIs(t, f.Merge(src), ErrInUse, "Merge while Python holds the file")
+			require.ErrorIs(t, f.Clear(), mmapbloom.ErrInUse, "Clear while Python holds the file")
+			require.ErrorIs(t, f.Merge(src), mmapbloom.ErrInUse, "Merge while Python holds the file")
 			require.NoError(t, stdin.Close())
 			require.NoError(t, hold.Wait(), stdout.String())
 			require.NoError(t, f.Clear(), "Clear once Python closed the file")
@@ -486,7 +486,7 @@ func TestPythonUnionMatchesMerge(t *testing.T) {
 			for i := range paths {
 				paths[i] = filepath.Join(dir, fmt.Sprintf("%d.bloom", i))
 				opts := c.opts
-				f, err := Create(paths[i], 5000, 0.01, &opts)
+				f, err := mmapbloom.Create(paths[i], 5000, 0.01, &opts)
 				require.NoError(t, err)
 				for s := range uint64(3000) {
 					require.NoError(t, f.Add(mixedKey(uint32(i), s%2000+uint64(i)*1000)))
@@ -499,9 +499,9 @@ func TestPythonUnionMatchesMerge(t *testing.T) {
 				require.NoError(t, err)
 				require.NoError(t, os.WriteFile(copies[i], data, 0o644))
 			}
-			f, err := Open(paths[0], nil)
+			f, err := mmapbloom.Open(paths[0], nil)
 			require.NoError(t, err)
-			src, err := Open(paths[1], &OpenOptions{ReadOnly: true})
+			src, err := mmapbloom.Open(paths[1], &mmapbloom.OpenOptions{ReadOnly: true})
 			require.NoError(t, err)
 			require.NoError(t, f.Merge(src))
 			require.NoError(t, f.Close())

@@ -1,6 +1,6 @@
 //go:build linux
 
-package mmapbloom
+package mmapbloom_test
 
 import (
 	"errors"
@@ -16,7 +16,14 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
+
+func init() {
+	testkit.Role("unprivileged", roleUnprivileged)
+}
 
 // fileState is what a read-only open must leave alone.
 type fileState struct {
@@ -37,13 +44,13 @@ func stateOf(t *testing.T, path string) fileState {
 // for v2) and requires answers, ErrReadOnly from every writing call, and
 // the file's bytes, mtime and ctime unchanged afterwards.
 func TestReadOnlyOpenNeverWrites(t *testing.T) {
-	for _, opts := range testLayouts {
-		t.Run(layoutName(opts), func(t *testing.T) {
+	for _, opts := range mmapbloom.Layouts {
+		t.Run(mmapbloom.LayoutName(opts), func(t *testing.T) {
 			dir := t.TempDir()
 			f := newLockFilter(t, dir, "ro.bloom", opts)
 			src := newLockFilter(t, dir, "src.bloom", opts)
 			defer src.Close()
-			if !isV1(opts) {
+			if !mmapbloom.IsV1(opts) {
 				require.NoError(t, f.Seal())
 			}
 			path := f.Path()
@@ -53,17 +60,17 @@ func TestReadOnlyOpenNeverWrites(t *testing.T) {
 			require.NoError(t, os.Chtimes(path, old, old))
 			before := stateOf(t, path)
 
-			g, err := Open(path, &OpenOptions{ReadOnly: true})
+			g, err := mmapbloom.Open(path, &mmapbloom.OpenOptions{ReadOnly: true})
 			require.NoError(t, err)
 			require.True(t, g.ReadOnly())
-			requireAllPresent(t, g, 0, 0, lockKeys)
+			testkit.RequireAllPresent(t, g, 0, 0, lockKeys)
 			c, err := g.Count()
 			require.NoError(t, err)
-			require.Equal(t, sequentialCount(g, procKeys(0, 0, lockKeys)), c)
+			require.Equal(t, mmapbloom.SequentialCount(g, testkit.WriterKeys(0, 0, lockKeys)), c)
 			_, err = g.Stats()
 			require.NoError(t, err)
-			if isV1(opts) {
-				require.ErrorIs(t, g.Verify(), ErrNotSealed)
+			if mmapbloom.IsV1(opts) {
+				require.ErrorIs(t, g.Verify(), mmapbloom.ErrNotSealed)
 			} else {
 				require.NoError(t, g.Verify())
 			}
@@ -81,9 +88,9 @@ func TestReadOnlyOpenNeverWrites(t *testing.T) {
 				"Seal":             g.Seal,
 				"Unseal":           g.Unseal,
 			} {
-				require.ErrorIs(t, call(), ErrReadOnly, name)
+				require.ErrorIs(t, call(), mmapbloom.ErrReadOnly, name)
 			}
-			requireAllPresent(t, g, 0, 0, lockKeys)
+			testkit.RequireAllPresent(t, g, 0, 0, lockKeys)
 			require.NoError(t, g.Close())
 			require.Equal(t, before, stateOf(t, path), "a read-only open changed the file")
 		})
@@ -104,22 +111,22 @@ type unprivilegedResult struct {
 // 0444, owned by root): Open for writing must fail with a permission
 // error that says to open read-only; a read-only Open answers; Create in
 // the directory fails with a permission error and leaves nothing.
-func roleUnprivileged(t *testing.T, h *helper) {
+func roleUnprivileged(t *testing.T, h *testkit.Helper) {
 	res := unprivilegedResult{UID: os.Geteuid(), ReadKeys: lockKeys}
 	require.NotZero(t, res.UID, "helper still runs as root")
-	_, err := Open(h.args.Path, nil)
+	_, err := mmapbloom.Open(h.Args.Path, nil)
 	require.Error(t, err)
 	res.WriteErr, res.WritePermission = err.Error(), errors.Is(err, fs.ErrPermission)
-	f, err := Open(h.args.Path, &OpenOptions{ReadOnly: true})
+	f, err := mmapbloom.Open(h.Args.Path, &mmapbloom.OpenOptions{ReadOnly: true})
 	require.NoError(t, err)
-	requireAllPresent(t, f, 0, 0, lockKeys)
+	testkit.RequireAllPresent(t, f, 0, 0, lockKeys)
 	res.ReadPresent = lockKeys
 	require.NoError(t, f.Close())
-	dir := filepath.Dir(h.args.Path)
-	_, err = Create(filepath.Join(dir, "new.bloom"), 10, 0.01, nil)
+	dir := filepath.Dir(h.Args.Path)
+	_, err = mmapbloom.Create(filepath.Join(dir, "new.bloom"), 10, 0.01, nil)
 	require.Error(t, err)
 	res.CreateErr, res.CreatePermission = err.Error(), errors.Is(err, fs.ErrPermission)
-	h.send(t, res)
+	h.Send(t, res)
 }
 
 // copyFile copies src to dst with mode perm.
@@ -151,12 +158,12 @@ func TestOpenForWritingRefused(t *testing.T) {
 	require.NoError(t, os.Chmod(path, 0o444))
 
 	if os.Geteuid() != 0 {
-		_, err := Open(path, nil)
+		_, err := mmapbloom.Open(path, nil)
 		require.ErrorIs(t, err, fs.ErrPermission)
 		require.Contains(t, err.Error(), "read-only")
-		g, err := Open(path, &OpenOptions{ReadOnly: true})
+		g, err := mmapbloom.Open(path, &mmapbloom.OpenOptions{ReadOnly: true})
 		require.NoError(t, err)
-		requireAllPresent(t, g, 0, 0, lockKeys)
+		testkit.RequireAllPresent(t, g, 0, 0, lockKeys)
 		require.NoError(t, g.Close())
 		return
 	}
@@ -170,7 +177,7 @@ func TestOpenForWritingRefused(t *testing.T) {
 	require.NoError(t, err)
 	bin := filepath.Join(dir, "helper.test")
 	copyFile(t, exe, bin, 0o755)
-	p, err := tryStartHelper(t, "unprivileged", helperArgs{Path: path}, func(c *exec.Cmd) {
+	p, err := testkit.TryStartHelper(t, "unprivileged", testkit.HelperArgs{Path: path}, func(c *exec.Cmd) {
 		c.Path, c.Args[0] = bin, bin
 		c.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
 	})
@@ -178,13 +185,13 @@ func TestOpenForWritingRefused(t *testing.T) {
 		t.Skipf("cannot start a helper as uid %d: %v", uid, err)
 	}
 	var res unprivilegedResult
-	p.recv(t, &res)
-	p.finish(t)
+	p.Recv(t, &res)
+	p.Finish(t)
 	t.Logf("as uid %d: open for writing: %s; create: %s", res.UID, res.WriteErr, res.CreateErr)
 	require.Equal(t, uid, res.UID)
 	require.True(t, res.WritePermission, "not a permission error: %s", res.WriteErr)
 	require.Contains(t, res.WriteErr, "open read-only")
 	require.Equal(t, res.ReadKeys, res.ReadPresent)
 	require.True(t, res.CreatePermission, "not a permission error: %s", res.CreateErr)
-	require.Equal(t, []string{"helper.test", "ro.bloom"}, dirNames(t, dir))
+	require.Equal(t, []string{"helper.test", "ro.bloom"}, testkit.DirNames(t, dir))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 )
 
 // patchFile overwrites the bytes of path at off with b, through a
@@ -60,7 +61,7 @@ func requireSameAnswers(t *testing.T, want, got []bool, msg string, args ...any)
 // not covered: the file opens with the same answers. v1.1 headers carry
 // no checksum (FORMAT.md).
 func TestHeaderCorruptionDetected(t *testing.T) {
-	keys := append(procKeys(0, 0, 500), procKeys(1, 0, 500)...)
+	keys := append(testkit.WriterKeys(0, 0, 500), testkit.WriterKeys(1, 0, 500)...)
 	for _, opts := range testLayouts {
 		for _, sealed := range []bool{false, true} {
 			name := layoutName(opts) + "/unsealed"
@@ -72,7 +73,7 @@ func TestHeaderCorruptionDetected(t *testing.T) {
 					t.Skip("v1.1 headers have no checksum (FORMAT.md)")
 				}
 				f := newTestFilter(t, 1000, 0.01, opts)
-				require.NoError(t, f.AddBatch(procKeys(0, 0, 500)))
+				require.NoError(t, f.AddBatch(testkit.WriterKeys(0, 0, 500)))
 				if sealed {
 					require.NoError(t, f.Seal())
 				}
@@ -132,7 +133,7 @@ func TestSealVerify(t *testing.T) {
 	for _, opts := range testLayouts {
 		t.Run(layoutName(opts), func(t *testing.T) {
 			f := newTestFilter(t, 1000, 0.01, opts)
-			require.NoError(t, f.AddBatch(procKeys(0, 0, 1000)))
+			require.NoError(t, f.AddBatch(testkit.WriterKeys(0, 0, 1000)))
 			key := absentKey(t, f) // not a false positive (p = 0.01, random seed)
 			path := f.Path()
 			if isV1(opts) {
@@ -175,7 +176,7 @@ func TestSealVerify(t *testing.T) {
 			} {
 				require.ErrorIs(t, call(), ErrSealed, name)
 			}
-			requireAllPresent(t, f, 0, 0, 1000)
+			testkit.RequireAllPresent(t, f, 0, 0, 1000)
 			ok, err := f.Test(key)
 			require.NoError(t, err)
 			require.False(t, ok)
@@ -201,7 +202,7 @@ func TestSealVerify(t *testing.T) {
 			require.NoError(t, err)
 			require.True(t, g.Header().Sealed())
 			require.NoError(t, g.Verify())
-			requireAllPresent(t, g, 0, 0, 1000)
+			testkit.RequireAllPresent(t, g, 0, 0, 1000)
 			require.NoError(t, g.Close())
 
 			g, err = Open(path, nil)
@@ -237,14 +238,14 @@ func TestSealAfterAddsInOtherHandle(t *testing.T) {
 			path := f.Path()
 			g, err := Open(path, nil)
 			require.NoError(t, err)
-			require.NoError(t, g.AddBatch(procKeys(2, 0, 5000)))
+			require.NoError(t, g.AddBatch(testkit.WriterKeys(2, 0, 5000)))
 			requireInUse(t, f.Seal(), "seal while g is open")
 			require.NoError(t, g.Close())
 			require.NoError(t, f.Seal())
 			h, err := Open(path, &OpenOptions{ReadOnly: true})
 			require.NoError(t, err)
 			require.NoError(t, h.Verify())
-			requireAllPresent(t, h, 2, 0, 5000)
+			testkit.RequireAllPresent(t, h, 2, 0, 5000)
 			require.NoError(t, h.Close())
 			require.NoError(t, f.Unseal())
 		})
@@ -255,11 +256,11 @@ func TestSealAfterAddsInOtherHandle(t *testing.T) {
 // file to open (the count is outside the header checksum), every answer
 // to stay the same, Count to show the garbage, and adds to go on.
 func TestGarbageCount(t *testing.T) {
-	keys := append(procKeys(0, 0, 2000), procKeys(1, 0, 20_000)...)
+	keys := append(testkit.WriterKeys(0, 0, 2000), testkit.WriterKeys(1, 0, 20_000)...)
 	for _, opts := range testLayouts {
 		t.Run(layoutName(opts), func(t *testing.T) {
 			f := newTestFilter(t, 2000, 0.01, opts)
-			require.NoError(t, f.AddBatch(procKeys(0, 0, 2000)))
+			require.NoError(t, f.AddBatch(testkit.WriterKeys(0, 0, 2000)))
 			want := answers(t, f, keys)
 			path := f.Path()
 			size := 8
@@ -303,7 +304,7 @@ func TestRandomSeed(t *testing.T) {
 			d := newTestFilter(t, 1000, 0.01, withSeed(opts, 12345))
 			require.Equal(t, uint64(12345), c.Header().Seed)
 			for _, f := range []*Filter{a, b, c, d} {
-				require.NoError(t, f.AddBatch(procKeys(0, 0, 1000)))
+				require.NoError(t, f.AddBatch(testkit.WriterKeys(0, 0, 1000)))
 				require.NoError(t, f.Sync())
 			}
 			read := func(f *Filter) []byte {

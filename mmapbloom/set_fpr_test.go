@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 )
 
 // measureSetFPR tests trials keys never added and returns the fraction
@@ -65,7 +67,7 @@ func TestScalableSetFPR(t *testing.T) {
 	if raceEnabled { // the race detector slows the probes tenfold; the checks stay
 		n0, trials = 500, 50_000
 	}
-	if stress() {
+	if testkit.Stress() {
 		n0, trials = 20_000, 2_000_000
 	}
 	const p = 0.01
@@ -97,7 +99,7 @@ func TestWindowedSetFPR(t *testing.T) {
 	if raceEnabled {
 		tests[0].n, tests[0].trials = 1000, 50_000
 	}
-	if stress() {
+	if testkit.Stress() {
 		tests = []struct {
 			n, keep, trials int
 			p               float64
