@@ -37,8 +37,11 @@ func OpenOrCreateSet(dir string, n uint64, p float64, opts *SetOptions) (*Set, e
 			}
 			return s, nil
 		}
-		if !errors.Is(err, fs.ErrNotExist) || !missing(dir) || try == createTries {
-			return nil, err // a set whose layer is missing is not created again
+		if !errors.Is(err, fs.ErrNotExist) || try == createTries {
+			return nil, err
+		}
+		if !missing(dir) {
+			continue // made meanwhile by another caller, or a layer is missing: never created again
 		}
 		s, err = CreateSet(dir, n, p, &o)
 		if !errors.Is(err, ErrExists) || try == createTries {

@@ -153,19 +153,9 @@ func layerNumber(name string, num *uint64) bool {
 // directory, no MANIFEST, bad JSON, a manifest Check refuses), the os
 // error.
 func Read(dir string) (*Manifest, error) {
-	b, err := os.ReadFile(filepath.Join(dir, Name))
+	b, err := readIn(dir)
 	if err != nil {
-		st, serr := os.Stat(dir)
-		switch {
-		case errors.Is(serr, fs.ErrNotExist):
-			return nil, fmt.Errorf("mmapbloom: %s: %w: %w", dir, errs.ErrBadSet, serr)
-		case serr == nil && !st.IsDir():
-			return nil, fmt.Errorf("mmapbloom: %s: a file, not a filter set directory: %w", dir, errs.ErrBadSet)
-		}
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("mmapbloom: %s: no %s: %w", dir, Name, errs.ErrBadSet)
-		}
-		return nil, fmt.Errorf("mmapbloom: %w", err)
+		return nil, err
 	}
 	m := new(Manifest)
 	if err := json.Unmarshal(b, m); err != nil {
@@ -175,6 +165,32 @@ func Read(dir string) (*Manifest, error) {
 		return nil, fmt.Errorf("mmapbloom: %s: %w", dir, err)
 	}
 	return m, nil
+}
+
+// readIn reads dir's MANIFEST through a handle on the directory itself,
+// so that the error tells which is missing even while a set appears: a
+// directory renamed into place between a read by path and a stat of dir
+// was taken for a set without a MANIFEST (racing OpenOrCreateSet calls).
+func readIn(dir string) ([]byte, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		if st, serr := os.Stat(dir); serr == nil && !st.IsDir() {
+			return nil, fmt.Errorf("mmapbloom: %s: a file, not a filter set directory: %w", dir, errs.ErrBadSet)
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("mmapbloom: %s: %w: %w", dir, errs.ErrBadSet, err)
+		}
+		return nil, fmt.Errorf("mmapbloom: %w", err)
+	}
+	defer root.Close()
+	b, err := root.ReadFile(Name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("mmapbloom: %s: no %s: %w", dir, Name, errs.ErrBadSet)
+	case err != nil:
+		return nil, fmt.Errorf("mmapbloom: %w", err)
+	}
+	return b, nil
 }
 
 // Write replaces dir's MANIFEST with m atomically and durably:
