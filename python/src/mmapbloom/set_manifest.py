@@ -52,13 +52,18 @@ def window_end(m: Manifest, i: int) -> int:
 
 def read(directory: str) -> Manifest:
     """Read and validate directory's MANIFEST (BadSet when it is not a set or the MANIFEST is bad)."""
+    # MANIFEST is opened relative to a handle on the directory, so that a
+    # set renamed into place meanwhile is never taken for one without it.
+    dfd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)  # FileNotFoundError: no set
     try:
-        with open(os.path.join(directory, MANIFEST), "rb") as f:
-            m = json.loads(f.read())
+        fd = os.open(MANIFEST, os.O_RDONLY, dir_fd=dfd)
     except FileNotFoundError:
-        if not os.path.isdir(directory):
-            raise
         raise errors.BadSet(f"{directory}: no {MANIFEST}: not a filter set") from None
+    finally:
+        os.close(dfd)
+    try:
+        with os.fdopen(fd, "rb") as f:
+            m = json.loads(f.read())
     except ValueError as e:
         raise errors.BadSet(f"{directory}: {MANIFEST}: {e}") from None
     check(directory, m)
