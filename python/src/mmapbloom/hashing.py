@@ -103,8 +103,8 @@ def blocked_probe_of_hash(m, k):
     return probe
 
 
-# Probe j of a lane value v (bits v >> 7 of the block) read one byte at a
-# time: bit LANE_BYTE_BIT[v] of byte LANE_BYTE[v] of the 64-byte block.
+# A lane value v (bytes 2..3 of a lane, as above) probes bit v >> 7 of the
+# block, which is bit LANE_BYTE_BIT[v] of byte LANE_BYTE[v] of its 64 bytes.
 LANE_BYTE = [v >> 10 for v in range(1 << 16)]
 LANE_BYTE_BIT = [1 << ((v >> 7) & 7) for v in range(1 << 16)]
 
