@@ -60,6 +60,16 @@ class HashingTest(unittest.TestCase):
                 self.assertEqual(probe(hashing.xxhash.xxh3_64_intdigest(key, seed)), (block * 64, mask))
                 self.assertEqual({p - block * 512 for p in locate(key)}, {i for i in range(512) if mask >> i & 1})
 
+    def test_blocked_lanes(self):
+        # probe j read one byte at a time is locate's j-th position in the block
+        for m, k, seed in [(512, 1, 0), (512 * 1000, 7, 3), (512 * 12345, 64, (1 << 64) - 1)]:
+            lanes = hashing.blocked_lanes_of_hash(k)
+            locate = hashing.locator(4, m, k, seed)
+            for key in self.keys():
+                got = [8 * hashing.LANE_BYTE[v] + hashing.LANE_BYTE_BIT[v].bit_length() - 1
+                       for v in lanes(hashing.xxhash.xxh3_64_intdigest(key, seed))]
+                self.assertEqual(got, [p % 512 for p in locate(key)])
+
     def test_lcg_seeds(self):
         self.assertEqual(hashing.lcg_seeds(hashing.DOCUMENT_SEED, 3),
                          [314159265, (1664525 * 314159265 + 1013904223) & MASK32,

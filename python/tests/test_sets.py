@@ -6,6 +6,7 @@ import math
 import os
 
 import mmapbloom
+from mmapbloom import hashing
 from mmapbloom import set_manifest as sm
 
 from .common import TempDirTest, require_xxhash
@@ -26,6 +27,23 @@ class SetTest(TempDirTest):
             self.assertIn("k1", r)
             with self.assertRaises(mmapbloom.ReadOnly):
                 r.add("x")
+
+    def test_fused_probe_is_per_layer(self):
+        # 4 blocked layers of k 8, 9, 10, 11: in, test_batch and add_batch,
+        # which read the layers' probes byte by byte, answer as each layer
+        # does alone (Filter._test_hash) for present and absent keys
+        with mmapbloom.create(self.path("s.bfset"), 1000, 0.01, expansion=1) as s:
+            s.add_batch([f"k{i}" for i in range(3500)])
+            layers = s._current().layers
+            self.assertEqual([f.k for f in layers], [8, 9, 10, 11])
+            seed = s.manifest["seed"]
+            keys = [f"k{i}".encode() for i in range(3500)] + [f"absent{i}".encode() for i in range(20000)]
+            want = [any(f._test_hash(hashing.xxhash.xxh3_64_intdigest(key, seed)) for f in layers) for key in keys]
+            self.assertTrue(all(want[:3500]))
+            self.assertGreater(want[3500:].count(True), 0, "some false positives, in some layer")
+            self.assertEqual([key in s for key in keys], want)
+            self.assertEqual(s.test_batch(keys), want)
+            self.assertEqual(s.add_batch(keys[:3500]), want[:3500])
 
     def test_sizing_is_gos(self):
         # r = 0.9: 0.9**i by Go's squarings; values printed by Go's scalableLayer

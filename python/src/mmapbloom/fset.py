@@ -468,29 +468,38 @@ def _layers_have(layers: List[Filter]) -> Tuple[Callable[[int], bool], Callable[
     just before reading its block, so a key found in the newest layer checks
     that layer alone (the layer's own _check, which raises the precise
     error, runs when one of them is off); the second checks nothing, for a
-    batch that checked every layer once. The in-block masks of every layer
-    come from one multiply for the largest k (hashing.blocked_masks_of_hash)."""
-    masks = hashing.blocked_masks_of_hash(max(f.header.k for f in layers))
-    probes = [(f, f._mm, f.header.m // hashing.BLOCK_BITS, f.header.k - 1) for f in reversed(layers)]
-    checked = [(f._fd, f._size, f._words, f._want) + p for f, p in zip(reversed(layers), probes)]
-    lseek, end, off0, frm = os.lseek, os.SEEK_END, HEADER_SIZE, int.from_bytes
+    batch that checked every layer once. The in-block probes of every layer
+    come from one multiply for the largest k (hashing.blocked_lanes_of_hash)
+    and are read one byte at a time: a layer is left at its first clear bit,
+    so an absent key reads about two bytes of a half-full layer."""
+    lanes = hashing.blocked_lanes_of_hash(max(f.header.k for f in layers))
+    at, bit = hashing.LANE_BYTE, hashing.LANE_BYTE_BIT
+    probes = [(f._mm, f.header.m // hashing.BLOCK_BITS, f.header.k) for f in reversed(layers)]
+    checked = [(f._fd, f._size, f._words, f._want, f) + p for f, p in zip(reversed(layers), probes)]
+    lseek, end, off0 = os.lseek, os.SEEK_END, HEADER_SIZE
 
     def has(h: int) -> bool:
-        ms = masks(h)
-        for fd, size, words, want, f, mm, blocks, i in checked:
+        vs = lanes(h)
+        for fd, size, words, want, f, mm, blocks, k in checked:
             if (f._closed or f._broken or lseek(fd, 0, end) < size
                     or words[0] != want[0] or words[7] != want[2] or words[3] != want[1]):
                 f._check()
             off = (((h * blocks) >> 64) << 6) + off0
-            if frm(mm[off:off + 64], "little") & ms[i] == ms[i]:
+            for v in vs[:k]:
+                if not mm[off + at[v]] & bit[v]:
+                    break
+            else:
                 return True
         return False
 
     def has_unchecked(h: int) -> bool:
-        ms = masks(h)
-        for _, mm, blocks, i in probes:
+        vs = lanes(h)
+        for mm, blocks, k in probes:
             off = (((h * blocks) >> 64) << 6) + off0
-            if frm(mm[off:off + 64], "little") & ms[i] == ms[i]:
+            for v in vs[:k]:
+                if not mm[off + at[v]] & bit[v]:
+                    break
+            else:
                 return True
         return False
     return has, has_unchecked

@@ -7,7 +7,6 @@ python-xxhash (Debian python3-xxhash), whose seeded xxh3 equals
 github.com/zeebo/xxh3.
 """
 
-import itertools
 import operator
 import struct
 from functools import reduce
@@ -104,18 +103,22 @@ def blocked_probe_of_hash(m, k):
     return probe
 
 
-def blocked_masks_of_hash(k):
-    """Return a function h -> list of k 512-bit masks, mask i holding the
-    first i+1 in-block probes of the key whose xxh3-64 hash is h: a blocked
-    layer of k' <= k probes tests mask k'-1, so the layers of a filter set,
-    which share the key's hash, pay one multiply for all their masks."""
+# A lane value v (bytes 2..3 of a lane, as above) probes bit v >> 7 of the
+# block, which is bit LANE_BYTE_BIT[v] of byte LANE_BYTE[v] of its 64 bytes.
+LANE_BYTE = [v >> 10 for v in range(1 << 16)]
+LANE_BYTE_BIT = [1 << ((v >> 7) & 7) for v in range(1 << 16)]
+
+
+def blocked_lanes_of_hash(k):
+    """Return a function h -> the k in-block probes, as lane values, of the
+    key whose xxh3-64 hash is h: probe j is bit LANE_BYTE_BIT[v] of byte
+    LANE_BYTE[v] of the block for v the j-th value, and a blocked layer of
+    k' <= k probes tests the first k', so the layers of a filter set, which
+    share the key's hash, pay one multiply for all their probes and can
+    stop at a layer's first clear bit."""
     packed, n = _packed(k), 8 * k
     lanes = struct.Struct("<" + "2xH4x" * k).unpack
-    bit, or_ = _LANE_BIT.__getitem__, operator.or_
-
-    def masks(h):
-        return list(itertools.accumulate(map(bit, lanes(((h & MASK32) * packed).to_bytes(n, "little"))), or_))
-    return masks
+    return lambda h: lanes(((h & MASK32) * packed).to_bytes(n, "little"))
 
 
 def locator(scheme, m, k, seed):
