@@ -23,7 +23,7 @@ import (
 // origin answers its client with.
 type applier struct {
 	s       *Server
-	applied atomic.Uint64 // records applied, for coalescing syncs
+	applied atomic.Uint64 // messages applied, for coalescing syncs
 	syncMu  sync.Mutex
 	synced  uint64 // applied at the start of the last sync of everything
 }
@@ -34,28 +34,41 @@ func newApplier(s *Server) *applier { return &applier{s: s} }
 // applied again after the restart.
 var errApplyClosed = errors.New("the store is closing")
 
-// Apply runs rec's command on this node and returns its RESP reply.
-func (a *applier) Apply(_ int, _ uint64, _ string, rec replication.Record) (any, error) {
-	if rec.Op != replication.OpCommand {
-		return nil, nil // no other op is written by this version
-	}
-	var buf bytes.Buffer
-	lc := &client{s: a.s, w: redcon.NewWriter(&buf), authed: true, applying: true}
+// Apply runs each OpCommand record of recs on this node, in order;
+// results, when asked for, get their RESP replies.
+func (a *applier) Apply(_ int, _ uint64, _ string, recs []replication.Record, results []any) error {
+	lc := &client{s: a.s, w: new(redcon.Writer), authed: true, applying: true}
 	lc.user.Store(a.s.acl.get("default"))
-	cmd := lookup(rec.Fields[0])
-	if cmd == nil || !arityOK(cmd.arity, len(rec.Fields)) {
-		lc.w.WriteError(unknownCommand(rec.Fields))
-	} else {
-		cmd.run(lc, rec.Fields)
-	}
-	if err := lc.w.Flush(); err != nil {
-		return nil, err
+	for i, rec := range recs {
+		if rec.Op != replication.OpCommand {
+			continue // no other op is written by this version
+		}
+		var res []any
+		if results != nil {
+			res = results[i:]
+		}
+		applyCommand(lc, rec.Fields, res)
 	}
 	if a.s.store.isClosed() {
-		return nil, errApplyClosed
+		return errApplyClosed
 	}
 	a.applied.Add(1)
-	return buf.Bytes(), nil
+	return nil
+}
+
+// applyCommand runs one OpCommand record as a client would and, when
+// results is not nil, sets results[0] to its RESP reply.
+func applyCommand(lc *client, args [][]byte, results []any) {
+	cmd := lookup(args[0])
+	if cmd == nil || !arityOK(cmd.arity, len(args)) {
+		lc.w.WriteError(unknownCommand(args))
+	} else {
+		cmd.run(lc, args)
+	}
+	if results != nil {
+		results[0] = bytes.Clone(replyBuf(lc.w))
+	}
+	lc.w.SetBuffer(replyBuf(lc.w)[:0])
 }
 
 // Sync msyncs every open filter, once for all the streams whose
