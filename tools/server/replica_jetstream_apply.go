@@ -34,26 +34,80 @@ func newApplier(s *Server) *applier { return &applier{s: s} }
 // applied again after the restart.
 var errApplyClosed = errors.New("the store is closing")
 
-// Apply runs each OpCommand record of recs on this node, in order;
-// results, when asked for, get their RESP replies.
+// Apply runs recs on this node in order: each run of OpAdd records of
+// one key as one batch of adds (applyAdds), each OpCommand as a client
+// would run it. results, when asked for, get each record's answer: an
+// *addOutcome, or an OpCommand's RESP reply.
 func (a *applier) Apply(_ int, _ uint64, _ string, recs []replication.Record, results []any) error {
 	lc := &client{s: a.s, w: new(redcon.Writer), authed: true, applying: true}
 	lc.user.Store(a.s.acl.get("default"))
-	for i, rec := range recs {
-		if rec.Op != replication.OpCommand {
-			continue // no other op is written by this version
+	for len(recs) > 0 {
+		n := 1
+		switch recs[0].Op {
+		case replication.OpAdd:
+			n = sameKeyAdds(recs)
+			applyAdds(lc, recs[:n], results)
+		case replication.OpCommand:
+			applyCommand(lc, recs[0].Fields, results)
 		}
-		var res []any
-		if results != nil {
-			res = results[i:]
+		if recs = recs[n:]; results != nil {
+			results = results[n:]
 		}
-		applyCommand(lc, rec.Fields, res)
 	}
 	if a.s.store.isClosed() {
 		return errApplyClosed
 	}
 	a.applied.Add(1)
 	return nil
+}
+
+// sameKeyAdds is the length of the run of OpAdd records of one key at
+// the start of recs.
+func sameKeyAdds(recs []replication.Record) int {
+	n := 1
+	for n < len(recs) && recs[n].Op == replication.OpAdd && bytes.Equal(recs[n].Fields[0], recs[0].Fields[0]) {
+		n++
+	}
+	return n
+}
+
+// addOutcome is what an OpAdd record's BF.ADDs answer on the node that
+// applied it: item i was present before (present[i]), or refused by a
+// full NONSCALING filter (full[i], when full is not nil), or err for
+// every item.
+type addOutcome struct {
+	present, full []bool
+	err           error
+}
+
+// applyAdds adds the items of recs, OpAdd records of one key, in one
+// batch, creating the key with this node's defaults as BF.ADD does, and
+// sets results[i] to record i's *addOutcome when results is not nil.
+func applyAdds(lc *client, recs []replication.Record, results []any) {
+	items := recs[0].Fields[1:]
+	if len(recs) > 1 {
+		items = nil
+		for _, r := range recs {
+			items = append(items, r.Fields[1:]...)
+		}
+	}
+	present := make([]bool, len(items))
+	var full []bool
+	err := lc.use(recs[0].Fields[0], lc.s.autoCreate(), func(b Bloom) (err error) {
+		full, err = lc.addEach(b, items, present)
+		return err
+	})
+	if results == nil {
+		return
+	}
+	for i, r := range recs {
+		n := len(r.Fields) - 1
+		o := &addOutcome{present: present[:n:n], err: err}
+		if full != nil {
+			o.full, full = full[:n:n], full[n:]
+		}
+		results[i], present = o, present[n:]
+	}
 }
 
 // applyCommand runs one OpCommand record as a client would and, when
