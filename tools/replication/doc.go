@@ -29,11 +29,12 @@
 // # Following
 //
 // Follow applies the given streams with an Applier. Each follower owns
-// a durable pull consumer "mbf_NODE" (AckAll), applies every message
-// (its records in one Applier.Apply call),
-// and every Config.Checkpoint calls Applier.Sync, records the position
-// in Config.Dir/applied, then acknowledges up to it: the consumer's ack
-// floor is the node's durable position. After a restart it replays
+// a durable pull consumer "mbf_NODE" (AckAll, one replica: the node
+// rebuilds it from its recorded position), applies every message (its
+// records in one Applier.Apply call), and every Config.Checkpoint calls
+// Applier.Sync, records the position in Config.Dir/applied, then
+// acknowledges up to it: the consumer's ack floor is the node's durable
+// position. After a restart it replays
 // from the recorded position; a gap (entries gone by retention, or a new
 // node) calls Applier.Bootstrap, which copies the data from a peer and
 // says which sequence the copy covers.
