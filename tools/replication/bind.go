@@ -12,7 +12,11 @@ import (
 // recorded position + 1 and subscribes to it. A consumer left from
 // before (a restart, an apply error) is replaced: the messages it had
 // delivered but not acknowledged would come back only after AckWait,
-// behind newer ones, so it restarts from the position instead.
+// behind newer ones, so it restarts from the position instead. The
+// consumer has one replica: its state is rebuilt from the node's own
+// recorded position at every bind, so replicating each delivery through
+// Raft (as an R3 consumer does) would buy nothing; if the server holding
+// it goes, the fetch fails and the next bind makes a new one.
 func (f *follower) bind(ctx context.Context) error {
 	if f.sub != nil {
 		return nil
@@ -30,7 +34,7 @@ func (f *follower) bind(ctx context.Context) error {
 		start = nats.StartSequence(applied + 1)
 	}
 	f.sub, err = f.l.js.PullSubscribe(Subject(f.stream), durable, nats.BindStream(name), start,
-		nats.AckAll(), nats.AckWait(f.l.cfg.AckWait), nats.MaxAckPending(-1))
+		nats.AckAll(), nats.AckWait(f.l.cfg.AckWait), nats.MaxAckPending(-1), nats.ConsumerReplicas(1))
 	if err != nil {
 		return fmt.Errorf("replication: %s: subscribe: %w", name, err)
 	}

@@ -17,9 +17,10 @@
 // # Writing
 //
 // Submit queues a record for its stream and returns an Ack future;
-// records queued while a stream's earlier messages await their PubAck
-// go together in the next message (group commit, Config.MaxInFlight
-// messages in flight per stream). Publish waits for the PubAck; Execute
+// records queued while a stream's earlier message awaits its PubAck go
+// together in the next message (group commit), sent once no message of
+// the stream is in flight, or, up to Config.MaxInFlight in flight, once
+// it holds Config.FlushBytes: fewer, larger messages. Publish waits for the PubAck; Execute
 // also waits until this node's own follower has applied the record at
 // its place in the log and returns the Applier's result: control
 // operations take effect in log order on every node, the origin
@@ -28,10 +29,12 @@
 // # Following
 //
 // Follow applies the given streams with an Applier. Each follower owns
-// a durable pull consumer "mbf_NODE" (AckAll), applies every record,
-// and every Config.Checkpoint calls Applier.Sync, records the position
-// in Config.Dir/applied, then acknowledges up to it: the consumer's ack
-// floor is the node's durable position. After a restart it replays
+// a durable pull consumer "mbf_NODE" (AckAll, one replica: the node
+// rebuilds it from its recorded position), applies every message (its
+// records in one Applier.Apply call), and every Config.Checkpoint calls
+// Applier.Sync, records the position in Config.Dir/applied, then
+// acknowledges up to it: the consumer's ack floor is the node's durable
+// position. After a restart it replays
 // from the recorded position; a gap (entries gone by retention, or a new
 // node) calls Applier.Bootstrap, which copies the data from a peer and
 // says which sequence the copy covers.

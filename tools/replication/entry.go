@@ -21,14 +21,16 @@ import (
 //
 // where OpAdd's fields are the key then its items, and OpCommand's are a
 // write command's arguments (name first), as a client sent them.
+// Version 2 writes OpAdd records (BF.ADD); version 1 wrote OpCommand
+// only, and its messages decode the same.
 
 // Op is what a record does.
 type Op byte
 
 const (
 	// OpAdd adds Fields[1:] (items) to the key Fields[0], creating it
-	// with the node's defaults when missing, as BF.MADD does. Adds
-	// commute and are idempotent.
+	// with the node's defaults when missing, as BF.ADD does; its result
+	// is one BF.ADD answer per item. Adds commute and are idempotent.
 	OpAdd Op = 1
 	// OpCommand runs the write command Fields (BF.RESERVE, BF.INSERT,
 	// MBF.RESERVEWINDOW, DEL, ...) in log order on every node.
@@ -49,8 +51,9 @@ type Batch struct {
 	Records []Record
 }
 
-// Version is the entry format's version byte.
-const Version = 1
+// Version is the entry format's version byte written; Decode also
+// reads version 1.
+const Version = 2
 
 var magic = []byte("MBFL")
 
@@ -120,8 +123,8 @@ func Decode(data []byte) (Batch, error) {
 	if crc32.Checksum(body, castagnoli) != sum {
 		return Batch{}, fmt.Errorf("%w: checksum", ErrEntry)
 	}
-	if body[4] != Version {
-		return Batch{}, fmt.Errorf("%w: version %d, want %d", ErrEntry, body[4], Version)
+	if body[4] != Version && body[4] != 1 {
+		return Batch{}, fmt.Errorf("%w: version %d, want 1 or %d", ErrEntry, body[4], Version)
 	}
 	d := decoder{buf: body[5:]}
 	var b Batch

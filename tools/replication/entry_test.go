@@ -1,6 +1,8 @@
 package replication
 
 import (
+	"encoding/binary"
+	"hash/crc32"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -40,12 +42,28 @@ func sizeOfRecords(rs []Record) int {
 // The golden bytes of a small batch: the layout in format/FORMAT.md.
 func TestEntryGolden(t *testing.T) {
 	b := Batch{Origin: "n1", Seq: 7, Records: []Record{addRec("k", "ab")}}
-	want := []byte{'M', 'B', 'F', 'L', 1, 2, 'n', '1', 7, 1, 1, 2, 1, 'k', 2, 'a', 'b'}
+	want := []byte{'M', 'B', 'F', 'L', 2, 2, 'n', '1', 7, 1, 1, 2, 1, 'k', 2, 'a', 'b'}
 	enc := b.Append(nil)
 	assert.Equal(t, want, enc[:len(enc)-4])
 	enc[len(enc)-1] ^= 1
 	_, err := Decode(enc)
 	assert.ErrorIs(t, err, ErrEntry)
+}
+
+// A message of log version 1 (OpCommand records only) still decodes;
+// another version does not.
+func TestEntryVersions(t *testing.T) {
+	for v, ok := range map[byte]bool{1: true, 2: true, 0: false, 3: false} {
+		body := []byte{'M', 'B', 'F', 'L', v, 2, 'n', '1', 7, 1, 2, 1, 3, 'D', 'E', 'L'}
+		enc := binary.LittleEndian.AppendUint32(body, crc32.Checksum(body, castagnoli))
+		b, err := Decode(enc)
+		if !ok {
+			assert.ErrorIs(t, err, ErrEntry, "version %d", v)
+			continue
+		}
+		require.NoError(t, err, "version %d", v)
+		assert.Equal(t, [][]byte{[]byte("DEL")}, b.Records[0].Fields)
+	}
 }
 
 func TestEntryRejects(t *testing.T) {

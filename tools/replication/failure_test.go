@@ -58,14 +58,14 @@ type slowApply struct {
 	first chan struct{}
 }
 
-func (s slowApply) Apply(stream int, seq uint64, origin string, r Record) (any, error) {
+func (s slowApply) Apply(stream int, seq uint64, origin string, recs []Record, results []any) error {
 	select {
 	case <-s.first:
 	default:
 		close(s.first)
 		time.Sleep(time.Second)
 	}
-	return s.memApplier.Apply(stream, seq, origin, r)
+	return s.memApplier.Apply(stream, seq, origin, recs, results)
 }
 
 // Messages the consumer delivers again (AckWait passed before the

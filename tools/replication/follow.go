@@ -13,13 +13,15 @@ import (
 
 // Applier is what a node does with the entries of the streams it follows.
 type Applier interface {
-	// Apply applies one record of the message at seq of stream, from
-	// origin (a node id). It must be idempotent: a record may be
-	// applied again after a restart or a redelivery. Its result goes to
-	// the Execute call that published the record, if on this node; an
-	// error means the record could not be applied (disk, closing): the
-	// message is retried after a pause and the position does not move.
-	Apply(stream int, seq uint64, origin string, rec Record) (any, error)
+	// Apply applies the records of the message at seq of stream, in
+	// order, from origin (a node id). It must be idempotent: a message
+	// may be applied again after a restart or a redelivery. When
+	// results is not nil (this process published the message and
+	// Execute calls wait for it), it has one slot per record for its
+	// result, which goes to the Execute call that published the record.
+	// An error means the message could not be applied (disk, closing):
+	// it is retried after a pause and the position does not move.
+	Apply(stream int, seq uint64, origin string, recs []Record, results []any) error
 	// Sync makes everything applied so far durable locally (the
 	// filters' msync); the position is recorded after it.
 	Sync(stream int) error
@@ -165,12 +167,16 @@ func (f *follower) handle(ctx context.Context, m *nats.Msg) error {
 	if err != nil {
 		return fmt.Errorf("%s seq %d: %w", StreamName(f.stream), seq, err)
 	}
-	for i, r := range b.Records {
-		res, err := f.a.Apply(f.stream, seq, originNode(b.Origin), r)
-		if err != nil {
-			return fmt.Errorf("%s seq %d: apply: %w", StreamName(f.stream), seq, err)
-		}
-		f.l.deliver(f.stream, &b, i, res)
+	acks := f.l.waiting(f.stream, &b)
+	var results []any
+	if acks != nil {
+		results = make([]any, len(b.Records))
+	}
+	if err := f.a.Apply(f.stream, seq, originNode(b.Origin), b.Records, results); err != nil {
+		return fmt.Errorf("%s seq %d: apply: %w", StreamName(f.stream), seq, err)
+	}
+	if acks != nil {
+		f.l.deliver(f.stream, &b, seq, acks, results)
 	}
 	f.advance(seq)
 	return nil

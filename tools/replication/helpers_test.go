@@ -15,7 +15,7 @@ type memApplier struct {
 	mu        sync.Mutex
 	items     map[string]int // "key\x00item" -> times applied
 	cmds      []string
-	seqs      map[[2]uint64]int // (stream, seq) -> records applied at it
+	seqs      map[[2]uint64]int // (stream, seq) -> times its message was applied
 	syncs     int
 	failNext  int    // Apply errors left to return
 	covered   uint64 // what Bootstrap answers
@@ -26,22 +26,27 @@ func newMem() *memApplier {
 	return &memApplier{items: map[string]int{}, seqs: map[[2]uint64]int{}}
 }
 
-func (m *memApplier) Apply(stream int, seq uint64, origin string, r Record) (any, error) {
+func (m *memApplier) Apply(stream int, seq uint64, origin string, recs []Record, results []any) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.failNext > 0 {
 		m.failNext--
-		return nil, fmt.Errorf("injected apply failure")
+		return fmt.Errorf("injected apply failure")
 	}
 	m.seqs[[2]uint64{uint64(stream), seq}]++
-	if r.Op == OpCommand {
-		m.cmds = append(m.cmds, string(r.Fields[0]))
-		return fmt.Sprintf("%s@%d by %s", r.Fields[0], seq, origin), nil
+	for i, r := range recs {
+		if r.Op == OpCommand {
+			m.cmds = append(m.cmds, string(r.Fields[0]))
+			if results != nil {
+				results[i] = fmt.Sprintf("%s@%d by %s", r.Fields[0], seq, origin)
+			}
+			continue
+		}
+		for _, it := range r.Fields[1:] {
+			m.items[string(r.Fields[0])+"\x00"+string(it)]++
+		}
 	}
-	for _, it := range r.Fields[1:] {
-		m.items[string(r.Fields[0])+"\x00"+string(it)]++
-	}
-	return nil, nil
+	return nil
 }
 
 func (m *memApplier) Sync(int) error {

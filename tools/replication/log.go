@@ -31,6 +31,10 @@ type Config struct {
 	// MaxInFlight is the most messages of one stream awaiting their
 	// PubAck. Default 4.
 	MaxInFlight int
+	// FlushBytes is the size in bytes at which a message is sent while
+	// others of its stream are in flight; below it, records wait for
+	// the PubAcks (fewer, larger messages). Default 64 KiB.
+	FlushBytes int
 	// MaxBatchRecords and MaxBatchBytes bound one message. Defaults
 	// 4096 records and 512 KiB (NATS's default max_payload is 1 MiB).
 	MaxBatchRecords, MaxBatchBytes int
@@ -60,6 +64,7 @@ func (c *Config) fill() error {
 		}
 	}
 	def(&c.MaxInFlight, 4)
+	def(&c.FlushBytes, 64<<10)
 	def(&c.MaxBatchRecords, 4096)
 	def(&c.MaxBatchBytes, 512<<10)
 	for _, d := range []struct {
@@ -94,7 +99,7 @@ type Log struct {
 	redelivered atomic.Int64
 
 	mu      sync.Mutex
-	waiters map[waitKey]chan any // results Execute waits for
+	waiters map[waitKey][]*Ack // by record of a message: the Acks of ExecuteAsync (nil for others)
 
 	pos       *positions
 	followers []*follower // by stream; nil when not followed
@@ -103,7 +108,6 @@ type Log struct {
 type waitKey struct {
 	stream int
 	batch  uint64
-	index  int
 }
 
 // Open connects to NATS, creates (or updates) the streams and starts
@@ -134,11 +138,11 @@ func OpenContext(ctx context.Context, cfg Config) (*Log, error) {
 		nc.Close()
 		return nil, err
 	}
-	l := &Log{cfg: cfg, nc: nc, js: js, closing: make(chan struct{}), waiters: map[waitKey]chan any{},
+	l := &Log{cfg: cfg, nc: nc, js: js, closing: make(chan struct{}), waiters: map[waitKey][]*Ack{},
 		pos: pos, followers: make([]*follower, cfg.Layout.Streams),
 		origin: cfg.Node + "/" + strconv.FormatInt(time.Now().UnixNano(), 36)}
 	for i := 0; i < cfg.Layout.Streams; i++ {
-		p := &streamPub{l: l, stream: i, in: make(chan *pending, 4096), slots: make(chan struct{}, cfg.MaxInFlight)}
+		p := &streamPub{l: l, stream: i, in: make(chan pending, 4096), sent: make(chan struct{}, cfg.MaxInFlight)}
 		l.pubs = append(l.pubs, p)
 		go p.run()
 	}
@@ -211,54 +215,47 @@ func (l *Log) Execute(ctx context.Context, stream int, rec Record) (seq uint64, 
 
 // ExecuteAsync is Execute returning at once; Ack.Result waits.
 func (l *Log) ExecuteAsync(stream int, rec Record) *Ack {
-	a := &Ack{done: make(chan struct{}), stream: stream, result: make(chan any, 1), l: l}
+	a := newAck(l, stream, true)
 	if stream < 0 || stream >= len(l.followers) || l.follower(stream) == nil {
-		a.finish(0, fmt.Errorf("%w: this node does not follow %s", ErrPublish, StreamName(stream)))
+		a.published(0, fmt.Errorf("%w: this node does not follow %s", ErrPublish, StreamName(stream)))
 		return a
 	}
-	l.submit(stream, &pending{rec: rec, ack: a})
+	l.submit(stream, pending{rec: rec, ack: a})
 	return a
 }
 
-// Result waits for the PubAck of a record of ExecuteAsync, then for its
-// application on this node, and returns its sequence and the Applier's
-// result.
-func (a *Ack) Result(ctx context.Context) (seq uint64, result any, err error) {
-	if seq, err = a.Wait(ctx); err != nil {
-		return 0, nil, err
-	}
-	select {
-	case r := <-a.result:
-		return seq, r, nil
-	case <-ctx.Done():
-		return seq, nil, ctx.Err()
-	case <-a.l.closing:
-		return seq, nil, ErrClosed
-	}
-}
-
-func (l *Log) expect(stream int, batch uint64, index int, ch chan any) {
+// expect registers the Acks of a message's ExecuteAsync records.
+func (l *Log) expect(stream int, batch uint64, acks []*Ack) {
 	l.mu.Lock()
-	l.waiters[waitKey{stream, batch, index}] = ch
+	l.waiters[waitKey{stream, batch}] = acks
 	l.mu.Unlock()
 }
 
-func (l *Log) unexpect(stream int, batch uint64, index int) {
+func (l *Log) unexpect(stream int, batch uint64) {
 	l.mu.Lock()
-	delete(l.waiters, waitKey{stream, batch, index})
+	delete(l.waiters, waitKey{stream, batch})
 	l.mu.Unlock()
 }
 
-// deliver hands an applied record's result to Execute, if it waits.
-func (l *Log) deliver(stream int, b *Batch, index int, result any) {
+// waiting is the Acks waiting for the application of b (nil when none:
+// another origin's message, or none of its records came from
+// ExecuteAsync).
+func (l *Log) waiting(stream int, b *Batch) []*Ack {
 	if b.Origin != l.origin {
-		return
+		return nil
 	}
 	l.mu.Lock()
-	ch, ok := l.waiters[waitKey{stream, b.Seq, index}]
-	delete(l.waiters, waitKey{stream, b.Seq, index})
-	l.mu.Unlock()
-	if ok {
-		ch <- result
+	defer l.mu.Unlock()
+	return l.waiters[waitKey{stream, b.Seq}]
+}
+
+// deliver hands the results of an applied message, at seq, to the Acks
+// waiting for it.
+func (l *Log) deliver(stream int, b *Batch, seq uint64, acks []*Ack, results []any) {
+	l.unexpect(stream, b.Seq)
+	for i, a := range acks {
+		if a != nil {
+			a.applied(seq, results[i])
+		}
 	}
 }

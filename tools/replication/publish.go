@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -24,36 +25,97 @@ var ErrPublishTimeout = errors.New("replication: publish timed out")
 // ErrClosed is returned after Close.
 var ErrClosed = errors.New("replication: log closed")
 
-// Ack is the future of one submitted record.
+// Ack is the future of one submitted record: done once its PubAck
+// came and, for a record of ExecuteAsync, once this node applied it.
 type Ack struct {
-	done chan struct{}
-	seq  uint64
-	err  error
-	// result is, for a record Execute waits for, the Applier's result.
-	result chan any
-	stream int
-	index  int  // the record's index in its batch
-	l      *Log // set for ExecuteAsync
+	done    chan struct{}
+	l       *Log
+	stream  int
+	execute bool // ExecuteAsync: done after the application here too
+
+	mu     sync.Mutex
+	left   int // events still awaited
+	seq    uint64
+	err    error
+	result any // the Applier's result, for ExecuteAsync
 }
 
-// Wait waits for the record's PubAck and returns its stream sequence,
+func newAck(l *Log, stream int, execute bool) *Ack {
+	a := &Ack{done: make(chan struct{}), l: l, stream: stream, execute: execute, left: 1}
+	if execute {
+		a.left = 2
+	}
+	return a
+}
+
+// Wait waits until the record is done and returns its stream sequence,
 // or an error wrapping ErrPublish, ErrPublishTimeout, ErrClosed or ctx's.
 func (a *Ack) Wait(ctx context.Context) (uint64, error) {
+	seq, _, err := a.Result(ctx)
+	return seq, err
+}
+
+// Result waits until the record is done (its PubAck, and for
+// ExecuteAsync its application on this node) and returns its sequence
+// and, for ExecuteAsync, the Applier's result.
+func (a *Ack) Result(ctx context.Context) (seq uint64, result any, err error) {
 	select {
 	case <-a.done:
-		return a.seq, a.err
 	case <-ctx.Done():
-		return 0, ctx.Err()
+		return 0, nil, ctx.Err()
+	case <-a.l.closing:
+		select {
+		case <-a.done:
+		default:
+			return 0, nil, ErrClosed
+		}
+	}
+	return a.seq, a.result, a.err
+}
+
+// published records the PubAck (or the publish's error, which finishes
+// the Ack at once).
+func (a *Ack) published(seq uint64, err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.left == 0 {
+		return
+	}
+	if err != nil {
+		a.err, a.left = err, 0
+		close(a.done)
+		return
+	}
+	a.seq = seq
+	a.step()
+}
+
+// applied records the record's application on this node at seq.
+func (a *Ack) applied(seq uint64, result any) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.left == 0 {
+		return
+	}
+	a.seq, a.result = seq, result
+	a.step()
+}
+
+func (a *Ack) step() {
+	if a.left--; a.left == 0 {
+		close(a.done)
 	}
 }
 
-// streamPub group-commits one stream's records: everything submitted
-// while the in-flight publishes are outstanding goes in the next message.
+// streamPub group-commits one stream's records: what is submitted while
+// a message is in flight goes in the next one, sent when no message is
+// in flight any more or, up to Config.MaxInFlight, once it holds
+// Config.FlushBytes.
 type streamPub struct {
 	l      *Log
 	stream int
-	in     chan *pending
-	slots  chan struct{} // one per publish in flight
+	in     chan pending
+	sent   chan struct{} // one per publish done
 }
 
 type pending struct {
@@ -61,22 +123,23 @@ type pending struct {
 	ack *Ack
 }
 
-// Submit queues rec for stream's next message and returns at once.
+// Submit queues rec for stream's next message and returns at once; the
+// Ack is done at its PubAck.
 func (l *Log) Submit(stream int, rec Record) *Ack {
-	a := &Ack{done: make(chan struct{}), stream: stream}
-	l.submit(stream, &pending{rec: rec, ack: a})
+	a := newAck(l, stream, false)
+	l.submit(stream, pending{rec: rec, ack: a})
 	return a
 }
 
-func (l *Log) submit(stream int, p *pending) {
+func (l *Log) submit(stream int, p pending) {
 	if stream < 0 || stream >= len(l.pubs) {
-		p.ack.finish(0, fmt.Errorf("%w: no stream %d", ErrPublish, stream))
+		p.ack.published(0, fmt.Errorf("%w: no stream %d", ErrPublish, stream))
 		return
 	}
 	select {
 	case l.pubs[stream].in <- p:
 	case <-l.closing:
-		p.ack.finish(0, ErrClosed)
+		p.ack.published(0, ErrClosed)
 	}
 }
 
@@ -86,60 +149,77 @@ func (l *Log) Publish(ctx context.Context, stream int, rec Record) (uint64, erro
 	return l.Submit(stream, rec).Wait(ctx)
 }
 
-func (a *Ack) finish(seq uint64, err error) {
-	a.seq, a.err = seq, err
-	close(a.done)
-}
-
 // run is the stream's publishing loop.
 func (p *streamPub) run() {
+	cfg := &p.l.cfg
+	var group []pending
+	size, inflight := 0, 0
 	for {
-		var first *pending
+		full := len(group) >= cfg.MaxBatchRecords || size >= cfg.MaxBatchBytes
+		if len(group) > 0 && inflight < cfg.MaxInFlight && (inflight == 0 || full || size >= cfg.FlushBytes) {
+			go p.publish(group)
+			group, size, inflight = nil, 0, inflight+1
+			continue
+		}
+		in := p.in
+		if full {
+			in = nil // wait for a publish to end
+		}
 		select {
-		case first = <-p.in:
+		case q := <-in:
+			group, size = p.gather(append(group, q), size+RecordSize(q.rec))
+		case <-p.sent:
+			inflight--
 		case <-p.l.closing:
+			for _, q := range group {
+				q.ack.published(0, ErrClosed)
+			}
 			p.failQueued()
 			return
 		}
-		p.slots <- struct{}{} // wait for a free slot: more records queue meanwhile
-		group := p.gather(first)
-		go p.publish(group)
 	}
 }
 
-// gather takes first and whatever else is queued, up to the batch bounds.
-func (p *streamPub) gather(first *pending) []*pending {
-	group := []*pending{first}
-	size := RecordSize(first.rec)
+// gather adds to group whatever else is queued, up to a message's
+// bounds, and returns it with its size in bytes.
+func (p *streamPub) gather(group []pending, size int) ([]pending, int) {
 	for len(group) < p.l.cfg.MaxBatchRecords && size < p.l.cfg.MaxBatchBytes {
 		select {
 		case q := <-p.in:
 			group = append(group, q)
 			size += RecordSize(q.rec)
 		default:
-			return group
+			return group, size
 		}
 	}
-	return group
+	return group, size
 }
 
-// publish sends group as one message and finishes every Ack of it.
-func (p *streamPub) publish(group []*pending) {
-	defer func() { <-p.slots }()
+// publish sends group as one message and settles every Ack of it; the
+// Acks of ExecuteAsync wait for the message's application here
+// (Log.expect).
+func (p *streamPub) publish(group []pending) {
+	defer func() { p.sent <- struct{}{} }()
 	b := Batch{Origin: p.l.origin, Seq: p.l.batchSeq.Add(1), Records: make([]Record, len(group))}
+	var waiting []*Ack
 	for i, q := range group {
 		b.Records[i] = q.rec
-		q.ack.index = i
-		if q.ack.result != nil {
-			p.l.expect(p.stream, b.Seq, i, q.ack.result)
+		if q.ack.execute {
+			if waiting == nil {
+				waiting = make([]*Ack, len(group))
+			}
+			waiting[i] = q.ack
 		}
 	}
+	if waiting != nil {
+		p.l.expect(p.stream, b.Seq, waiting)
+	}
 	seq, err := p.send(b)
-	for i, q := range group {
-		if err != nil && q.ack.result != nil {
-			p.l.unexpect(p.stream, b.Seq, i)
-		}
-		q.ack.finish(seq, err)
+	if err != nil && waiting != nil {
+		p.l.unexpect(p.stream, b.Seq)
+	}
+	for _, q := range group {
+		q.ack.published(seq, err)
 	}
 }
 
@@ -170,7 +250,7 @@ func (p *streamPub) failQueued() {
 	for {
 		select {
 		case q := <-p.in:
-			q.ack.finish(0, ErrClosed)
+			q.ack.published(0, ErrClosed)
 		default:
 			return
 		}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 
 	"github.com/tidwall/redcon"
+
+	"github.com/mmapbloom/mmapbloom/tools/replication"
 )
 
 // execBatch runs a run of consecutive pipelined BF.ADD (or BF.EXISTS)
@@ -12,12 +14,13 @@ import (
 // how many commands it ran: 0 when cmds does not start with such a run
 // of at least two (or the client must authenticate first).
 func (s *Server) execBatch(c *client, cmds []redcon.Command) int {
-	if s.noBatch || !c.authed || len(cmds) < 2 || len(c.js.replies) > 0 {
+	if s.noBatch || !c.authed || len(cmds) < 2 {
 		return 0
 	}
 	kind := batchKind(cmds[0].Args)
-	if kind == "" || kind == "bf.add" && s.repl != nil {
-		return 0 // with the log, each BF.ADD is a record (replica_jetstream_write.go)
+	log, ok := s.batchLog(c, kind)
+	if !ok {
+		return 0
 	}
 	key := cmds[0].Args[1]
 	n := 1
@@ -38,11 +41,15 @@ func (s *Server) execBatch(c *client, cmds []redcon.Command) int {
 	c.lastCmd = cmd
 	mark := len(replyBuf(c.w))
 	defer func() { s.obs.record(c, cmd, cmds[0].Args, c.lap(), n, replyBuf(c.w)[mark:]) }()
+	s.commands.Add(int64(n))
+	if log != nil {
+		s.submitAdds(c, log, key, cmds[:n])
+		return n
+	}
 	items := make([][]byte, n)
 	for i := range items {
 		items[i] = cmds[i].Args[2]
 	}
-	s.commands.Add(int64(n))
 	present := c.scratch(n)
 	clear(present)
 	var create *createSpec
@@ -57,19 +64,51 @@ func (s *Server) execBatch(c *client, cmds []redcon.Command) int {
 		}
 		return b.TestBatch(items, present)
 	})
+	if create != nil {
+		c.answerAdds(present, full, err)
+		return n
+	}
 	for i := 0; i < n; i++ {
-		switch {
-		case err != nil && (create != nil || !absent(err)):
+		if err != nil && !absent(err) {
 			c.replyErr(err)
-		case full != nil && full[i]:
-			c.w.WriteError(msgNonScalingFull)
-		case create != nil:
-			c.writeBool(!present[i])
-		default:
+		} else {
 			c.writeBool(err == nil && present[i])
 		}
 	}
 	return n
+}
+
+// answerAdds answers BF.ADDs: item i new or not (present[i]), refused
+// by a full NONSCALING filter (full[i], when full is not nil), or err
+// for every item.
+func (c *client) answerAdds(present, full []bool, err error) {
+	for i := range present {
+		switch {
+		case err != nil:
+			c.replyErr(err)
+		case full != nil && full[i]:
+			c.w.WriteError(msgNonScalingFull)
+		default:
+			c.writeBool(!present[i])
+		}
+	}
+}
+
+// batchLog says whether a run of kind may be batched now, and the log
+// a run of BF.ADDs is then published to as one record (nil without
+// replication). With the log, BF.ADDs are not batched while it is not
+// open or too many answers are owed (execLogged answers them), and
+// BF.EXISTS not while answers are owed (a read sees the writes before
+// it, replica_jetstream_write.go).
+func (s *Server) batchLog(c *client, kind string) (*replication.Log, bool) {
+	switch {
+	case kind == "":
+		return nil, false
+	case kind == "bf.add" && s.repl != nil:
+		log := s.repl.log()
+		return log, log != nil && len(c.js.replies) < maxOwed
+	}
+	return nil, len(c.js.replies) == 0
 }
 
 // maxBatch bounds one batch call, so a long pipeline answers in steps.

@@ -17,10 +17,12 @@ import (
 // drain that did not wait for them would see fewer.
 type slowApplier struct{ adds atomic.Int64 }
 
-func (a *slowApplier) Apply(int, uint64, string, replication.Record) (any, error) {
-	time.Sleep(2 * time.Millisecond)
-	a.adds.Add(1)
-	return nil, nil
+func (a *slowApplier) Apply(_ int, _ uint64, _ string, recs []replication.Record, _ []any) error {
+	for range recs {
+		time.Sleep(2 * time.Millisecond)
+		a.adds.Add(1)
+	}
+	return nil
 }
 
 func (a *slowApplier) Sync(int) error { return nil }

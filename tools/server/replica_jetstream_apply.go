@@ -23,7 +23,7 @@ import (
 // origin answers its client with.
 type applier struct {
 	s       *Server
-	applied atomic.Uint64 // records applied, for coalescing syncs
+	applied atomic.Uint64 // messages applied, for coalescing syncs
 	syncMu  sync.Mutex
 	synced  uint64 // applied at the start of the last sync of everything
 }
@@ -34,28 +34,95 @@ func newApplier(s *Server) *applier { return &applier{s: s} }
 // applied again after the restart.
 var errApplyClosed = errors.New("the store is closing")
 
-// Apply runs rec's command on this node and returns its RESP reply.
-func (a *applier) Apply(_ int, _ uint64, _ string, rec replication.Record) (any, error) {
-	if rec.Op != replication.OpCommand {
-		return nil, nil // no other op is written by this version
-	}
-	var buf bytes.Buffer
-	lc := &client{s: a.s, w: redcon.NewWriter(&buf), authed: true, applying: true}
+// Apply runs recs on this node in order: each run of OpAdd records of
+// one key as one batch of adds (applyAdds), each OpCommand as a client
+// would run it. results, when asked for, get each record's answer: an
+// *addOutcome, or an OpCommand's RESP reply.
+func (a *applier) Apply(_ int, _ uint64, _ string, recs []replication.Record, results []any) error {
+	lc := &client{s: a.s, w: new(redcon.Writer), authed: true, applying: true}
 	lc.user.Store(a.s.acl.get("default"))
-	cmd := lookup(rec.Fields[0])
-	if cmd == nil || !arityOK(cmd.arity, len(rec.Fields)) {
-		lc.w.WriteError(unknownCommand(rec.Fields))
-	} else {
-		cmd.run(lc, rec.Fields)
-	}
-	if err := lc.w.Flush(); err != nil {
-		return nil, err
+	for len(recs) > 0 {
+		n := 1
+		switch recs[0].Op {
+		case replication.OpAdd:
+			n = sameKeyAdds(recs)
+			applyAdds(lc, recs[:n], results)
+		case replication.OpCommand:
+			applyCommand(lc, recs[0].Fields, results)
+		}
+		if recs = recs[n:]; results != nil {
+			results = results[n:]
+		}
 	}
 	if a.s.store.isClosed() {
-		return nil, errApplyClosed
+		return errApplyClosed
 	}
 	a.applied.Add(1)
-	return buf.Bytes(), nil
+	return nil
+}
+
+// sameKeyAdds is the length of the run of OpAdd records of one key at
+// the start of recs.
+func sameKeyAdds(recs []replication.Record) int {
+	n := 1
+	for n < len(recs) && recs[n].Op == replication.OpAdd && bytes.Equal(recs[n].Fields[0], recs[0].Fields[0]) {
+		n++
+	}
+	return n
+}
+
+// addOutcome is what an OpAdd record's BF.ADDs answer on the node that
+// applied it: item i was present before (present[i]), or refused by a
+// full NONSCALING filter (full[i], when full is not nil), or err for
+// every item.
+type addOutcome struct {
+	present, full []bool
+	err           error
+}
+
+// applyAdds adds the items of recs, OpAdd records of one key, in one
+// batch, creating the key with this node's defaults as BF.ADD does, and
+// sets results[i] to record i's *addOutcome when results is not nil.
+func applyAdds(lc *client, recs []replication.Record, results []any) {
+	items := recs[0].Fields[1:]
+	if len(recs) > 1 {
+		items = nil
+		for _, r := range recs {
+			items = append(items, r.Fields[1:]...)
+		}
+	}
+	present := make([]bool, len(items))
+	var full []bool
+	err := lc.use(recs[0].Fields[0], lc.s.autoCreate(), func(b Bloom) (err error) {
+		full, err = lc.addEach(b, items, present)
+		return err
+	})
+	if results == nil {
+		return
+	}
+	for i, r := range recs {
+		n := len(r.Fields) - 1
+		o := &addOutcome{present: present[:n:n], err: err}
+		if full != nil {
+			o.full, full = full[:n:n], full[n:]
+		}
+		results[i], present = o, present[n:]
+	}
+}
+
+// applyCommand runs one OpCommand record as a client would and, when
+// results is not nil, sets results[0] to its RESP reply.
+func applyCommand(lc *client, args [][]byte, results []any) {
+	cmd := lookup(args[0])
+	if cmd == nil || !arityOK(cmd.arity, len(args)) {
+		lc.w.WriteError(unknownCommand(args))
+	} else {
+		cmd.run(lc, args)
+	}
+	if results != nil {
+		results[0] = bytes.Clone(replyBuf(lc.w))
+	}
+	lc.w.SetBuffer(replyBuf(lc.w)[:0])
 }
 
 // Sync msyncs every open filter, once for all the streams whose

@@ -26,12 +26,15 @@ type jsConn struct {
 	ack     *replication.Ack // the record run queued
 	replies []loggedReply    // answers owed, in order
 	last    map[int]uint64   // stream -> sequence of this connection's last acknowledged write
+	early   *redcon.Writer   // execLogged's writer for a write's immediate answer (never flushed)
 }
 
-// loggedReply is an answer owed: raw bytes ready, or a record's result.
+// loggedReply is an answer owed: raw bytes ready, or a record's result,
+// which answers n commands (a run of BF.ADDs is one record).
 type loggedReply struct {
 	raw []byte
 	ack *replication.Ack
+	n   int
 }
 
 // maxOwed bounds the answers a connection may owe before it waits.
@@ -55,12 +58,18 @@ func (s *Server) run(c *client, cmd *command, args [][]byte) {
 		return
 	}
 	stream := s.repl.layout.StreamOf(cluster.KeySlot(args[cmd.first]))
-	ack := log.ExecuteAsync(stream, replication.Record{Op: replication.OpCommand, Fields: copyArgs(args)})
+	rec := replication.Record{Op: replication.OpCommand, Fields: copyArgs(args)}
+	if cmd.name == "bf.add" {
+		rec = replication.Record{Op: replication.OpAdd, Fields: rec.Fields[1:]}
+	}
+	ack := log.ExecuteAsync(stream, rec)
 	if c.js.async {
 		c.js.ack = ack
 		return
 	}
-	c.answerAck(ack)
+	ctx, cancel := context.WithTimeout(context.Background(), applyWait)
+	defer cancel()
+	c.answerAck(ctx, ack, 1)
 }
 
 // copyArgs copies args (which alias the connection's read buffer) into
@@ -91,48 +100,75 @@ func (s *Server) execLogged(c *client, args [][]byte) {
 		s.exec(c, args)
 		return
 	}
-	w := c.w
-	var buf bytes.Buffer
-	c.w, c.js.async = redcon.NewWriter(&buf), true
-	s.exec(c, args)
-	_ = c.w.Flush()
-	c.w, c.js.async = w, false
-	r := loggedReply{ack: c.js.ack}
-	if r.ack == nil {
-		r.raw = buf.Bytes()
+	if c.js.early == nil {
+		c.js.early = new(redcon.Writer)
 	}
+	w := c.w
+	c.w, c.js.async = c.js.early, true
+	s.exec(c, args)
+	c.w, c.js.async = w, false
+	r := loggedReply{ack: c.js.ack, n: 1}
+	if early := replyBuf(c.js.early); r.ack == nil {
+		r.raw = bytes.Clone(early)
+	}
+	c.js.early.SetBuffer(replyBuf(c.js.early)[:0])
 	c.js.ack = nil
 	c.js.replies = append(c.js.replies, r)
 }
 
-// answerLogged writes every answer owed, in order.
+// submitAdds publishes a pipeline's run of BF.ADDs of key (execBatch) as
+// one OpAdd record, answered when owed answers are written.
+func (s *Server) submitAdds(c *client, log *replication.Log, key []byte, cmds []redcon.Command) {
+	fields := make([][]byte, 1, len(cmds)+1)
+	fields[0] = key
+	for _, cmd := range cmds {
+		fields = append(fields, cmd.Args[2])
+	}
+	stream := s.repl.layout.StreamOf(cluster.KeySlot(key))
+	ack := log.ExecuteAsync(stream, replication.Record{Op: replication.OpAdd, Fields: copyArgs(fields)})
+	c.js.replies = append(c.js.replies, loggedReply{ack: ack, n: len(cmds)})
+}
+
+// answerLogged writes every answer owed, in order, waiting at most
+// applyWait for them.
 func (s *Server) answerLogged(c *client) {
+	if len(c.js.replies) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), applyWait)
+	defer cancel()
 	for _, r := range c.js.replies {
 		if r.ack == nil {
 			c.w.WriteRaw(r.raw)
 		} else {
-			c.answerAck(r.ack)
+			c.answerAck(ctx, r.ack, r.n)
 		}
 	}
 	clear(c.js.replies)
 	c.js.replies = c.js.replies[:0]
 }
 
-// answerAck waits for a record's result and answers it, or -TRYAGAIN
-// when the log did not acknowledge it (nothing was applied here; a
-// retry answers as the first call would).
-func (c *client) answerAck(ack *replication.Ack) {
-	ctx, cancel := context.WithTimeout(context.Background(), applyWait)
-	defer cancel()
+// answerAck waits for the result of a record of n commands and answers
+// it (an OpAdd's answers, one per item, or a command's reply), or n
+// -TRYAGAIN when the log did not acknowledge it (nothing was applied
+// here; a retry answers as the first call would).
+func (c *client) answerAck(ctx context.Context, ack *replication.Ack, n int) {
 	seq, res, err := ack.Result(ctx)
 	if err != nil {
-		c.w.WriteError("TRYAGAIN the replication log did not acknowledge the write: " + strings.ReplaceAll(err.Error(), "\n", " "))
+		msg := "TRYAGAIN the replication log did not acknowledge the write: " + strings.ReplaceAll(err.Error(), "\n", " ")
+		for range n {
+			c.w.WriteError(msg)
+		}
 		return
 	}
 	if c.js.last == nil {
 		c.js.last = map[int]uint64{}
 	}
 	c.js.last[ack.Stream()] = max(c.js.last[ack.Stream()], seq)
-	raw, _ := res.([]byte)
-	c.w.WriteRaw(raw)
+	switch res := res.(type) {
+	case *addOutcome:
+		c.answerAdds(res.present, res.full, res.err)
+	case []byte:
+		c.w.WriteRaw(res)
+	}
 }

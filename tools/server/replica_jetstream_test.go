@@ -1,0 +1,115 @@
+package server
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/tools/replication"
+)
+
+// addsPipeline is a pipeline of BF.ADDs (runs of one key, repeated
+// items, a full NONSCALING filter, a key too long to be a file) with
+// reads between them.
+var addsPipeline = [][]any{
+	{"BF.RESERVE", "full", "0.01", "2", "NONSCALING"},
+	{"BF.ADD", "seen", "a"}, {"BF.ADD", "seen", "b"}, {"BF.ADD", "seen", "a"}, {"BF.ADD", "seen", "c"},
+	{"BF.EXISTS", "seen", "c"}, {"BF.EXISTS", "seen", "d"},
+	{"BF.ADD", "seen", "c"}, {"BF.ADD", "seen", "d"}, {"BF.ADD", "other", "a"}, {"BF.ADD", "seen", "d"},
+	{"BF.ADD", "full", "x"}, {"BF.ADD", "full", "y"}, {"BF.ADD", "full", "z"}, {"BF.ADD", "full", "x"},
+	{"BF.ADD", strings.Repeat("k", 300), "a"}, {"BF.ADD", strings.Repeat("k", 300), "b"},
+	{"BF.ADD", "single", "a"},
+}
+
+// runPipeline sends cmds as one pipeline and returns each reply, or its
+// error's text.
+func runPipeline(t *testing.T, rdb *redis.Client, cmds [][]any) []any {
+	t.Helper()
+	pipe := rdb.Pipeline()
+	out := make([]*redis.Cmd, len(cmds))
+	for i, c := range cmds {
+		out[i] = pipe.Do(ctx(t), c...)
+	}
+	_, _ = pipe.Exec(ctx(t))
+	got := make([]any, len(cmds))
+	for i, c := range out {
+		if got[i] = c.Val(); c.Err() != nil {
+			got[i] = c.Err().Error()
+		}
+	}
+	return got
+}
+
+// With the log, a pipeline's BF.ADDs (published as one record per run
+// of a key) answer as they do without it, in RESP2 and RESP3 (true and
+// false, not the integers of the node that applied them).
+func TestReplicationPipelinedAdds(t *testing.T) {
+	logged, _ := startLogged(t)
+	plain := startCluster(t, []string{"0-16383"})
+	for proto, key := range map[int]string{2: "{2}", 3: "{3}"} {
+		cmds := make([][]any, len(addsPipeline))
+		for i, c := range addsPipeline {
+			cmds[i] = append([]any{c[0], c[1].(string) + key}, c[2:]...)
+		}
+		want := runPipeline(t, dialProto(t, plain.addrs[0], "", proto), cmds)
+		got := runPipeline(t, dialProto(t, logged.addrs[0], "", proto), cmds)
+		assert.Equal(t, want, got, "RESP%d", proto)
+		if proto == 3 {
+			assert.Equal(t, true, got[1], "RESP3 answers a boolean")
+		}
+	}
+}
+
+// startLogged starts a one-node cluster with the log on one embedded
+// nats-server, and returns it once the log takes writes, with the
+// nats-server's client URL.
+func startLogged(t *testing.T) (*testCluster, string) {
+	t.Helper()
+	srv, err := replication.StartLocalCluster(t.TempDir(), []string{"n1"})
+	require.NoError(t, err)
+	t.Cleanup(srv[0].Shutdown)
+	tc := startCluster(t, []string{"0-16383"}, func(c *Config) {
+		c.Replication = ReplicationJetStream
+		c.Replicate.NATSURLs = []string{srv[0].ClientURL()}
+	})
+	probe := dial(t, tc.addrs[0], "")
+	require.Eventually(t, func() bool { return probe.Do(ctx(t), "BF.ADD", "probe", "x").Err() == nil },
+		time.Minute, 50*time.Millisecond, "the log opens")
+	return tc, srv[0].ClientURL()
+}
+
+// When the log refuses a message (a PubAck error), every BF.ADD of a
+// pipelined run gets -TRYAGAIN, and their retry answers as the first
+// call would: the items are new.
+func TestReplicationPipelinedAddsRefused(t *testing.T) {
+	tc, url := startLogged(t)
+	nc, err := nats.Connect(url)
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	js, err := nc.JetStream()
+	require.NoError(t, err)
+	limit := func(size int32) {
+		for i := range DefaultReplicationStreams {
+			si, err := js.StreamInfo(replication.StreamName(i))
+			require.NoError(t, err)
+			si.Config.MaxMsgSize = size
+			_, err = js.UpdateStream(&si.Config)
+			require.NoError(t, err)
+		}
+	}
+	cmds := [][]any{{"BF.ADD", "seen", "a"}, {"BF.ADD", "seen", "b"}, {"BF.ADD", "seen", "c"}, {"BF.EXISTS", "seen", "a"}}
+	rdb := dial(t, tc.addrs[0], "")
+	limit(16)
+	got := runPipeline(t, rdb, cmds)
+	for i, g := range got[:3] {
+		assert.Contains(t, g, "TRYAGAIN", "BF.ADD %d", i)
+	}
+	assert.Equal(t, int64(0), got[3], "nothing was applied")
+	limit(-1)
+	assert.Equal(t, []any{int64(1), int64(1), int64(1), int64(1)}, runPipeline(t, rdb, cmds))
+}
