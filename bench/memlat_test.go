@@ -20,35 +20,46 @@ import (
 // random generator, so the CPU overlaps as many misses as it can. ns/op is
 // per read.
 func BenchmarkMemoryLatency(b *testing.B) {
-	const size = 128 << 20
-	words := mappedWords(b, size)
-	lines := size / 64
+	words := mappedWordsAdvised(b, 128<<20, true)
+	b.Run("reads=dependent", func(b *testing.B) { benchDependent(b, words) })
+	b.Run("reads=independent", func(b *testing.B) { benchIndependent(b, words) })
+}
+
+// benchDependent chases pointers through words: each read's line comes
+// from the one before, in a random cycle over every line.
+func benchDependent(b *testing.B, words []uint64) {
+	lines := len(words) / 8
 	order := rand.Perm(lines)
 	for i, line := range order {
 		words[line*8] = uint64(order[(i+1)%lines] * 8)
 	}
-	b.Run("reads=dependent", func(b *testing.B) {
-		p := uint64(0)
-		for b.Loop() {
-			p = words[p]
-		}
-		sinkWord = p
-	})
-	b.Run("reads=independent", func(b *testing.B) {
-		s, x := uint64(1), uint64(0)
-		for b.Loop() {
-			s = s*6364136223846793005 + 1442695040888963407
-			x += words[(s>>20)%uint64(lines)*8]
-		}
-		sinkWord = x
-	})
+	p := uint64(0)
+	for b.Loop() {
+		p = words[p]
+	}
+	sinkWord = p
+}
+
+// benchIndependent reads lines of words at addresses from a random
+// generator, none depending on a read.
+func benchIndependent(b *testing.B, words []uint64) {
+	lines := uint64(len(words) / 8)
+	s, x := uint64(1), uint64(0)
+	for b.Loop() {
+		s = s*6364136223846793005 + 1442695040888963407
+		x += words[(s>>20)%lines*8]
+	}
+	sinkWord = x
 }
 
 var sinkWord uint64
 
-// mappedWords maps a new file of size bytes in the benchmark's directory
-// and views it as 64-bit words.
-func mappedWords(b *testing.B, size int) []uint64 {
+// mappedWordsAdvised maps a new file of size bytes (rounded down to
+// whole lines) in the benchmark's directory, with MADV_RANDOM as the
+// library maps a filter and, with huge, MADV_HUGEPAGE as OpenOptions.HugePages
+// adds, and views it as 64-bit words.
+func mappedWordsAdvised(b *testing.B, size int, huge bool) []uint64 {
+	size &^= 63
 	path := filepath.Join(fileDir(b), "memlat.bin")
 	f, err := os.Create(path)
 	if err != nil {
@@ -63,7 +74,9 @@ func mappedWords(b *testing.B, size int) []uint64 {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = m.Unmap() })
-	_ = unix.Madvise(m, unix.MADV_HUGEPAGE) // advice, as in the library
-
+	if huge {
+		_ = unix.Madvise(m, unix.MADV_HUGEPAGE) // advice, as in the library
+	}
+	_ = unix.Madvise(m, unix.MADV_RANDOM)
 	return unsafe.Slice((*uint64)(unsafe.Pointer(&m[0])), size/8)
 }

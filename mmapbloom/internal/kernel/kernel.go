@@ -31,6 +31,8 @@
 // kernel_test.go checks that for each implementation this CPU can run.
 package kernel
 
+import "os"
+
 // Kernel names an implementation of the probe loops.
 type Kernel uint8
 
@@ -53,10 +55,28 @@ func (k Kernel) String() string {
 
 // Available lists the implementations this CPU can run, best first;
 // Active is the one the batch calls use (tests and benchmarks set it to
-// each of Available in turn). Dispatch is a switch in the
+// each of Available in turn): the best, or the one the environment
+// variable MMAPBLOOM_KERNEL names ("avx512", "avx2" or "generic") when
+// this CPU can run it (see Choose). Dispatch is a switch in the
 // per-architecture Prefetch and TestBlocks methods: direct calls keep the
 // batch buffers on the stack.
 var (
 	Available = availableKernels()
-	Active    = Available[0]
+	Active    = Choose(os.Getenv(EnvKernel), Available)
 )
+
+// EnvKernel is the environment variable read once at start-up that
+// names the kernel to use in place of the best one, for comparing the
+// kernels in separate processes (the bench module's latency runs).
+const EnvKernel = "MMAPBLOOM_KERNEL"
+
+// Choose returns the kernel of avail named name (its String form), or
+// avail[0], the best, when name is empty or names none of them.
+func Choose(name string, avail []Kernel) Kernel {
+	for _, k := range avail {
+		if k.String() == name {
+			return k
+		}
+	}
+	return avail[0]
+}

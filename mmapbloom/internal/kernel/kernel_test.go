@@ -2,6 +2,7 @@ package kernel_test
 
 import (
 	"math/rand/v2"
+	"os"
 	"slices"
 	"testing"
 
@@ -16,7 +17,7 @@ import (
 // TestKernelsAvailable says which kernels this machine runs (.ci/run
 // prints it with -v), and checks that kernel.WhyNot agrees with the dispatch: a
 // kernel runs exactly when nothing is missing, the generic one always,
-// and the best one is active.
+// and the best one (or the one MMAPBLOOM_KERNEL names) is active.
 func TestKernelsAvailable(t *testing.T) {
 	for _, k := range kernel.All {
 		runs := slices.Contains(kernel.Available, k)
@@ -31,7 +32,7 @@ func TestKernelsAvailable(t *testing.T) {
 		}
 	}
 	require.Equal(t, kernel.Generic, kernel.Available[len(kernel.Available)-1])
-	require.Equal(t, kernel.Available[0], kernel.Active)
+	require.Equal(t, kernel.Choose(os.Getenv(kernel.EnvKernel), kernel.Available), kernel.Active)
 }
 
 // TestKernelsMatchGeneric checks every kernel's TestBlocks against the
@@ -139,4 +140,24 @@ func TestAddBlocksMatchGeneric(t *testing.T) {
 			require.Equal(t, wantAdded, added, "k=%d: keys that set a clear bit", k)
 		}
 	})
+}
+
+// TestChoose checks the choice MMAPBLOOM_KERNEL makes: a kernel the list
+// holds by its name, else the best one.
+func TestChoose(t *testing.T) {
+	avail := []kernel.Kernel{kernel.AVX512, kernel.AVX2, kernel.Generic}
+	for _, tc := range []struct {
+		name string
+		want kernel.Kernel
+	}{
+		{"", kernel.AVX512},
+		{"avx512", kernel.AVX512},
+		{"avx2", kernel.AVX2},
+		{"generic", kernel.Generic},
+		{"AVX2", kernel.AVX512},
+		{"sse", kernel.AVX512},
+	} {
+		require.Equal(t, tc.want, kernel.Choose(tc.name, avail), "name %q", tc.name)
+	}
+	require.Equal(t, kernel.Generic, kernel.Choose("avx2", []kernel.Kernel{kernel.Generic}), "a kernel the CPU lacks")
 }

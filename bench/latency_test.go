@@ -1,0 +1,141 @@
+package bench
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/mmapbloom/mmapbloom/bench/internal/peers"
+	"github.com/mmapbloom/mmapbloom/bench/keys"
+	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
+)
+
+// latencyPool is the number of keys of each pool the single-key calls
+// cycle through: spread over the whole filter, so every call misses the
+// caches as a call on a random key of a large filter does.
+const latencyPool = 1 << 20
+
+// BenchmarkLatency measures, in one process, the machine's random 64-byte
+// read over a mapping the size of the filter (dependent: one read in
+// flight; independent: overlapped reads; see BenchmarkMemoryLatency) and
+// this store's single-key Test (present, absent) and Add and its batch
+// Add on the default blocked layout at p = 1e-4, with BENCH_N (default
+// 10M) URL-like keys of about 60 bytes:
+// BenchmarkLatency/kernel=<k>/n=<N>/{reads=...,op=...}. The kernel is the
+// one MMAPBLOOM_KERNEL names (the library reads it at start-up), so
+// latency.sh runs one process per kernel and alternates them. The adds
+// are of keys never added before, into the filter holding its n keys.
+// BENCH_HUGE=1 maps the reference and the filter with huge pages advised.
+func BenchmarkLatency(b *testing.B) {
+	n, err := keys.EnvN("BENCH_N")
+	if err != nil {
+		b.Fatal(err)
+	}
+	huge := os.Getenv("BENCH_HUGE") == "1"
+	f := latencyFilter(b, n, huge)
+	size := int(f.Header().ByteSize)
+	kern := os.Getenv("MMAPBLOOM_KERNEL")
+	if kern == "" {
+		kern = "best"
+	}
+	b.Run("kernel="+kern+"/n="+keys.FormatN(n), func(b *testing.B) {
+		words := mappedWordsAdvised(b, size, huge)
+		b.Run("reads=dependent", func(b *testing.B) { benchDependent(b, words) })
+		b.Run("reads=independent", func(b *testing.B) { benchIndependent(b, words) })
+		present := spread(keys.Present, 0, uint64(n), latencyPool)
+		absent := spread(keys.Absent, 0, uint64(n), latencyPool)
+		fresh := spread(keys.Absent, uint64(n), uint64(n)+latencyPool, latencyPool)
+		runtime.GC() // not during the timed loops
+		b.Run("op=test-present", func(b *testing.B) { latencyTest(b, f, present) })
+		b.Run("op=test-absent", func(b *testing.B) { latencyTest(b, f, absent) })
+		b.Run("op=add", func(b *testing.B) { latencyAdd(b, f, fresh[:latencyPool/2]) })
+		b.Run("op=batch-add", func(b *testing.B) { latencyBatchAdd(b, f, fresh[latencyPool/2:]) })
+	})
+}
+
+// latencyFilter creates the blocked filter for n keys at benchP in the
+// benchmark's file directory and adds the n present keys, generated a
+// million at a time (50M keys never sit in memory at once).
+func latencyFilter(b *testing.B, n int, huge bool) *mmapbloom.Filter {
+	path := filepath.Join(fileDir(b), "latency.bloom")
+	opts := &mmapbloom.CreateOptions{Layout: format.LayoutBlocked512, Seed: peers.Seed, FixedSeed: true, Overwrite: true}
+	f, err := mmapbloom.Create(path, uint64(n), benchP, opts)
+	if err == nil && huge {
+		err = f.Close()
+		if err == nil {
+			f, err = mmapbloom.Open(path, &mmapbloom.OpenOptions{HugePages: true})
+		}
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = f.Close(); _ = os.Remove(path) })
+	const chunk = 1 << 20
+	for from := uint64(0); from < uint64(n); from += chunk {
+		to := min(from+chunk, uint64(n))
+		if err := f.AddBatch(keys.Generate(keys.Present, from, to).Keys()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return f
+}
+
+// spread returns count keys of family fam, indexes spread evenly over
+// [from, to), in one buffer.
+func spread(fam keys.Family, from, to uint64, count int) [][]byte {
+	out := make([][]byte, count)
+	buf := make([]byte, 0, count*96) // a key is at most 46+4+20 bytes: buf never moves
+	for j := range out {
+		start := len(buf)
+		buf = keys.AppendURL(buf, fam, from+uint64(j)*(to-from)/uint64(count))
+		out[j] = buf[start:len(buf):len(buf)]
+	}
+	return out
+}
+
+// latencyTest calls Test on keys in turn.
+func latencyTest(b *testing.B, f *mmapbloom.Filter, keys [][]byte) {
+	i := 0
+	for b.Loop() {
+		if _, err := f.Test(keys[i]); err != nil {
+			b.Fatal(err)
+		}
+		if i++; i == len(keys) {
+			i = 0
+		}
+	}
+}
+
+// latencyAdd calls Add on keys in turn; the benchmark's iterations should
+// not exceed len(keys), or the later adds find their bits set.
+func latencyAdd(b *testing.B, f *mmapbloom.Filter, keys [][]byte) {
+	i := 0
+	for b.Loop() {
+		if err := f.Add(keys[i]); err != nil {
+			b.Fatal(err)
+		}
+		if i++; i == len(keys) {
+			i = 0
+		}
+	}
+}
+
+// latencyBatchAdd calls AddBatch on batches of peers.BatchSize keys in
+// turn and reports ns/key.
+func latencyBatchAdd(b *testing.B, f *mmapbloom.Filter, keys [][]byte) {
+	size := peers.BatchSize
+	i, batches := 0, 0
+	for b.Loop() {
+		if i+size > len(keys) {
+			i = 0
+		}
+		if err := f.AddBatch(keys[i : i+size]); err != nil {
+			b.Fatal(err)
+		}
+		i += size
+		batches++
+	}
+	reportPerKey(b, batches*size)
+}
