@@ -110,9 +110,7 @@ func (f *Filter) hashKey(key []byte) blockKey {
 // set.
 func (f *Filter) testKey(key []byte, h blockKey) bool {
 	if f.blocked {
-		first, gs, out := [1]uint64{h.block * hashing.BlockBits}, [1]uint32{h.g}, [1]bool{}
-		kernel.Active.TestBlocks(f.words, first[:], gs[:], f.hdr.K, out[:])
-		return out[0]
+		return kernel.Active.TestBlock(f.words, h.block*hashing.BlockBits, h.g, f.hdr.K)
 	}
 	var buf [format.MaxK]uint64
 	return f.testBits(f.loc.Locate(key, buf[:]))

@@ -15,6 +15,8 @@
 //     512 inside the array; 1 <= k <= format.MaxK; len(gs) and len(out) are
 //     at least len(blocks). Reads only, with plain loads: a concurrent OR
 //     by another process is seen or not, as with single probes.
+//   - TestBlock(words, first, g, k) is TestBlocks of the one block at bit
+//     first, answered as its result: a single key's test.
 //   - BlockMasks(gs, k, masks) sets masks[i] to the 512-bit mask (8 words)
 //     of the k in-block probes of gs[i], as hashing.BlockMask does.
 //     len(masks) is at least len(gs).

@@ -77,6 +77,21 @@ func (k Kernel) TestBlocks(words []uint64, blocks []uint64, gs []uint32, probes 
 	testBlocksAVX2Asm(&words[0], &blocks[0], &gs[0], &out[0], len(blocks), int(probes), &hashing.PhiPow[0], &laneMasks[0][0])
 }
 
+// TestBlock is TestBlocks for one block, at bit first: a single key's
+// test without the batch's slices (see the package doc).
+func (k Kernel) TestBlock(words []uint64, first uint64, g uint32, probes uint32) bool {
+	var out bool
+	switch k {
+	case AVX512:
+		testBlocksAVX512Asm(&words[0], &first, &g, &out, 1, int(probes), &hashing.PhiPow[0])
+	case AVX2:
+		testBlocksAVX2Asm(&words[0], &first, &g, &out, 1, int(probes), &hashing.PhiPow[0], &laneMasks[0][0])
+	default:
+		out = TestLine(words[first>>6:first>>6+hashing.BlockWords:first>>6+hashing.BlockWords], g, probes)
+	}
+	return out
+}
+
 // PrefetchBit asks for the cache line of bit of words (PREFETCHT0, which
 // never faults); nothing when words is empty (a closed Filter's).
 func PrefetchBit(words []uint64, bit uint64) {

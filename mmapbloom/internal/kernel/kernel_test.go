@@ -35,8 +35,8 @@ func TestKernelsAvailable(t *testing.T) {
 	require.Equal(t, kernel.Choose(os.Getenv(kernel.EnvKernel), kernel.Available), kernel.Active)
 }
 
-// TestKernelsMatchGeneric checks every kernel's TestBlocks against the
-// generic one for every k (around each vector width of 8 and 16 probes),
+// TestKernelsMatchGeneric checks every kernel's TestBlocks and TestBlock
+// against the generic TestBlocks for every k (around each vector width of 8 and 16 probes),
 // at fills from sparse to nearly full so both answers occur.
 func TestKernelsMatchGeneric(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -67,6 +67,9 @@ func TestKernelsMatchGeneric(t *testing.T) {
 				kernel.Generic.TestBlocks(words, lines, gs, k, want)
 				kernel.Active.TestBlocks(words, lines, gs, k, got)
 				require.Equal(t, want, got, "k=%d density=%d", k, density)
+				for i, first := range lines {
+					require.Equal(t, want[i], kernel.Active.TestBlock(words, first, gs[i], k), "TestBlock k=%d density=%d key %d", k, density, i)
+				}
 				for _, a := range want {
 					answers[a]++
 				}
