@@ -57,29 +57,31 @@ func BenchmarkLatency(b *testing.B) {
 }
 
 // latencyFilter creates the blocked filter for n keys at benchP in the
-// benchmark's file directory and adds the n present keys, generated a
-// million at a time (50M keys never sit in memory at once).
+// benchmark's file directory, adds the n present keys, generated a
+// million at a time (50M keys never sit in memory at once), and opens it
+// again as a long-lived writer does: with huge pages only when huge (the
+// build itself had them: see OpenOptions.HugePages).
 func latencyFilter(b *testing.B, n int, huge bool) *mmapbloom.Filter {
 	path := filepath.Join(fileDir(b), "latency.bloom")
 	opts := &mmapbloom.CreateOptions{Layout: format.LayoutBlocked512, Seed: peers.Seed, FixedSeed: true, Overwrite: true}
 	f, err := mmapbloom.Create(path, uint64(n), benchP, opts)
-	if err == nil && huge {
+	if err != nil {
+		b.Fatal(err)
+	}
+	const chunk = 1 << 20
+	for from := uint64(0); from < uint64(n) && err == nil; from += chunk {
+		err = f.AddBatch(keys.Generate(keys.Present, from, min(from+chunk, uint64(n))).Keys())
+	}
+	if err == nil {
 		err = f.Close()
-		if err == nil {
-			f, err = mmapbloom.Open(path, &mmapbloom.OpenOptions{HugePages: true})
-		}
+	}
+	if err == nil {
+		f, err = mmapbloom.Open(path, &mmapbloom.OpenOptions{HugePages: huge})
 	}
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = f.Close(); _ = os.Remove(path) })
-	const chunk = 1 << 20
-	for from := uint64(0); from < uint64(n); from += chunk {
-		to := min(from+chunk, uint64(n))
-		if err := f.AddBatch(keys.Generate(keys.Present, from, to).Keys()); err != nil {
-			b.Fatal(err)
-		}
-	}
 	return f
 }
 
