@@ -16,14 +16,20 @@ import (
 // counts every Add call, as the v1.1 reference code does). Any byte sequence is a
 // key, the empty one included. Errors: ErrClosed, ErrReadOnly, ErrSealed,
 // ErrFileChanged.
-func (f *Filter) Add(key []byte) error {
+func (f *Filter) Add(key []byte) (err error) {
 	h := f.hashKey(key)
-	return f.run(false, true, func() error {
-		if f.setKey(key, h, false) || f.countCalls {
-			f.addCount(1)
-		}
-		return nil
-	})
+	restore, err := f.lockShared() // run's checks, without a closure to call
+	if err != nil {
+		return err
+	}
+	defer f.unlockShared(restore, &err)
+	if err := f.enter(); err != nil {
+		return err
+	}
+	if f.setKey(key, h, false) || f.countCalls {
+		f.addCount(1)
+	}
+	return nil
 }
 
 // AddString is Add for a string key, without copying it.
