@@ -4,7 +4,7 @@
 # and prints, per kernel and operation, the median over the runs of each
 # run's ratio to the read measured in the same run: single-key calls to
 # the dependent read, batch-add (ns/key) to the independent (overlapped)
-# read. Not part of CI; 50M keys only when asked (about 8 GiB of memory).
+# read, from the thread's CPU time (cpu-ns/op), then from the wall time. Not part of CI; 50M keys only when asked (about 8 GiB of memory).
 #
 # usage: bench/latency.sh [N...]          default N: 10M
 # Environment: ROUNDS [10], KERNELS ["avx512 avx2 generic"], OPS [1000000]
@@ -32,5 +32,8 @@ for n in "${SIZES[@]}"; do
 		done
 	done
 	echo "n=$n: median of $ROUNDS runs per kernel (load averages $(awk '{print $2}' "$raw" | sort -t= -k2 -n | sed -n '1p;$p' | tr '\n' ' '))"
+	echo "thread CPU time (cpu-ns/op):"
 	awk -f latency.awk "$raw"
+	echo "wall time (ns/op):"
+	awk -v metric=ns/op -f latency.awk "$raw"
 done

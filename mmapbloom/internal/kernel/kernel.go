@@ -25,6 +25,8 @@
 //     i, and returns how many keys found a probe's bit clear and true; or
 //     returns false having done nothing, where no kernel of its own exists
 //     (then the caller ORs hashing.BlockMask into each block itself).
+//   - AddBlock(words, first, g, k) is AddBlocks of the one block at bit
+//     first: whether the key found a bit clear, and ok as AddBlocks.
 //   - TestLayers and LocateLayers: the multi-layer pipeline of a set's
 //     batch calls (kernel_layers_amd64.go); false, having done nothing,
 //     where no kernel of their own exists.

@@ -135,6 +135,16 @@ func (k Kernel) AddBlocks(words []uint64, blocks []uint64, gs []uint32, probes u
 	return addBlocksAVX512(&words[0], &blocks[0], &gs[0], len(blocks), int(probes), &hashing.PhiPow[0]), true
 }
 
+// AddBlock is AddBlocks for the one block at bit first: it reports
+// whether the key found a probe's bit clear, or ok false having done
+// nothing (see the package doc); only the AVX-512 kernel has its own.
+func (k Kernel) AddBlock(words []uint64, first uint64, g uint32, probes uint32) (added, ok bool) {
+	if k != AVX512 {
+		return false, false
+	}
+	return addBlocksAVX512(&words[0], &first, &g, 1, int(probes), &hashing.PhiPow[0]) > 0, true
+}
+
 // prefetchLines issues PREFETCHT0 for the line of bit bits[i] of words,
 // i < n.
 //

@@ -40,6 +40,9 @@ func (Kernel) BlockMasks(gs []uint32, k uint32, masks [][hashing.BlockWords]uint
 // AddBlocks does nothing: no kernel of its own (see the package doc).
 func (Kernel) AddBlocks([]uint64, []uint64, []uint32, uint32) (int, bool) { return 0, false }
 
+// AddBlock does nothing: no kernel of its own (see the package doc).
+func (Kernel) AddBlock([]uint64, uint64, uint32, uint32) (added, ok bool) { return false, false }
+
 // PrefetchBit does nothing: without a prefetch instruction, touching the
 // line early could fault outside the fault guard.
 func PrefetchBit([]uint64, uint64) {}

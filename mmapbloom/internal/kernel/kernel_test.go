@@ -100,7 +100,8 @@ func TestBlockMasksMatchGeneric(t *testing.T) {
 	})
 }
 
-// TestAddBlocksMatchGeneric checks every kernel's AddBlocks against
+// TestAddBlocksMatchGeneric checks every kernel's AddBlocks (and AddBlock,
+// key by key) against
 // hashing.BlockMask ORed into each block: the same words after adding the
 // same keys, for every k, into blocks that are empty, partly and fully
 // set, and the same count of keys that set a clear bit. A kernel without
@@ -133,7 +134,20 @@ func TestAddBlocksMatchGeneric(t *testing.T) {
 					wantAdded++
 				}
 			}
+			one := append([]uint64(nil), before...)
+			oneAdded := 0
+			for i, first := range blocks {
+				if added, ok := kernel.Active.AddBlock(one, first, gs[i], k); added && ok {
+					oneAdded++
+				}
+			}
 			added, ok := kernel.Active.AddBlocks(words, blocks, gs, k)
+			if ok {
+				require.Equal(t, want, one, "k=%d: AddBlock key by key", k)
+				require.Equal(t, wantAdded, oneAdded, "k=%d: AddBlock's keys that set a clear bit", k)
+			} else {
+				require.Equal(t, before, one, "k=%d: a kernel without AddBlocks has no AddBlock", k)
+			}
 			if !ok {
 				require.NotEqual(t, kernel.AVX512, kernel.Active, "the AVX-512 kernel has an AddBlocks")
 				require.Equal(t, before, words, "k=%d: a kernel without AddBlocks changes nothing", k)
