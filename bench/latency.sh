@@ -10,7 +10,7 @@
 # Environment: ROUNDS [10], KERNELS ["avx512 avx2 generic"], OPS [1000000]
 # (iterations of each benchmark; keys, for batch-add; at most 1048576),
 # BENCH_DIR (filter and reference files; default: the test's temp dir),
-# BENCH_HUGE=1 (huge pages on both), OUT [out/latency].
+# OUT [out/latency].
 set -euo pipefail
 cd "$(dirname "$0")"
 SIZES=("$@")

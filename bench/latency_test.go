@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/mmapbloom/mmapbloom/bench/internal/peers"
@@ -28,7 +30,10 @@ const latencyPool = 1 << 20
 // one MMAPBLOOM_KERNEL names (the library reads it at start-up), so
 // latency.sh runs one process per kernel and alternates them. The adds
 // are of keys never added before, into the filter holding its n keys.
-// BENCH_HUGE=1 maps the reference and the filter with huge pages advised.
+// The reference is mapped with huge pages advised (the machine's best);
+// the filter as a writer opens it, after the build (which had them: see
+// OpenOptions.HugePages). filter-pmd-MiB and ref-pmd-MiB say how much of
+// each mapping the kernel maps with 2 MiB pages (/proc/self/smaps).
 // Each reports cpu-ns/op too, the benchmark thread's CPU time: on a loaded
 // machine it leaves out the time the thread waited for a core (a stalled
 // read still counts), so latency.sh takes its ratios from it.
@@ -37,16 +42,21 @@ func BenchmarkLatency(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	huge := os.Getenv("BENCH_HUGE") == "1"
-	f := latencyFilter(b, n, huge)
+	f, path := latencyFilter(b, n)
 	size := int(f.Header().ByteSize)
 	kern := os.Getenv("MMAPBLOOM_KERNEL")
 	if kern == "" {
 		kern = "best"
 	}
 	b.Run("kernel="+kern+"/n="+keys.FormatN(n), func(b *testing.B) {
-		words := mappedWordsAdvised(b, size, huge)
-		b.Run("reads=dependent", func(b *testing.B) { withCPU(b, func() { benchDependent(b, words) }) })
+		ref := filepath.Join(filepath.Dir(path), "memlat.bin")
+		words := mappedWordsAdvised(b, ref, size, true)
+		chain(words)
+		b.Run("reads=dependent", func(b *testing.B) {
+			withCPU(b, func() { benchDependent(b, words) })
+			b.ReportMetric(pmdMiB(b, path), "filter-pmd-MiB")
+			b.ReportMetric(pmdMiB(b, ref), "ref-pmd-MiB")
+		})
 		b.Run("reads=independent", func(b *testing.B) { withCPU(b, func() { benchIndependent(b, words) }) })
 		present := spread(keys.Present, 0, uint64(n), latencyPool)
 		absent := spread(keys.Absent, 0, uint64(n), latencyPool)
@@ -62,9 +72,8 @@ func BenchmarkLatency(b *testing.B) {
 // latencyFilter creates the blocked filter for n keys at benchP in the
 // benchmark's file directory, adds the n present keys, generated a
 // million at a time (50M keys never sit in memory at once), and opens it
-// again as a long-lived writer does: with huge pages only when huge (the
-// build itself had them: see OpenOptions.HugePages).
-func latencyFilter(b *testing.B, n int, huge bool) *mmapbloom.Filter {
+// again as a long-lived writer does. It returns the filter and its path.
+func latencyFilter(b *testing.B, n int) (*mmapbloom.Filter, string) {
 	path := filepath.Join(fileDir(b), "latency.bloom")
 	opts := &mmapbloom.CreateOptions{Layout: format.LayoutBlocked512, Seed: peers.Seed, FixedSeed: true, Overwrite: true}
 	f, err := mmapbloom.Create(path, uint64(n), benchP, opts)
@@ -79,13 +88,38 @@ func latencyFilter(b *testing.B, n int, huge bool) *mmapbloom.Filter {
 		err = f.Close()
 	}
 	if err == nil {
-		f, err = mmapbloom.Open(path, &mmapbloom.OpenOptions{HugePages: huge})
+		f, err = mmapbloom.Open(path, nil)
 	}
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = f.Close(); _ = os.Remove(path) })
-	return f
+	return f, path
+}
+
+// pmdMiB returns the MiB of this process's mappings of the file at path
+// that the kernel maps with 2 MiB pages (FilePmdMapped in
+// /proc/self/smaps), 0 where smaps is missing.
+func pmdMiB(b *testing.B, path string) float64 {
+	data, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		return 0
+	}
+	kb, in := 0, false
+	for line := range strings.Lines(string(data)) {
+		fields := strings.Fields(line)
+		switch {
+		case len(fields) >= 6 && strings.Contains(fields[0], "-"):
+			in = fields[len(fields)-1] == path
+		case in && len(fields) == 3 && fields[0] == "FilePmdMapped:":
+			v, err := strconv.Atoi(fields[1])
+			if err != nil {
+				b.Fatal(err)
+			}
+			kb += v
+		}
+	}
+	return float64(kb) / 1024
 }
 
 // spread returns count keys of family fam, indexes spread evenly over

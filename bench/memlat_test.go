@@ -20,19 +20,25 @@ import (
 // random generator, so the CPU overlaps as many misses as it can. ns/op is
 // per read.
 func BenchmarkMemoryLatency(b *testing.B) {
-	words := mappedWordsAdvised(b, 128<<20, true)
+	words := mappedWordsAdvised(b, filepath.Join(fileDir(b), "memlat.bin"), 128<<20, true)
+	chain(words)
 	b.Run("reads=dependent", func(b *testing.B) { benchDependent(b, words) })
 	b.Run("reads=independent", func(b *testing.B) { benchIndependent(b, words) })
 }
 
-// benchDependent chases pointers through words: each read's line comes
-// from the one before, in a random cycle over every line.
-func benchDependent(b *testing.B, words []uint64) {
+// chain links every line of words into one random cycle: the first word
+// of each line holds the index of the next line's first word.
+func chain(words []uint64) {
 	lines := len(words) / 8
 	order := rand.Perm(lines)
 	for i, line := range order {
 		words[line*8] = uint64(order[(i+1)%lines] * 8)
 	}
+}
+
+// benchDependent chases pointers through words linked by chain: each
+// read's line comes from the one before.
+func benchDependent(b *testing.B, words []uint64) {
 	p := uint64(0)
 	for b.Loop() {
 		p = words[p]
@@ -54,13 +60,12 @@ func benchIndependent(b *testing.B, words []uint64) {
 
 var sinkWord uint64
 
-// mappedWordsAdvised maps a new file of size bytes (rounded down to
-// whole lines) in the benchmark's directory, with MADV_RANDOM as the
+// mappedWordsAdvised maps a new file at path of size bytes (rounded down
+// to whole lines), with MADV_RANDOM as the
 // library maps a filter and, with huge, MADV_HUGEPAGE as OpenOptions.HugePages
 // adds, and views it as 64-bit words.
-func mappedWordsAdvised(b *testing.B, size int, huge bool) []uint64 {
+func mappedWordsAdvised(b *testing.B, path string, size int, huge bool) []uint64 {
 	size &^= 63
-	path := filepath.Join(fileDir(b), "memlat.bin")
 	f, err := os.Create(path)
 	if err != nil {
 		b.Fatal(err)
