@@ -138,11 +138,20 @@ func (k Kernel) AddBlocks(words []uint64, blocks []uint64, gs []uint32, probes u
 // AddBlock is AddBlocks for the one block at bit first: it reports
 // whether the key found a probe's bit clear, or ok false having done
 // nothing (see the package doc); only the AVX-512 kernel has its own.
+// The check inlines into the caller: other kernels pay no call.
 func (k Kernel) AddBlock(words []uint64, first uint64, g uint32, probes uint32) (added, ok bool) {
 	if k != AVX512 {
 		return false, false
 	}
-	return addBlocksAVX512(&words[0], &first, &g, 1, int(probes), &hashing.PhiPow[0]) > 0, true
+	return addBlockAVX512(words, first, g, probes), true
+}
+
+// addBlockAVX512 is AddBlock of the AVX-512 kernel (kept out of line so
+// that AddBlock inlines).
+//
+//go:noinline
+func addBlockAVX512(words []uint64, first uint64, g uint32, probes uint32) bool {
+	return addBlocksAVX512(&words[0], &first, &g, 1, int(probes), &hashing.PhiPow[0]) > 0
 }
 
 // prefetchLines issues PREFETCHT0 for the line of bit bits[i] of words,
