@@ -96,15 +96,33 @@ func (f *Filter) read(op func() error) (err error) {
 	if raceEnabled {
 		return f.run(false, false, op)
 	}
-	if err := f.usable(false); err != nil {
+	restore, err := f.beginRead()
+	if err != nil {
 		return err
 	}
-	defer f.recoverFault(debug.SetPanicOnFault(true), &err)
+	defer f.recoverFault(restore, &err)
 	if !f.headerIntact() {
 		return f.run(false, false, op)
 	}
 	atomic.LoadUint64(f.last)
-	err = op()
+	return f.endRead(op())
+}
+
+// beginRead starts a lock-free read (read's path, which Test follows
+// without a closure): it checks the handle and makes faults panic; the
+// caller must defer recoverFault with the result, send the call to run
+// when the header is not intact, touch the last word, read, and return
+// through endRead.
+func (f *Filter) beginRead() (restore bool, err error) {
+	if err := f.usable(false); err != nil {
+		return false, err
+	}
+	return debug.SetPanicOnFault(true), nil
+}
+
+// endRead returns the error of a lock-free read whose op returned err:
+// ErrClosed if Close ran meanwhile (whatever op saw is void), else err.
+func (f *Filter) endRead(err error) error {
 	if f.closed.Load() {
 		return ErrClosed
 	}

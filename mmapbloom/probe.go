@@ -40,7 +40,29 @@ func (f *Filter) AddString(key string) error { return f.Add(mapping.Bytes(key)) 
 // p at n keys. Test never writes. Errors: ErrClosed, ErrFileChanged.
 func (f *Filter) Test(key []byte) (present bool, err error) {
 	h := f.hashKey(key)
-	err = f.read(func() error {
+	if raceEnabled {
+		return f.testLocked(key, h)
+	}
+	restore, err := f.beginRead() // read's path, without a closure to call
+	if err != nil {
+		return false, err
+	}
+	defer f.recoverFault(restore, &err)
+	if !f.headerIntact() {
+		return f.testLocked(key, h)
+	}
+	atomic.LoadUint64(f.last)
+	present = f.testKey(key, h)
+	if err := f.endRead(nil); err != nil {
+		return false, err
+	}
+	return present, nil
+}
+
+// testLocked is Test through run: under the lock, for race builds and
+// while the header is not as at open (see read).
+func (f *Filter) testLocked(key []byte, h blockKey) (present bool, err error) {
+	err = f.run(false, false, func() error {
 		present = f.testKey(key, h)
 		return nil
 	})
