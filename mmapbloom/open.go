@@ -124,8 +124,8 @@ func openFile(file *os.File, opts OpenOptions) (*Filter, error) {
 // on a filter that holds no key yet. Its mapping gets huge pages (see
 // OpenOptions.HugePages): the faults of an empty file read nothing worth
 // reading (zeros, or unwritten blocks that read none), and a build that
-// fills the array soon dirties every page anyway. A classic build of 50M
-// keys was 1.34x slower on 4 KiB pages (BENCHMARKS.md, "Classic build").
+// fills the array soon dirties every page anyway (BENCHMARKS.md, "Speed
+// at scale": the classic build of 50M keys).
 func building(hdr format.Header, opts OpenOptions) bool {
 	return !opts.ReadOnly && hdr.Count == 0
 }
