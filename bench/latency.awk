@@ -18,25 +18,30 @@ BEGIN { if (metric == "") metric = "cpu-ns/op" }
 	key = kern SUBSEP run
 	if (op == "reads=independent") indep[key] = v
 	else if (op == "reads=dependent") dep[key] = v
+	else if (op == "reads=independent-4k") indep4[key] = v
+	else if (op == "reads=dependent-4k") dep4[key] = v
 	else val[kern, op, run] = v
 	kerns[kern] = 1; runs[run] = 1
 	if (op ~ /^op=/) ops[op] = 1
 }
 END {
-	printf "%-8s %-22s %10s %10s %12s\n", "kernel", "op", "median ns", "limit ns", "ratio"
+	printf "%-8s %-16s %9s %11s %11s %13s %13s\n", "kernel", "op", "median ns", "limit", "ratio", "limit 4k", "ratio 4k"
 	for (k in kerns) {
-		dl = ""; il = ""
-		for (r in runs) { dl = dl " " dep[k, r]; il = il " " indep[k, r] }
-		printf "%-8s %-22s %10.1f\n", k, "reads=dependent", median(dl)
-		printf "%-8s %-22s %10.2f\n", k, "reads=independent", median(il)
+		dl = ""; il = ""; dl4 = ""; il4 = ""
+		for (r in runs) { dl = dl " " dep[k, r]; il = il " " indep[k, r]; dl4 = dl4 " " dep4[k, r]; il4 = il4 " " indep4[k, r] }
+		printf "%-8s %-16s %9.1f %11s %11s %13.1f\n", k, "reads=dependent", median(dl), "", "", median(dl4)
+		printf "%-8s %-16s %9.2f %11s %11s %13.2f\n", k, "reads=independent", median(il), "", "", median(il4)
 		for (o in ops) {
-			vl = ""; rl = ""
+			vl = ""; rl = ""; rl4 = ""
 			for (r in runs) {
 				if (!((k, o, r) in val)) continue
-				lim = (o == "op=batch-add") ? indep[k, r] : dep[k, r]
+				batch = (o == "op=batch-add")
+				lim = batch ? indep[k, r] : dep[k, r]
+				lim4 = batch ? indep4[k, r] : dep4[k, r]
 				vl = vl " " val[k, o, r]; rl = rl " " val[k, o, r] / lim
+				if (lim4 > 0) rl4 = rl4 " " val[k, o, r] / lim4
 			}
-			printf "%-8s %-22s %10.1f %10s %12.2f\n", k, o, median(vl), (o == "op=batch-add") ? "overlap" : "dependent", median(rl)
+			printf "%-8s %-16s %9.1f %11s %11.2f %13s %13.2f\n", k, o, median(vl), batch ? "overlapped" : "dependent", median(rl), "", (rl4 == "") ? 0 : median(rl4)
 		}
 	}
 }

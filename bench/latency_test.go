@@ -30,9 +30,10 @@ const latencyPool = 1 << 20
 // one MMAPBLOOM_KERNEL names (the library reads it at start-up), so
 // latency.sh runs one process per kernel and alternates them. The adds
 // are of keys never added before, into the filter holding its n keys.
-// The reference is mapped with huge pages advised (the machine's best);
-// the filter as a writer opens it, after the build (which had them: see
-// OpenOptions.HugePages). filter-pmd-MiB and ref-pmd-MiB say how much of
+// The reference is mapped with huge pages advised (the machine's best),
+// and again without (reads=...-4k: the limit of a mapping in 4 KiB
+// pages); the filter as a writer opens it, after the build (which had
+// them: see OpenOptions.HugePages). filter-pmd-MiB and ref-pmd-MiB say how much of
 // each mapping the kernel maps with 2 MiB pages (/proc/self/smaps).
 // Each reports cpu-ns/op too, the benchmark thread's CPU time: on a loaded
 // machine it leaves out the time the thread waited for a core (a stalled
@@ -58,6 +59,10 @@ func BenchmarkLatency(b *testing.B) {
 			b.ReportMetric(pmdMiB(b, ref), "ref-pmd-MiB")
 		})
 		b.Run("reads=independent", func(b *testing.B) { withCPU(b, func() { benchIndependent(b, words) }) })
+		small := mappedWordsAdvised(b, filepath.Join(filepath.Dir(path), "memlat4k.bin"), size, false)
+		chain(small)
+		b.Run("reads=dependent-4k", func(b *testing.B) { withCPU(b, func() { benchDependent(b, small) }) })
+		b.Run("reads=independent-4k", func(b *testing.B) { withCPU(b, func() { benchIndependent(b, small) }) })
 		present := spread(keys.Present, 0, uint64(n), latencyPool)
 		absent := spread(keys.Absent, 0, uint64(n), latencyPool)
 		fresh := spread(keys.Absent, uint64(n), uint64(n)+2*latencyPool, 2*latencyPool)
