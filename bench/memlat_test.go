@@ -20,36 +20,52 @@ import (
 // random generator, so the CPU overlaps as many misses as it can. ns/op is
 // per read.
 func BenchmarkMemoryLatency(b *testing.B) {
-	const size = 128 << 20
-	words := mappedWords(b, size)
-	lines := size / 64
+	words := mappedWordsAdvised(b, filepath.Join(fileDir(b), "memlat.bin"), 128<<20, true)
+	chain(words)
+	b.Run("reads=dependent", func(b *testing.B) { benchDependent(b, words) })
+	b.Run("reads=independent", func(b *testing.B) { benchIndependent(b, words) })
+}
+
+// chain links every line of words into one random cycle: the first word
+// of each line holds the index of the next line's first word.
+func chain(words []uint64) {
+	lines := len(words) / 8
 	order := rand.Perm(lines)
 	for i, line := range order {
 		words[line*8] = uint64(order[(i+1)%lines] * 8)
 	}
-	b.Run("reads=dependent", func(b *testing.B) {
-		p := uint64(0)
-		for b.Loop() {
-			p = words[p]
-		}
-		sinkWord = p
-	})
-	b.Run("reads=independent", func(b *testing.B) {
-		s, x := uint64(1), uint64(0)
-		for b.Loop() {
-			s = s*6364136223846793005 + 1442695040888963407
-			x += words[(s>>20)%uint64(lines)*8]
-		}
-		sinkWord = x
-	})
+}
+
+// benchDependent chases pointers through words linked by chain: each
+// read's line comes from the one before.
+func benchDependent(b *testing.B, words []uint64) {
+	p := uint64(0)
+	for b.Loop() {
+		p = words[p]
+	}
+	sinkWord = p
+}
+
+// benchIndependent reads lines of words at addresses from a random
+// generator, none depending on a read.
+func benchIndependent(b *testing.B, words []uint64) {
+	lines := uint64(len(words) / 8)
+	s, x := uint64(1), uint64(0)
+	for b.Loop() {
+		s = s*6364136223846793005 + 1442695040888963407
+		x += words[(s>>20)%lines*8]
+	}
+	sinkWord = x
 }
 
 var sinkWord uint64
 
-// mappedWords maps a new file of size bytes in the benchmark's directory
-// and views it as 64-bit words.
-func mappedWords(b *testing.B, size int) []uint64 {
-	path := filepath.Join(fileDir(b), "memlat.bin")
+// mappedWordsAdvised maps a new file at path of size bytes (rounded down
+// to whole lines), with MADV_RANDOM as the
+// library maps a filter and, with huge, MADV_HUGEPAGE as OpenOptions.HugePages
+// adds, and views it as 64-bit words.
+func mappedWordsAdvised(b *testing.B, path string, size int, huge bool) []uint64 {
+	size &^= 63
 	f, err := os.Create(path)
 	if err != nil {
 		b.Fatal(err)
@@ -63,7 +79,9 @@ func mappedWords(b *testing.B, size int) []uint64 {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = m.Unmap() })
-	_ = unix.Madvise(m, unix.MADV_HUGEPAGE) // advice, as in the library
-
+	if huge {
+		_ = unix.Madvise(m, unix.MADV_HUGEPAGE) // advice, as in the library
+	}
+	_ = unix.Madvise(m, unix.MADV_RANDOM)
 	return unsafe.Slice((*uint64)(unsafe.Pointer(&m[0])), size/8)
 }

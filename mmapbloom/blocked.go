@@ -1,6 +1,9 @@
 package mmapbloom
 
-import "github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
+import (
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/kernel"
+)
 
 // The blocked-512 layout's probes on a filter's words: the bit positions
 // are hashing's (internal/hashing/blocked.go).
@@ -11,8 +14,15 @@ func (f *Filter) line(block uint64) []uint64 {
 }
 
 // setBlock ORs the probes of g into block; with report it says whether
-// any bit was clear before this call set it (see orWord).
+// any bit was clear before this call set it (see orWord). Without, the
+// kernel's AddBlock does it where it has one (AVX-512: the mask in a
+// register).
 func (f *Filter) setBlock(block uint64, g uint32, report bool) bool {
+	if !report {
+		if added, ok := kernel.Active.AddBlock(f.words, block*hashing.BlockBits, g, f.hdr.K); ok {
+			return added
+		}
+	}
 	mask := hashing.BlockMask(g, f.hdr.K)
 	return f.orLine(block, &mask, report)
 }

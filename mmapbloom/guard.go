@@ -23,22 +23,57 @@ func (f *Filter) run(exclusive, write bool, op func() error) error {
 }
 
 // guarded executes op after checking the handle's state, the header and
-// the last word of the mapping. A fault while it or op touches the mapping
-// (the file was truncated or shrunk under it, which would otherwise kill
-// the process with SIGBUS) becomes ErrFileChanged, and the Filter refuses
-// further calls. Touching the last word makes a file shrunk by a page or
-// more fail every call, not only the calls whose keys fall in the lost
-// pages. The caller holds mu.
+// the last word of the mapping (see enter). A fault while it or op
+// touches the mapping (the file was truncated or shrunk under it, which
+// would otherwise kill the process with SIGBUS) becomes ErrFileChanged,
+// and the Filter refuses further calls. The caller holds mu.
 func (f *Filter) guarded(write bool, op func() error) (err error) {
 	if err := f.usable(write); err != nil {
 		return err
 	}
 	defer f.recoverFault(debug.SetPanicOnFault(true), &err)
+	if err := f.enter(); err != nil {
+		return err
+	}
+	return op()
+}
+
+// enter checks the header and touches the last word of the mapping: a
+// file shrunk by a page or more then fails every call, not only the calls
+// whose keys fall in the lost pages. The caller has checked usable and
+// made faults panic (see recoverFault, unlockShared).
+func (f *Filter) enter() error {
 	if err := f.checkHeader(); err != nil {
 		return err
 	}
 	atomic.LoadUint64(f.last)
-	return op()
+	return nil
+}
+
+// lockShared starts a write of a single key without a closure (Add's
+// path; run's with exclusive false and write true): it takes mu shared
+// and, when the handle may write, makes faults panic; the caller must
+// defer unlockShared with the result, then call enter. On an error mu is
+// already released.
+func (f *Filter) lockShared() (restore bool, err error) {
+	f.mu.RLock()
+	if err := f.usable(true); err != nil {
+		f.mu.RUnlock()
+		return false, err
+	}
+	return debug.SetPanicOnFault(true), nil
+}
+
+// unlockShared ends what lockShared started: it restores the goroutine's
+// panic-on-fault setting, releases mu and turns a fault into an error as
+// recoverFault does.
+func (f *Filter) unlockShared(restore bool, err *error) {
+	debug.SetPanicOnFault(restore)
+	r := recover()
+	f.mu.RUnlock()
+	if r != nil {
+		*err = f.settle(r)
+	}
 }
 
 // read executes op, which only reads the mapping, with the checks of run
@@ -61,15 +96,33 @@ func (f *Filter) read(op func() error) (err error) {
 	if raceEnabled {
 		return f.run(false, false, op)
 	}
-	if err := f.usable(false); err != nil {
+	restore, err := f.beginRead()
+	if err != nil {
 		return err
 	}
-	defer f.recoverFault(debug.SetPanicOnFault(true), &err)
+	defer f.recoverFault(restore, &err)
 	if !f.headerIntact() {
 		return f.run(false, false, op)
 	}
 	atomic.LoadUint64(f.last)
-	err = op()
+	return f.endRead(op())
+}
+
+// beginRead starts a lock-free read (read's path, which Test follows
+// without a closure): it checks the handle and makes faults panic; the
+// caller must defer recoverFault with the result, send the call to run
+// when the header is not intact, touch the last word, read, and return
+// through endRead.
+func (f *Filter) beginRead() (restore bool, err error) {
+	if err := f.usable(false); err != nil {
+		return false, err
+	}
+	return debug.SetPanicOnFault(true), nil
+}
+
+// endRead returns the error of a lock-free read whose op returned err:
+// ErrClosed if Close ran meanwhile (whatever op saw is void), else err.
+func (f *Filter) endRead(err error) error {
 	if f.closed.Load() {
 		return ErrClosed
 	}
@@ -77,26 +130,28 @@ func (f *Filter) read(op func() error) (err error) {
 }
 
 // recoverFault restores the goroutine's panic-on-fault setting and turns
-// a panic inside run or read into an error: any panic into ErrClosed if
-// the Filter was closed meanwhile (only a lock-free read can overlap
-// Close; it may fault on the unmapped range, or index a view of the
-// mapping that Close cleared half-way), else a memory fault into
-// ErrFileChanged. Other panics go on.
+// a panic inside run or read into an error (see settle).
 func (f *Filter) recoverFault(restore bool, err *error) {
 	debug.SetPanicOnFault(restore)
-	r := recover()
-	if r == nil {
-		return
+	if r := recover(); r != nil {
+		*err = f.settle(r)
 	}
+}
+
+// settle returns the error of a recovered panic r: ErrClosed for any
+// panic if the Filter was closed meanwhile (only a lock-free read can
+// overlap Close; it may fault on the unmapped range, or index a view of
+// the mapping that Close cleared half-way), else for a memory fault the
+// error of faultError. Other panics go on.
+func (f *Filter) settle(r any) error {
 	if f.closed.Load() {
-		*err = ErrClosed
-		return
+		return ErrClosed
 	}
 	fault, ok := r.(interface{ Addr() uintptr })
 	if !ok {
 		panic(r)
 	}
-	*err = f.faultError(fault.Addr())
+	return f.faultError(fault.Addr())
 }
 
 // faultError returns the error of a memory fault at addr in f's mapping.

@@ -41,8 +41,11 @@ type OpenOptions struct {
 	// KiB. Worth it for a long-lived handle on a file that is, or will
 	// soon be, mostly in the page cache and serves many batch calls;
 	// BENCHMARKS.md ("Cold from disk") has the measurements. Default
-	// false: a cold single probe reads about one page. Kernels without
-	// THP ignore it.
+	// false: a cold single probe reads about one page; but a read-only
+	// handle on a file whose pages are resident (a sample of 32 pages,
+	// mincore) and a writable handle on a filter that holds no key yet
+	// (one being built) get huge pages anyway, as neither pays their
+	// cost. Kernels without THP ignore it.
 	HugePages bool
 
 	// BeforeLayer, when set, is called by a set handle before it creates
@@ -105,7 +108,7 @@ func openFile(file *os.File, opts OpenOptions) (*Filter, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := mapping.Map(file, format.HeaderSize+hdr.ByteSize, opts.ReadOnly, opts.HugePages)
+	data, err := mapping.Map(file, format.HeaderSize+hdr.ByteSize, opts.ReadOnly, opts.HugePages || building(hdr, opts))
 	if err != nil {
 		return nil, err
 	}
@@ -115,6 +118,16 @@ func openFile(file *os.File, opts OpenOptions) (*Filter, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// building reports whether a handle is opened to build a filter: writable
+// on a filter that holds no key yet. Its mapping gets huge pages (see
+// OpenOptions.HugePages): the faults of an empty file read nothing worth
+// reading (zeros, or unwritten blocks that read none), and a build that
+// fills the array soon dirties every page anyway (BENCHMARKS.md, "Speed
+// at scale": the classic build of 50M keys).
+func building(hdr format.Header, opts OpenOptions) bool {
+	return !opts.ReadOnly && hdr.Count == 0
 }
 
 // readHeader reads and validates the header of file with plain reads, so

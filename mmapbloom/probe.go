@@ -16,14 +16,20 @@ import (
 // counts every Add call, as the v1.1 reference code does). Any byte sequence is a
 // key, the empty one included. Errors: ErrClosed, ErrReadOnly, ErrSealed,
 // ErrFileChanged.
-func (f *Filter) Add(key []byte) error {
+func (f *Filter) Add(key []byte) (err error) {
 	h := f.hashKey(key)
-	return f.run(false, true, func() error {
-		if f.setKey(key, h, false) || f.countCalls {
-			f.addCount(1)
-		}
-		return nil
-	})
+	restore, err := f.lockShared() // run's checks, without a closure to call
+	if err != nil {
+		return err
+	}
+	defer f.unlockShared(restore, &err)
+	if err := f.enter(); err != nil {
+		return err
+	}
+	if f.setKey(key, h, false) || f.countCalls {
+		f.addCount(1)
+	}
+	return nil
 }
 
 // AddString is Add for a string key, without copying it.
@@ -34,7 +40,29 @@ func (f *Filter) AddString(key string) error { return f.Add(mapping.Bytes(key)) 
 // p at n keys. Test never writes. Errors: ErrClosed, ErrFileChanged.
 func (f *Filter) Test(key []byte) (present bool, err error) {
 	h := f.hashKey(key)
-	err = f.read(func() error {
+	if raceEnabled {
+		return f.testLocked(key, h)
+	}
+	restore, err := f.beginRead() // read's path, without a closure to call
+	if err != nil {
+		return false, err
+	}
+	defer f.recoverFault(restore, &err)
+	if !f.headerIntact() {
+		return f.testLocked(key, h)
+	}
+	atomic.LoadUint64(f.last)
+	present = f.testKey(key, h)
+	if err := f.endRead(nil); err != nil {
+		return false, err
+	}
+	return present, nil
+}
+
+// testLocked is Test through run: under the lock, for race builds and
+// while the header is not as at open (see read).
+func (f *Filter) testLocked(key []byte, h blockKey) (present bool, err error) {
+	err = f.run(false, false, func() error {
 		present = f.testKey(key, h)
 		return nil
 	})
@@ -110,9 +138,7 @@ func (f *Filter) hashKey(key []byte) blockKey {
 // set.
 func (f *Filter) testKey(key []byte, h blockKey) bool {
 	if f.blocked {
-		first, gs, out := [1]uint64{h.block * hashing.BlockBits}, [1]uint32{h.g}, [1]bool{}
-		kernel.Active.TestBlocks(f.words, first[:], gs[:], f.hdr.K, out[:])
-		return out[0]
+		return kernel.Active.TestBlock(f.words, h.block*hashing.BlockBits, h.g, f.hdr.K)
 	}
 	var buf [format.MaxK]uint64
 	return f.testBits(f.loc.Locate(key, buf[:]))

@@ -15,6 +15,8 @@
 //     512 inside the array; 1 <= k <= format.MaxK; len(gs) and len(out) are
 //     at least len(blocks). Reads only, with plain loads: a concurrent OR
 //     by another process is seen or not, as with single probes.
+//   - TestBlock(words, first, g, k) is TestBlocks of the one block at bit
+//     first, answered as its result: a single key's test.
 //   - BlockMasks(gs, k, masks) sets masks[i] to the 512-bit mask (8 words)
 //     of the k in-block probes of gs[i], as hashing.BlockMask does.
 //     len(masks) is at least len(gs).
@@ -23,6 +25,8 @@
 //     i, and returns how many keys found a probe's bit clear and true; or
 //     returns false having done nothing, where no kernel of its own exists
 //     (then the caller ORs hashing.BlockMask into each block itself).
+//   - AddBlock(words, first, g, k) is AddBlocks of the one block at bit
+//     first: whether the key found a bit clear, and ok as AddBlocks.
 //   - TestLayers and LocateLayers: the multi-layer pipeline of a set's
 //     batch calls (kernel_layers_amd64.go); false, having done nothing,
 //     where no kernel of their own exists.
@@ -30,6 +34,8 @@
 // The results of every implementation are identical to the generic one;
 // kernel_test.go checks that for each implementation this CPU can run.
 package kernel
+
+import "os"
 
 // Kernel names an implementation of the probe loops.
 type Kernel uint8
@@ -53,10 +59,28 @@ func (k Kernel) String() string {
 
 // Available lists the implementations this CPU can run, best first;
 // Active is the one the batch calls use (tests and benchmarks set it to
-// each of Available in turn). Dispatch is a switch in the
+// each of Available in turn): the best, or the one the environment
+// variable MMAPBLOOM_KERNEL names ("avx512", "avx2" or "generic") when
+// this CPU can run it (see Choose). Dispatch is a switch in the
 // per-architecture Prefetch and TestBlocks methods: direct calls keep the
 // batch buffers on the stack.
 var (
 	Available = availableKernels()
-	Active    = Available[0]
+	Active    = Choose(os.Getenv(EnvKernel), Available)
 )
+
+// EnvKernel is the environment variable read once at start-up that
+// names the kernel to use in place of the best one, for comparing the
+// kernels in separate processes (the bench module's latency runs).
+const EnvKernel = "MMAPBLOOM_KERNEL"
+
+// Choose returns the kernel of avail named name (its String form), or
+// avail[0], the best, when name is empty or names none of them.
+func Choose(name string, avail []Kernel) Kernel {
+	for _, k := range avail {
+		if k.String() == name {
+			return k
+		}
+	}
+	return avail[0]
+}

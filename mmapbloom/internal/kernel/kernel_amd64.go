@@ -77,6 +77,21 @@ func (k Kernel) TestBlocks(words []uint64, blocks []uint64, gs []uint32, probes 
 	testBlocksAVX2Asm(&words[0], &blocks[0], &gs[0], &out[0], len(blocks), int(probes), &hashing.PhiPow[0], &laneMasks[0][0])
 }
 
+// TestBlock is TestBlocks for one block, at bit first: a single key's
+// test without the batch's slices (see the package doc).
+func (k Kernel) TestBlock(words []uint64, first uint64, g uint32, probes uint32) bool {
+	var out bool
+	switch k {
+	case AVX512:
+		testBlocksAVX512Asm(&words[0], &first, &g, &out, 1, int(probes), &hashing.PhiPow[0])
+	case AVX2:
+		testBlocksAVX2Asm(&words[0], &first, &g, &out, 1, int(probes), &hashing.PhiPow[0], &laneMasks[0][0])
+	default:
+		out = TestLine(words[first>>6:first>>6+hashing.BlockWords:first>>6+hashing.BlockWords], g, probes)
+	}
+	return out
+}
+
 // PrefetchBit asks for the cache line of bit of words (PREFETCHT0, which
 // never faults); nothing when words is empty (a closed Filter's).
 func PrefetchBit(words []uint64, bit uint64) {
@@ -118,6 +133,25 @@ func (k Kernel) AddBlocks(words []uint64, blocks []uint64, gs []uint32, probes u
 	}
 	_ = gs[len(blocks)-1]
 	return addBlocksAVX512(&words[0], &blocks[0], &gs[0], len(blocks), int(probes), &hashing.PhiPow[0]), true
+}
+
+// AddBlock is AddBlocks for the one block at bit first: it reports
+// whether the key found a probe's bit clear, or ok false having done
+// nothing (see the package doc); only the AVX-512 kernel has its own.
+// The check inlines into the caller: other kernels pay no call.
+func (k Kernel) AddBlock(words []uint64, first uint64, g uint32, probes uint32) (added, ok bool) {
+	if k != AVX512 {
+		return false, false
+	}
+	return addBlockAVX512(words, first, g, probes), true
+}
+
+// addBlockAVX512 is AddBlock of the AVX-512 kernel (kept out of line so
+// that AddBlock inlines).
+//
+//go:noinline
+func addBlockAVX512(words []uint64, first uint64, g uint32, probes uint32) bool {
+	return addBlocksAVX512(&words[0], &first, &g, 1, int(probes), &hashing.PhiPow[0]) > 0
 }
 
 // prefetchLines issues PREFETCHT0 for the line of bit bits[i] of words,

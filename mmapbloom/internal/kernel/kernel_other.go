@@ -27,6 +27,11 @@ func (Kernel) TestBlocks(words []uint64, blocks []uint64, gs []uint32, k uint32,
 	testBlocksGeneric(words, blocks, gs, k, out)
 }
 
+// TestBlock is TestLine on the block at bit first (see the package doc).
+func (Kernel) TestBlock(words []uint64, first uint64, g uint32, k uint32) bool {
+	return TestLine(words[first>>6:first>>6+hashing.BlockWords:first>>6+hashing.BlockWords], g, k)
+}
+
 // BlockMasks is blockMasksGeneric (see the package doc).
 func (Kernel) BlockMasks(gs []uint32, k uint32, masks [][hashing.BlockWords]uint64) {
 	blockMasksGeneric(gs, k, masks)
@@ -34,6 +39,9 @@ func (Kernel) BlockMasks(gs []uint32, k uint32, masks [][hashing.BlockWords]uint
 
 // AddBlocks does nothing: no kernel of its own (see the package doc).
 func (Kernel) AddBlocks([]uint64, []uint64, []uint32, uint32) (int, bool) { return 0, false }
+
+// AddBlock does nothing: no kernel of its own (see the package doc).
+func (Kernel) AddBlock([]uint64, uint64, uint32, uint32) (added, ok bool) { return false, false }
 
 // PrefetchBit does nothing: without a prefetch instruction, touching the
 // line early could fault outside the fault guard.

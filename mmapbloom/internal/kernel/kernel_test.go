@@ -2,6 +2,7 @@ package kernel_test
 
 import (
 	"math/rand/v2"
+	"os"
 	"slices"
 	"testing"
 
@@ -16,7 +17,7 @@ import (
 // TestKernelsAvailable says which kernels this machine runs (.ci/run
 // prints it with -v), and checks that kernel.WhyNot agrees with the dispatch: a
 // kernel runs exactly when nothing is missing, the generic one always,
-// and the best one is active.
+// and the best one (or the one MMAPBLOOM_KERNEL names) is active.
 func TestKernelsAvailable(t *testing.T) {
 	for _, k := range kernel.All {
 		runs := slices.Contains(kernel.Available, k)
@@ -31,11 +32,11 @@ func TestKernelsAvailable(t *testing.T) {
 		}
 	}
 	require.Equal(t, kernel.Generic, kernel.Available[len(kernel.Available)-1])
-	require.Equal(t, kernel.Available[0], kernel.Active)
+	require.Equal(t, kernel.Choose(os.Getenv(kernel.EnvKernel), kernel.Available), kernel.Active)
 }
 
-// TestKernelsMatchGeneric checks every kernel's TestBlocks against the
-// generic one for every k (around each vector width of 8 and 16 probes),
+// TestKernelsMatchGeneric checks every kernel's TestBlocks and TestBlock
+// against the generic TestBlocks for every k (around each vector width of 8 and 16 probes),
 // at fills from sparse to nearly full so both answers occur.
 func TestKernelsMatchGeneric(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -66,6 +67,9 @@ func TestKernelsMatchGeneric(t *testing.T) {
 				kernel.Generic.TestBlocks(words, lines, gs, k, want)
 				kernel.Active.TestBlocks(words, lines, gs, k, got)
 				require.Equal(t, want, got, "k=%d density=%d", k, density)
+				for i, first := range lines {
+					require.Equal(t, want[i], kernel.Active.TestBlock(words, first, gs[i], k), "TestBlock k=%d density=%d key %d", k, density, i)
+				}
 				for _, a := range want {
 					answers[a]++
 				}
@@ -96,7 +100,8 @@ func TestBlockMasksMatchGeneric(t *testing.T) {
 	})
 }
 
-// TestAddBlocksMatchGeneric checks every kernel's AddBlocks against
+// TestAddBlocksMatchGeneric checks every kernel's AddBlocks (and AddBlock,
+// key by key) against
 // hashing.BlockMask ORed into each block: the same words after adding the
 // same keys, for every k, into blocks that are empty, partly and fully
 // set, and the same count of keys that set a clear bit. A kernel without
@@ -129,7 +134,20 @@ func TestAddBlocksMatchGeneric(t *testing.T) {
 					wantAdded++
 				}
 			}
+			one := append([]uint64(nil), before...)
+			oneAdded := 0
+			for i, first := range blocks {
+				if added, ok := kernel.Active.AddBlock(one, first, gs[i], k); added && ok {
+					oneAdded++
+				}
+			}
 			added, ok := kernel.Active.AddBlocks(words, blocks, gs, k)
+			if ok {
+				require.Equal(t, want, one, "k=%d: AddBlock key by key", k)
+				require.Equal(t, wantAdded, oneAdded, "k=%d: AddBlock's keys that set a clear bit", k)
+			} else {
+				require.Equal(t, before, one, "k=%d: a kernel without AddBlocks has no AddBlock", k)
+			}
 			if !ok {
 				require.NotEqual(t, kernel.AVX512, kernel.Active, "the AVX-512 kernel has an AddBlocks")
 				require.Equal(t, before, words, "k=%d: a kernel without AddBlocks changes nothing", k)
@@ -139,4 +157,24 @@ func TestAddBlocksMatchGeneric(t *testing.T) {
 			require.Equal(t, wantAdded, added, "k=%d: keys that set a clear bit", k)
 		}
 	})
+}
+
+// TestChoose checks the choice MMAPBLOOM_KERNEL makes: a kernel the list
+// holds by its name, else the best one.
+func TestChoose(t *testing.T) {
+	avail := []kernel.Kernel{kernel.AVX512, kernel.AVX2, kernel.Generic}
+	for _, tc := range []struct {
+		name string
+		want kernel.Kernel
+	}{
+		{"", kernel.AVX512},
+		{"avx512", kernel.AVX512},
+		{"avx2", kernel.AVX2},
+		{"generic", kernel.Generic},
+		{"AVX2", kernel.AVX512},
+		{"sse", kernel.AVX512},
+	} {
+		require.Equal(t, tc.want, kernel.Choose(tc.name, avail), "name %q", tc.name)
+	}
+	require.Equal(t, kernel.Generic, kernel.Choose("avx2", []kernel.Kernel{kernel.Generic}), "a kernel the CPU lacks")
 }

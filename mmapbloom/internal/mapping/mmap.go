@@ -16,8 +16,11 @@ import (
 
 // Map maps the first size bytes of f, shared, writable unless
 // readOnly, and advises the kernel that access is random (no read-ahead
-// of megabytes around a cold probe, which then reads one 4 KiB page) and,
-// with hugePages, that huge pages are welcome (see OpenOptions.HugePages).
+// of megabytes around a cold probe, which then reads one 4 KiB page) and
+// that huge pages are welcome (see OpenOptions.HugePages) with hugePages,
+// or read-only when the file is resident (see Resident): a fault then
+// reads nothing from the disk, nothing is written back, and a probe
+// misses the TLB once per 2 MiB instead of once per 4 KiB.
 func Map(f *os.File, size uint64, readOnly, hugePages bool) (mmap.MMap, error) {
 	if size > math.MaxInt {
 		return nil, fmt.Errorf("mmapbloom: map %s: %d bytes do not fit this platform's address space: %w", f.Name(), size, errs.ErrTooLarge)
@@ -30,7 +33,7 @@ func Map(f *os.File, size uint64, readOnly, hugePages bool) (mmap.MMap, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mmapbloom: map %s (%d bytes): %w", f.Name(), size, err)
 	}
-	if hugePages {
+	if hugePages || readOnly && Resident(m) {
 		adviseHugePages(m)
 	}
 	if err := unix.Madvise(m, unix.MADV_RANDOM); err != nil {
