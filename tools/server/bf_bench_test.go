@@ -134,3 +134,18 @@ func BenchmarkExecMExists(b *testing.B) {
 		c.w.SetBuffer(c.w.Buffer()[:0])
 	}
 }
+
+// appendRESP appends args as a RESP array of bulk strings.
+func appendRESP(out []byte, args [][]byte) []byte {
+	out = append(out, '*')
+	out = strconv.AppendInt(out, int64(len(args)), 10)
+	out = append(out, '\r', '\n')
+	for _, a := range args {
+		out = append(out, '$')
+		out = strconv.AppendInt(out, int64(len(a)), 10)
+		out = append(out, '\r', '\n')
+		out = append(out, a...)
+		out = append(out, '\r', '\n')
+	}
+	return out
+}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -18,7 +17,6 @@ type client struct {
 	s      *Server
 	nc     net.Conn
 	in     *guard
-	rd     *redcon.Reader
 	w      *redcon.Writer
 	id     int64
 	authed bool                 // AUTH succeeded, or the default user needs none
@@ -47,7 +45,7 @@ type client struct {
 
 func newClient(s *Server, nc net.Conn) *client {
 	in := &guard{r: nc, max: s.cfg.MaxRequest}
-	c := &client{s: s, nc: nc, in: in, rd: redcon.NewReader(in), w: redcon.NewWriter(nc),
+	c := &client{s: s, nc: nc, in: in, w: redcon.NewWriter(nc),
 		id: s.nextID.Add(1), authed: s.acl.open()}
 	c.user.Store(s.acl.get("default"))
 	c.stat.init(nc, s.obs.now())
@@ -63,12 +61,11 @@ func (s *Server) serveClient(c *client) {
 		if !s.armDeadline(c) {
 			return
 		}
-		cmds, err := readPipeline(c.rd)
+		cmds, err := c.in.readPipeline()
 		if err != nil {
 			c.fail(err)
 			return
 		}
-		c.in.reset()
 		s.execPipeline(c, cmds)
 		s.armWrite(c)
 		if err := c.w.Flush(); err != nil || c.quit {
@@ -127,26 +124,10 @@ func (s *Server) drop(c *client) {
 	s.mu.Unlock()
 }
 
-// errProtocol wraps what redcon's parser rejected.
+// errProtocol wraps what the guard's framing rejected (conn_guard.go).
 //
 //lint:ignore ST1005 Redis's exact reply text ("ERR Protocol error: ...")
 var errProtocol = errors.New("Protocol error")
-
-// readPipeline returns the next commands the client sent, all complete
-// commands already received. A panic in the parser (redcon indexes past
-// its buffer for a bulk length near 2^63) is a protocol error.
-func readPipeline(rd *redcon.Reader) (cmds []redcon.Command, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			cmds, err = nil, fmt.Errorf("%w: invalid bulk length", errProtocol)
-		}
-	}()
-	cmds, err = rd.ReadCommands()
-	if err != nil && !isNetErr(err) && !errors.Is(err, errProtocol) {
-		err = fmt.Errorf("%w: %s", errProtocol, strings.TrimPrefix(err.Error(), "Protocol error: "))
-	}
-	return cmds, err
-}
 
 // isNetErr reports whether err is the connection's (closed, reset,
 // deadline, end of input) rather than the parser's.

@@ -13,10 +13,8 @@ import (
 	"github.com/tidwall/redcon"
 )
 
-// FuzzFront feeds arbitrary bytes to the server's front: the guard and
-// redcon's reader behind readPipeline (which turns parser panics into
-// protocol errors),
-// then the dispatch and every command. It checks that nothing panics,
+// FuzzFront feeds arbitrary bytes to the server's front: the guard's
+// framing (readPipeline), then the dispatch and every command. It checks that nothing panics,
 // that each command read gets exactly one reply, and that no file
 // appears outside the data directories; each input runs on a server
 // folding hash-tagged keys too.
@@ -67,9 +65,8 @@ func frontOnce(t *testing.T, s *Server, data []byte) {
 	c := &client{s: s, w: redcon.NewWriter(&out), id: 1, authed: true}
 	c.user.Store(s.acl.get("default"))
 	c.in = &guard{r: bytes.NewReader(data), max: 1 << 20}
-	c.rd = redcon.NewReader(c.in)
 	for !c.quit {
-		cmds, err := readPipeline(c.rd)
+		cmds, err := c.in.readPipeline()
 		if err != nil {
 			break
 		}
