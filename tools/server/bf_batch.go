@@ -38,10 +38,8 @@ func (s *Server) execBatch(c *client, cmds []redcon.Command) int {
 	c.lastCmd = cmd
 	mark := len(replyBuf(c.w))
 	defer func() { s.obs.record(c, cmd, cmds[0].Args, c.lap(), n, replyBuf(c.w)[mark:]) }()
-	items := make([][]byte, n)
-	for i := range items {
-		items[i] = cmds[i].Args[2]
-	}
+	items := c.batchItems(cmds[:n])
+	defer clear(items)
 	s.commands.Add(int64(n))
 	present := c.scratch(n)
 	clear(present)
@@ -70,6 +68,16 @@ func (s *Server) execBatch(c *client, cmds []redcon.Command) int {
 		}
 	}
 	return n
+}
+
+// batchItems returns the items of cmds (each one's third argument), in
+// c's reused slice.
+func (c *client) batchItems(cmds []redcon.Command) [][]byte {
+	c.items = c.items[:0]
+	for _, cmd := range cmds {
+		c.items = append(c.items, cmd.Args[2])
+	}
+	return c.items
 }
 
 // maxBatch bounds one batch call, so a long pipeline answers in steps.

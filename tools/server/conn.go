@@ -29,7 +29,12 @@ type client struct {
 	resp3    bool // HELLO 3 was sent: replies in RESP3 (conn_resp3.go)
 	tx       tx   // MULTI ... EXEC (generic_multi.go)
 
-	present []bool // answers of batch calls, reused
+	present []bool   // answers of batch calls, reused
+	items   [][]byte // items of a batch of commands (bf_batch.go), reused
+	// stemKey and stem are the last key a command used and its file-name
+	// stem (stemOf).
+	stemKey []byte
+	stem    string
 
 	// applying marks the client running the log's records on this node
 	// (replica_jetstream_apply.go): its writes are not published again.
