@@ -46,6 +46,9 @@ type client struct {
 	// time its run started from (obs_stats.go).
 	lastCmd *command
 	clock   int64
+	// deadline is the observer time of the connection's deadline, 0 for
+	// none (armIdle).
+	deadline int64
 }
 
 func newClient(s *Server, nc net.Conn) *client {
@@ -62,8 +65,8 @@ func newClient(s *Server, nc net.Conn) *client {
 func (s *Server) serveClient(c *client) {
 	defer s.handlers.Done()
 	defer s.drop(c)
-	for {
-		if !s.armDeadline(c) {
+	for !s.closing.Load() {
+		if !s.armIdle(c, s.obs.now()) {
 			return
 		}
 		cmds, err := c.in.readPipeline()
@@ -72,46 +75,50 @@ func (s *Server) serveClient(c *client) {
 			return
 		}
 		s.execPipeline(c, cmds)
-		s.armWrite(c)
+		s.armIdle(c, c.clock) // once closing, the write deadline is Shutdown's
 		if err := c.w.Flush(); err != nil || c.quit {
 			return
 		}
 	}
 }
 
-// armDeadline sets the idle deadline of the next read, or reports false
-// once the server is shutting down.
-func (s *Server) armDeadline(c *client) bool {
+// armIdle keeps c's deadline, of reads and writes alike, between the
+// idle time (CONFIG SET timeout, Config.ClientIdle) and an eighth more
+// after now (observer time), moving it only when it falls outside: so a
+// busy connection sets its deadline once in an eighth of the idle time
+// rather than twice a pipeline (a clock read and a runtime timer change
+// each), and a client that sends nothing, or reads none of its replies,
+// is dropped after between the idle time and 9/8 of it. It reports
+// false once the server is shutting down, leaving Shutdown's deadlines
+// (interrupt).
+func (s *Server) armIdle(c *client, now int64) bool {
+	idle := s.conf.idle.Load()
+	want := int64(0) // no deadline
+	if idle > 0 {
+		if left := c.deadline - now; c.deadline != 0 && left >= idle && left <= idle+idle/8 {
+			return true
+		}
+		want = now + idle + idle/8
+	} else if c.deadline == 0 {
+		return true
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closing {
+	if s.closing.Load() {
 		return false
 	}
-	if s.cfg.ClientIdle > 0 {
-		_ = c.nc.SetReadDeadline(time.Now().Add(s.cfg.ClientIdle))
-	} else {
-		_ = c.nc.SetReadDeadline(time.Time{})
+	c.deadline = want
+	at := time.Time{}
+	if want != 0 {
+		at = s.obs.epoch.Add(time.Duration(want))
 	}
+	_ = c.nc.SetDeadline(at)
 	return true
 }
 
 // shutdownWrite is how long a client may take to read the replies it is
 // owed once the server shuts down.
 const shutdownWrite = 5 * time.Second
-
-// armWrite sets the deadline of writing the replies: ClientIdle (a client
-// that stops reading is dropped like an idle one), shutdownWrite once the
-// server is shutting down.
-func (s *Server) armWrite(c *client) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	switch {
-	case s.closing:
-		_ = c.nc.SetWriteDeadline(time.Now().Add(shutdownWrite))
-	case s.cfg.ClientIdle > 0:
-		_ = c.nc.SetWriteDeadline(time.Now().Add(s.cfg.ClientIdle))
-	}
-}
 
 // interrupt ends a blocked or next read of c at once, and bounds its
 // pending write (called under s.mu by Shutdown); the commands already
