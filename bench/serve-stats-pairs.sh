@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Interleaved redis-benchmark runs of BF.EXISTS (-c 8 -P P, 16) against two
+# Interleaved redis-benchmark runs of CMD (BF.EXISTS; or BF.ADD) with
+# -c 8 -P P (16) against two
 # serve builds, BASE (/tmp/mb-base: e.g. without the per-command
 # statistics, built from a commit before them) and NEW (/tmp/mb-obs: with
 # them), on ports 7501 and 7502. Prints: pair, port, requests per second,
@@ -8,7 +9,7 @@
 # N pairs (12), REQ requests a run.
 set -euo pipefail
 N=${N:-12}; REQ=${REQ:-400000}; P=${P:-16}
-BASE=${BASE:-/tmp/mb-base}; NEW=${NEW:-/tmp/mb-obs}
+BASE=${BASE:-/tmp/mb-base}; NEW=${NEW:-/tmp/mb-obs}; CMD=${CMD:-BF.EXISTS}
 rm -rf ${TMPDIR:-/tmp}/serve-stats-d1 ${TMPDIR:-/tmp}/serve-stats-d2; mkdir -p ${TMPDIR:-/tmp}/serve-stats-d1 ${TMPDIR:-/tmp}/serve-stats-d2
 "$BASE" serve --dir ${TMPDIR:-/tmp}/serve-stats-d1 --addr 127.0.0.1:7501 2>/dev/null & P1=$!
 "$NEW" serve --dir ${TMPDIR:-/tmp}/serve-stats-d2 --addr 127.0.0.1:7502 2>/dev/null & P2=$!
@@ -22,7 +23,7 @@ for i in $(seq 1 $N); do
   for p in $order; do
     pid=$P1; [ $p = 7502 ] && pid=$P2
     t0=$(ticks $pid)
-    rps=$(redis-benchmark -p $p -c 8 -P $P -n $REQ -r 1000000 -q BF.EXISTS seen __rand_int__ | tr '\r' '\n' | grep -o '[0-9.]* requests per second' | tail -1 | cut -d' ' -f1)
+    rps=$(redis-benchmark -p $p -c 8 -P $P -n $REQ -r 1000000 -q "$CMD" seen __rand_int__ | tr '\r' '\n' | grep -o '[0-9.]* requests per second' | tail -1 | cut -d' ' -f1)
     t1=$(ticks $pid)
     echo "$i $p $rps $((t1 - t0))"
   done
