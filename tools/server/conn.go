@@ -3,9 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net"
-	"os"
 	"sync/atomic"
 	"time"
 
@@ -140,15 +138,6 @@ func (s *Server) drop(c *client) {
 //
 //lint:ignore ST1005 Redis's exact reply text ("ERR Protocol error: ...")
 var errProtocol = errors.New("Protocol error")
-
-// isNetErr reports whether err is the connection's (closed, reset,
-// deadline, end of input) rather than the parser's.
-func isNetErr(err error) bool {
-	var ne net.Error
-	return errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || errors.As(err, &ne) ||
-		errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, ErrRequestTooLarge) ||
-		errors.Is(err, io.ErrUnexpectedEOF)
-}
 
 // fail answers a protocol error or an oversized request with an error
 // reply, as Redis does before closing; other read errors close quietly.
