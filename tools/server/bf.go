@@ -1,10 +1,12 @@
 package server
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
+	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
 )
 
 // RedisBloom's limits on BF.RESERVE arguments (rebloom.c).
@@ -19,7 +21,7 @@ const (
 // next command opens the file anew. A folded key's items go to its
 // bucket's filter behind its tag (filterOf, fold.go).
 func (c *client) use(key []byte, create *createSpec, fn func(b Bloom) error) error {
-	stem, view, err := c.s.filterOf(key, create)
+	stem, view, err := c.filterOf(key, create)
 	if err != nil {
 		return err
 	}
@@ -30,6 +32,20 @@ func (c *client) use(key []byte, create *createSpec, fn func(b Bloom) error) err
 	err = fn(view(e.b))
 	c.s.store.release(e, errors.Is(err, mmapbloom.ErrFileChanged) || errors.Is(err, mmapbloom.ErrClosed))
 	return err
+}
+
+// stemOf returns keyname.Stem(key), reusing the client's last stem when
+// key is the same: a pipeline of commands on one key escapes its name
+// once, not once a command (an allocation each).
+func (c *client) stemOf(key []byte) (string, error) {
+	if len(key) > 0 && bytes.Equal(key, c.stemKey) {
+		return c.stem, nil
+	}
+	stem, err := keyname.Stem(key)
+	if err == nil {
+		c.stemKey, c.stem = append(c.stemKey[:0], key...), stem
+	}
+	return stem, err
 }
 
 // autoCreate is the filter BF.ADD and BF.MADD make for a missing key.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -39,13 +40,15 @@ type setLoad struct {
 
 // startSetLoad begins loading key for client owner from the first chunk
 // of a set's dump: errBadData if it does not decode, ErrKeyExists if key
-// exists, a limitError past the limits.
+// exists, a limitError past the limits. The load keeps a copy of chunk
+// (the head decoded aliases it; a command's arguments alias the
+// connection's buffer).
 func (s *store) startSetLoad(owner int64, key, chunk []byte) error {
 	stem, err := keyname.Stem(key)
 	if err != nil {
 		return err
 	}
-	head, err := decodeSetHead(chunk)
+	head, err := decodeSetHead(bytes.Clone(chunk))
 	if err != nil {
 		return err
 	}

@@ -3,10 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net"
-	"os"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -18,7 +15,6 @@ type client struct {
 	s      *Server
 	nc     net.Conn
 	in     *guard
-	rd     *redcon.Reader
 	w      *redcon.Writer
 	id     int64
 	authed bool                 // AUTH succeeded, or the default user needs none
@@ -31,7 +27,12 @@ type client struct {
 	resp3    bool // HELLO 3 was sent: replies in RESP3 (conn_resp3.go)
 	tx       tx   // MULTI ... EXEC (generic_multi.go)
 
-	present []bool // answers of batch calls, reused
+	present []bool   // answers of batch calls, reused
+	items   [][]byte // items of a batch of commands (bf_batch.go), reused
+	// stemKey and stem are the last key a command used and its file-name
+	// stem (stemOf).
+	stemKey []byte
+	stem    string
 
 	// applying marks the client running the log's records on this node
 	// (replica_jetstream_apply.go): its writes are not published again.
@@ -43,11 +44,14 @@ type client struct {
 	// time its run started from (obs_stats.go).
 	lastCmd *command
 	clock   int64
+	// deadline is the observer time of the connection's deadline, 0 for
+	// none (armIdle).
+	deadline int64
 }
 
 func newClient(s *Server, nc net.Conn) *client {
 	in := &guard{r: nc, max: s.cfg.MaxRequest}
-	c := &client{s: s, nc: nc, in: in, rd: redcon.NewReader(in), w: redcon.NewWriter(nc),
+	c := &client{s: s, nc: nc, in: in, w: redcon.NewWriter(nc),
 		id: s.nextID.Add(1), authed: s.acl.open()}
 	c.user.Store(s.acl.get("default"))
 	c.stat.init(nc, s.obs.now())
@@ -59,57 +63,60 @@ func newClient(s *Server, nc net.Conn) *client {
 func (s *Server) serveClient(c *client) {
 	defer s.handlers.Done()
 	defer s.drop(c)
-	for {
-		if !s.armDeadline(c) {
+	for !s.closing.Load() {
+		if !s.armIdle(c, s.obs.now()) {
 			return
 		}
-		cmds, err := readPipeline(c.rd)
+		cmds, err := c.in.readPipeline()
 		if err != nil {
 			c.fail(err)
 			return
 		}
-		c.in.reset()
 		s.execPipeline(c, cmds)
-		s.armWrite(c)
+		s.armIdle(c, c.clock) // once closing, the write deadline is Shutdown's
 		if err := c.w.Flush(); err != nil || c.quit {
 			return
 		}
 	}
 }
 
-// armDeadline sets the idle deadline of the next read, or reports false
-// once the server is shutting down.
-func (s *Server) armDeadline(c *client) bool {
+// armIdle keeps c's deadline, of reads and writes alike, between the
+// idle time (CONFIG SET timeout, Config.ClientIdle) and an eighth more
+// after now (observer time), moving it only when it falls outside: so a
+// busy connection sets its deadline once in an eighth of the idle time
+// rather than twice a pipeline (a clock read and a runtime timer change
+// each), and a client that sends nothing, or reads none of its replies,
+// is dropped after between the idle time and 9/8 of it. It reports
+// false once the server is shutting down, leaving Shutdown's deadlines
+// (interrupt).
+func (s *Server) armIdle(c *client, now int64) bool {
+	idle := s.conf.idle.Load()
+	want := int64(0) // no deadline
+	if idle > 0 {
+		if left := c.deadline - now; c.deadline != 0 && left >= idle && left <= idle+idle/8 {
+			return true
+		}
+		want = now + idle + idle/8
+	} else if c.deadline == 0 {
+		return true
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closing {
+	if s.closing.Load() {
 		return false
 	}
-	if s.cfg.ClientIdle > 0 {
-		_ = c.nc.SetReadDeadline(time.Now().Add(s.cfg.ClientIdle))
-	} else {
-		_ = c.nc.SetReadDeadline(time.Time{})
+	c.deadline = want
+	at := time.Time{}
+	if want != 0 {
+		at = s.obs.epoch.Add(time.Duration(want))
 	}
+	_ = c.nc.SetDeadline(at)
 	return true
 }
 
 // shutdownWrite is how long a client may take to read the replies it is
 // owed once the server shuts down.
 const shutdownWrite = 5 * time.Second
-
-// armWrite sets the deadline of writing the replies: ClientIdle (a client
-// that stops reading is dropped like an idle one), shutdownWrite once the
-// server is shutting down.
-func (s *Server) armWrite(c *client) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	switch {
-	case s.closing:
-		_ = c.nc.SetWriteDeadline(time.Now().Add(shutdownWrite))
-	case s.cfg.ClientIdle > 0:
-		_ = c.nc.SetWriteDeadline(time.Now().Add(s.cfg.ClientIdle))
-	}
-}
 
 // interrupt ends a blocked or next read of c at once, and bounds its
 // pending write (called under s.mu by Shutdown); the commands already
@@ -127,35 +134,10 @@ func (s *Server) drop(c *client) {
 	s.mu.Unlock()
 }
 
-// errProtocol wraps what redcon's parser rejected.
+// errProtocol wraps what the guard's framing rejected (conn_guard.go).
 //
 //lint:ignore ST1005 Redis's exact reply text ("ERR Protocol error: ...")
 var errProtocol = errors.New("Protocol error")
-
-// readPipeline returns the next commands the client sent, all complete
-// commands already received. A panic in the parser (redcon indexes past
-// its buffer for a bulk length near 2^63) is a protocol error.
-func readPipeline(rd *redcon.Reader) (cmds []redcon.Command, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			cmds, err = nil, fmt.Errorf("%w: invalid bulk length", errProtocol)
-		}
-	}()
-	cmds, err = rd.ReadCommands()
-	if err != nil && !isNetErr(err) && !errors.Is(err, errProtocol) {
-		err = fmt.Errorf("%w: %s", errProtocol, strings.TrimPrefix(err.Error(), "Protocol error: "))
-	}
-	return cmds, err
-}
-
-// isNetErr reports whether err is the connection's (closed, reset,
-// deadline, end of input) rather than the parser's.
-func isNetErr(err error) bool {
-	var ne net.Error
-	return errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || errors.As(err, &ne) ||
-		errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, ErrRequestTooLarge) ||
-		errors.Is(err, io.ErrUnexpectedEOF)
-}
 
 // fail answers a protocol error or an oversized request with an error
 // reply, as Redis does before closing; other read errors close quietly.

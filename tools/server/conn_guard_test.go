@@ -3,13 +3,13 @@ package server
 import (
 	"bytes"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/tidwall/redcon"
 )
 
 // ignoredHeaders are requests holding array headers of count <= 0, and
@@ -50,10 +50,10 @@ func TestIgnoredArrayHeaders(t *testing.T) {
 	}
 }
 
-// TestGuardWithholdsHeaders: the guard drops ignored array headers
-// whichever way reads split them (one byte per read here), and gives
-// redcon every other byte unchanged.
-func TestGuardWithholdsHeaders(t *testing.T) {
+// TestGuardIgnoresHeaders: the guard drops ignored array headers
+// whichever way reads split them (one byte per read here), and frames
+// every command around them.
+func TestGuardIgnoresHeaders(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
 		want [][]string
@@ -70,9 +70,8 @@ func TestGuardWithholdsHeaders(t *testing.T) {
 		} {
 			g := &guard{r: r, max: 1 << 20}
 			var got [][]string
-			rd := redcon.NewReader(g)
 			for {
-				cmds, err := readPipeline(rd)
+				cmds, err := g.readPipeline()
 				if err != nil {
 					require.ErrorIs(t, err, io.EOF, "%q %s", tc.in, name)
 					break
@@ -91,7 +90,7 @@ func TestGuardWithholdsHeaders(t *testing.T) {
 func TestGuardManyIgnoredHeaders(t *testing.T) {
 	in := strings.Repeat("*0\r\n", 1<<12) + "PING\r\n"
 	g := &guard{r: bytes.NewReader([]byte(in)), max: 1 << 10}
-	cmds, err := readPipeline(redcon.NewReader(g))
+	cmds, err := g.readPipeline()
 	require.NoError(t, err)
 	require.Len(t, cmds, 1)
 	assert.Equal(t, []string{"PING"}, argStrings(cmds[0].Args))
@@ -103,4 +102,59 @@ func argStrings(args [][]byte) []string {
 		out[i] = string(a)
 	}
 	return out
+}
+
+// TestGuardLargeRequest: a request larger than the guard's buffer grows
+// it, whichever way reads split the bytes; the buffer shrinks back once
+// the request is done, and the commands around it are framed unchanged.
+func TestGuardLargeRequest(t *testing.T) {
+	big := strings.Repeat("x", 5*guardBuf)
+	in := "*1\r\n$4\r\nPING\r\n*2\r\n$4\r\nECHO\r\n$" + strconv.Itoa(len(big)) + "\r\n" + big + "\r\nPING\r\n"
+	for _, r := range []io.Reader{strings.NewReader(in), iotest.HalfReader(strings.NewReader(in))} {
+		g := &guard{r: r, max: 1 << 20}
+		var got [][]string
+		for len(got) < 3 {
+			cmds, err := g.readPipeline()
+			require.NoError(t, err)
+			for _, cmd := range cmds {
+				got = append(got, argStrings(cmd.Args))
+			}
+		}
+		assert.Equal(t, [][]string{{"PING"}, {"ECHO", big}, {"PING"}}, got)
+		_, err := g.readPipeline()
+		require.ErrorIs(t, err, io.EOF)
+		assert.Len(t, g.buf, guardBuf, "shrunk back")
+	}
+}
+
+// TestGuardCommandsBeforeError: the commands framed before a protocol
+// error are given first, then the error, as redis-server runs them
+// before it refuses the rest.
+func TestGuardCommandsBeforeError(t *testing.T) {
+	g := &guard{r: strings.NewReader("*1\r\n$4\r\nPING\r\nECHO \"a\r\n"), max: 1 << 20}
+	cmds, err := g.readPipeline()
+	require.NoError(t, err)
+	require.Len(t, cmds, 1)
+	assert.Equal(t, []string{"PING"}, argStrings(cmds[0].Args))
+	_, err = g.readPipeline()
+	require.ErrorIs(t, err, errUnbalanced)
+}
+
+// TestGuardRequestTooLarge: a request still unfinished past max bytes
+// is refused, while a pipeline of many small commands is not.
+func TestGuardRequestTooLarge(t *testing.T) {
+	g := &guard{r: strings.NewReader("*1000\r\n" + strings.Repeat("$10\r\n0123456789\r\n", 60)), max: 512}
+	_, err := g.readPipeline()
+	require.ErrorIs(t, err, ErrRequestTooLarge)
+	g = &guard{r: strings.NewReader(strings.Repeat("*1\r\n$4\r\nPING\r\n", 1000)), max: 512}
+	n := 0
+	for {
+		cmds, err := g.readPipeline()
+		if err != nil {
+			require.ErrorIs(t, err, io.EOF)
+			break
+		}
+		n += len(cmds)
+	}
+	assert.Equal(t, 1000, n)
 }

@@ -148,6 +148,36 @@ func TestIdleAndMaxClients(t *testing.T) {
 	require.Eventually(t, func() bool { return rdb.Ping(c).Val() == "PONG" }, 10*time.Second, 50*time.Millisecond)
 }
 
+// TestTimeoutSet: CONFIG SET timeout applies to a connection from its
+// next pipeline, lowered (it idles out) or raised to never (0: it stays
+// open past the old idle time).
+func TestTimeoutSet(t *testing.T) {
+	_, addr := startServer(t, Config{ClientIdle: time.Hour})
+	rdb, c := dial(t, addr, ""), ctx(t)
+	ping := func(nc net.Conn) {
+		_, err := nc.Write([]byte("PING\r\n"))
+		require.NoError(t, err)
+		line, err := bufio.NewReader(nc).ReadString('\n')
+		require.NoError(t, err)
+		require.Equal(t, "+PONG\r\n", line)
+	}
+	lowered := rawConn(t, addr)
+	ping(lowered)
+	require.NoError(t, rdb.ConfigSet(c, "timeout", "1").Err())
+	ping(lowered)
+	assert.Equal(t, "", closedAfter(t, lowered), "closed when idle")
+
+	never := rawConn(t, addr)
+	ping(never)
+	require.NoError(t, rdb.ConfigSet(c, "timeout", "0").Err())
+	ping(never)
+	require.NoError(t, never.SetReadDeadline(time.Now().Add(2500*time.Millisecond)))
+	_, err := never.Read(make([]byte, 1))
+	require.ErrorIs(t, err, os.ErrDeadlineExceeded, "still open after the old idle time")
+	require.NoError(t, never.SetReadDeadline(time.Now().Add(30*time.Second)))
+	ping(never)
+}
+
 // TestKeysStayInDir: keys that look like paths, hold NUL or are huge
 // never touch anything outside the data directory.
 func TestKeysStayInDir(t *testing.T) {

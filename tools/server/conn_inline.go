@@ -7,9 +7,8 @@ import (
 
 // Inline commands (a line such as `SET k "a b"` instead of a RESP array),
 // split as redis-server splits them (sdssplitargs in Redis 7.0's sds.c).
-// The guard turns each complete inline line into the RESP array it
-// stands for before redcon's reader sees it, so that redcon's own inline
-// splitter (no \xHH escapes, quotes only at a token's start) never runs.
+// The guard (conn_guard.go) splits each complete inline line into the
+// command's arguments.
 
 // maxInline is Redis's PROTO_INLINE_MAX_SIZE: the longest inline line.
 const maxInline = 64 << 10
@@ -138,19 +137,4 @@ func isSpace(c byte) bool {
 
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-// appendRESP appends args as a RESP array of bulk strings.
-func appendRESP(out []byte, args [][]byte) []byte {
-	out = append(out, '*')
-	out = strconv.AppendInt(out, int64(len(args)), 10)
-	out = append(out, '\r', '\n')
-	for _, a := range args {
-		out = append(out, '$')
-		out = strconv.AppendInt(out, int64(len(a)), 10)
-		out = append(out, '\r', '\n')
-		out = append(out, a...)
-		out = append(out, '\r', '\n')
-	}
-	return out
 }

@@ -41,14 +41,32 @@ func (c *client) replyErr(err error) {
 }
 
 // parseInt parses a decimal integer as Redis's string2ll does: optional
-// '-', digits, no '+', spaces or leading zeros.
+// '-', digits, no '+', spaces or leading zeros; ok is false past the
+// int64 range. It reads every request header (conn_guard.go), so it
+// works on the bytes without strconv's string and generality.
 func parseInt(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 || b[0] == '+' || (len(b) > 1 && b[0] == '0') ||
-		(len(b) > 1 && b[0] == '-' && b[1] == '0') {
+	neg := len(b) > 0 && b[0] == '-'
+	digits := b
+	if neg {
+		digits = b[1:]
+	}
+	if len(digits) == 0 || len(digits) > 19 || (len(digits) > 1 && digits[0] == '0') || (neg && digits[0] == '0') {
 		return 0, false
 	}
-	v, err := strconv.ParseInt(string(b), 10, 64)
-	return v, err == nil
+	var u uint64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		u = u*10 + uint64(c-'0') // 19 digits fit in a uint64
+	}
+	switch {
+	case neg && u <= 1<<63:
+		return int64(-u), true
+	case !neg && u <= math.MaxInt64:
+		return int64(u), true
+	}
+	return 0, false
 }
 
 // parseFloat parses a number as Redis's string-to-double does: no

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -132,4 +133,32 @@ func TestGenericCommands(t *testing.T) {
 
 	assert.EqualValues(t, 1, rdb.Del(c, "b", "zz").Val())
 	assert.EqualValues(t, 2, rdb.DBSize(c).Val())
+}
+
+// parseIntRef is parseInt's rule by strconv: Redis's string2ll accepts
+// what strconv.ParseInt does, less '+', leading zeros and "-0".
+func parseIntRef(b []byte) (int64, bool) {
+	if len(b) == 0 || b[0] == '+' || (len(b) > 1 && b[0] == '0') || (len(b) > 1 && b[0] == '-' && b[1] == '0') {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(string(b), 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return v, true
+}
+
+// FuzzParseInt: parseInt agrees with the strconv rule on any bytes.
+func FuzzParseInt(f *testing.F) {
+	for _, s := range []string{"0", "-0", "00", "01", "+1", "-", "", "1", "-1", "9223372036854775807", "9223372036854775808",
+		"-9223372036854775808", "-9223372036854775809", "18446744073709551615", "18446744073709551616", "99999999999999999999",
+		"1_000", " 1", "1 ", "0x10", "-01", "12a"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, ok := parseInt(b)
+		want, wantOK := parseIntRef(b)
+		require.Equal(t, wantOK, ok, "%q", b)
+		require.Equal(t, want, v, "%q", b)
+	})
 }

@@ -5,9 +5,10 @@
 // Every key is a file in the data directory (package keyname gives its
 // name), opened lazily and closed after an idle time, so that local
 // processes keep opening the same files with the library while the
-// server serves them. RESP parsing is github.com/tidwall/redcon's Reader
-// and Writer; the connection loop, the limits (request size, clients,
-// idle time) and the dispatch are here. The differences from RedisBloom
+// server serves them. Replies are written with github.com/tidwall/redcon's
+// Writer; requests are framed by the connection's guard (conn_guard.go),
+// which allocates nothing per command; the connection loop, the limits
+// (request size, clients, idle time) and the dispatch are here. The differences from RedisBloom
 // are listed in docs/server.md, each with its reason.
 //
 // # Files

@@ -49,13 +49,13 @@ func (s *Server) fold(key []byte) (keyname.Folded, bool, error) {
 // the view a command must use of it: the filter itself, or for a folded
 // key the view that puts the key's tag in front of each item. A folded
 // key's bucket must scale: create with expansion 0 is errFoldFixed.
-func (s *Server) filterOf(key []byte, create *createSpec) (string, func(Bloom) Bloom, error) {
-	f, ok, err := s.fold(key)
+func (c *client) filterOf(key []byte, create *createSpec) (string, func(Bloom) Bloom, error) {
+	f, ok, err := c.s.fold(key)
 	switch {
 	case err != nil:
 		return "", nil, err
 	case !ok:
-		stem, err := keyname.Stem(key)
+		stem, err := c.stemOf(key)
 		return stem, func(b Bloom) Bloom { return b }, err
 	case create != nil && create.expansion == 0 && create.window == 0:
 		return "", nil, errFoldFixed

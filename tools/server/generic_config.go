@@ -46,6 +46,7 @@ type liveConfig struct {
 	initialSize atomic.Uint64 // bf-initial-size
 	expansion   atomic.Uint32 // bf-expansion-factor
 	maxClients  atomic.Int64  // maxclients
+	idle        atomic.Int64  // timeout, in ns; <= 0 never (Config.ClientIdle)
 }
 
 // init copies the startup values of cfg.
@@ -54,6 +55,7 @@ func (l *liveConfig) init(cfg *Config) {
 	l.initialSize.Store(cfg.DefaultCapacity)
 	l.expansion.Store(cfg.DefaultExpansion)
 	l.maxClients.Store(int64(cfg.MaxClients))
+	l.idle.Store(int64(cfg.ClientIdle))
 }
 
 // createSpec is the filter BF.ADD and BF.MADD make for a missing key:
@@ -159,19 +161,17 @@ func setExpansion(s *Server, v int64) (func(), string) {
 // getTimeout is Redis's timeout: idle seconds before a client is closed,
 // 0 for never.
 func getTimeout(s *Server) int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return int64(max(s.cfg.ClientIdle, 0) / time.Second)
+	return max(s.conf.idle.Load(), 0) / int64(time.Second)
 }
 
+// setTimeout changes the idle time; each connection applies it at its
+// next pipeline (armIdle).
 func setTimeout(s *Server, v int64) (func(), string) {
 	return func() {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		s.cfg.ClientIdle = time.Duration(v) * time.Second
 		if v == 0 {
-			s.cfg.ClientIdle = -1
+			v = -1
 		}
+		s.conf.idle.Store(v * int64(time.Second))
 	}, ""
 }
 

@@ -125,7 +125,7 @@ func (r *jsRepl) replicasCovering(ctx context.Context, last map[int]uint64) int 
 func (s *Server) isClosing() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.closing
+	return s.closing.Load()
 }
 
 // info is INFO replication's lines of the log: each node's durable

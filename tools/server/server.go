@@ -50,8 +50,10 @@ type Config struct {
 	// Default 10,000.
 	MaxClients int
 
-	// ClientIdle closes a connection that sent nothing for this long.
-	// Default 5 minutes; negative means never.
+	// ClientIdle closes a connection that sent nothing, or read none of
+	// its replies, for this long (to an eighth more: its deadline moves
+	// once in an eighth of ClientIdle, not once a pipeline). Default 5
+	// minutes; negative means never.
 	ClientIdle time.Duration
 
 	// FilterIdle closes a key's filter (unmapping it) once no command
@@ -149,7 +151,7 @@ type Server struct {
 	mu       sync.Mutex
 	lns      []net.Listener // those of Serve, the first one first
 	clients  map[*client]struct{}
-	closing  bool
+	closing  atomic.Bool // Shutdown began; set under mu
 	handlers sync.WaitGroup
 
 	nextID    atomic.Int64
@@ -317,7 +319,7 @@ func loopback(host string) bool {
 // logged and retried after a pause, as net/http does.
 func (s *Server) Serve(ln net.Listener) error {
 	s.mu.Lock()
-	if s.closing {
+	if s.closing.Load() {
 		s.mu.Unlock()
 		return ln.Close()
 	}
@@ -332,7 +334,7 @@ func (s *Server) Serve(ln net.Listener) error {
 			continue
 		}
 		s.mu.Lock()
-		closing := s.closing
+		closing := s.closing.Load()
 		s.mu.Unlock()
 		switch {
 		case closing:
@@ -351,7 +353,7 @@ func (s *Server) Serve(ln net.Listener) error {
 func (s *Server) admit(nc net.Conn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closing {
+	if s.closing.Load() {
 		_ = nc.Close()
 		return
 	}
@@ -373,11 +375,11 @@ func (s *Server) admit(nc net.Conn) {
 // commands it has read, closes them, then syncs and closes every filter.
 func (s *Server) Shutdown() error {
 	s.mu.Lock()
-	if s.closing {
+	if s.closing.Load() {
 		s.mu.Unlock()
 		return nil
 	}
-	s.closing = true
+	s.closing.Store(true)
 	var err error
 	for _, ln := range s.lns {
 		err = errors.Join(err, ln.Close())
