@@ -175,7 +175,7 @@ func (c *rawClient) closed(t *testing.T) bool {
 	return err != nil
 }
 
-// readReply copies one RESP2 reply from rd to out.
+// readReply copies one RESP2 or RESP3 reply from rd to out.
 func readReply(rd *bufio.Reader, out *bytes.Buffer) error {
 	line, err := rd.ReadString('\n')
 	if err != nil {
@@ -183,8 +183,9 @@ func readReply(rd *bufio.Reader, out *bytes.Buffer) error {
 	}
 	out.WriteString(line)
 	n, _ := strconv.Atoi(strings.TrimSpace(line[1:]))
+	parts := 0
 	switch line[0] {
-	case '$':
+	case '$', '=', '!': // bulk string, verbatim string, bulk error
 		if n >= 0 {
 			buf := make([]byte, n+2)
 			if _, err := io.ReadFull(rd, buf); err != nil {
@@ -192,11 +193,14 @@ func readReply(rd *bufio.Reader, out *bytes.Buffer) error {
 			}
 			out.Write(buf)
 		}
-	case '*':
-		for range max(n, 0) {
-			if err := readReply(rd, out); err != nil {
-				return err
-			}
+	case '*', '~', '>': // array, set, push
+		parts = max(n, 0)
+	case '%': // map
+		parts = 2 * max(n, 0)
+	}
+	for range parts {
+		if err := readReply(rd, out); err != nil {
+			return err
 		}
 	}
 	return nil

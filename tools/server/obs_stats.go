@@ -83,7 +83,6 @@ func (o *observer) now() int64 { return int64(time.Since(o.epoch)) }
 // command's time runs from the end of the previous one of its pipeline
 // (or the pipeline's start) to its own end.
 func (s *Server) call(c *client, cmd *command, args [][]byte) {
-	c.lastCmd = cmd
 	mark := len(replyBuf(c.w))
 	s.run(c, cmd, args)
 	s.obs.record(c, cmd, args, c.lap(), 1, replyBuf(c.w)[mark:])
