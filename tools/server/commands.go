@@ -13,7 +13,9 @@ package server
 //	name   lower case, as Redis reports it
 //	arity  n exact (the name included), -n at least n
 //	flags  Redis's COMMAND flags: write, readonly, denyoom, admin, fast...
-//	keys   first, last, step key positions (0: no key; last -1: to the end)
+//	keys   first, last, step key positions (0: no key; last -1: to the end),
+//	       COMMAND INFO's key specification (keySpecFlags; keyFlags where
+//	       Redis gives others)
 //	acl    ACL categories beyond those Redis derives from the flags (write:
 //	       @write, readonly: @read, admin: @admin @dangerous, fast: @fast,
 //	       else @slow); Redis 7.0's for its own commands. What moves or
@@ -112,7 +114,7 @@ func commandTable() []*command {
 			docs: doc("generic", "1.0.0", "The type of a key (MBbloom--), or none.", aKey("key"))}),
 		keysAll(&command{name: "exists", arity: -2, flags: fRead, acl: keyspace, run: existsCmd, tips: multiShard,
 			docs: doc("generic", "1.0.0", "How many of the keys exist.", many(aKey("key")))}),
-		keysAll(&command{name: "del", arity: -2, flags: []string{"write"}, acl: []string{"@keyspace", "@dangerous"}, run: del, tips: multiShard,
+		keysAll(&command{name: "del", arity: -2, flags: []string{"write"}, keyFlags: []string{"RM", "delete"}, acl: []string{"@keyspace", "@dangerous"}, run: del, tips: multiShard,
 			docs: doc("generic", "1.0.0", "Removes keys (their files); how many were removed.", many(aKey("key")))}),
 		{name: "dbsize", arity: 1, flags: fRead, acl: keyspace, run: dbsize, tips: []string{"request_policy:all_shards", "response_policy:agg_sum"},
 			docs: doc("server", "1.0.0", "The number of keys.")},

@@ -16,13 +16,16 @@ type command struct {
 	flags []string
 	// first, last, step: the key positions (0: no key; last -1: to the end).
 	first, last, step int
-	acl               []string     // ACL categories beyond the flags', "@name"
-	cats              catBits      // every ACL category (categoriesOf)
-	id                int          // index in commandList, for ACL rules
-	docs              *commandDocs // COMMAND DOCS (every command has them)
-	tips              []string     // COMMAND INFO's tips (request_policy:...)
-	noAuth            bool         // allowed before AUTH
-	run               func(c *client, args [][]byte)
+	// keyFlags are the flags of COMMAND INFO's key specification where
+	// keySpecFlags would derive others (DEL: RM delete).
+	keyFlags []string
+	acl      []string     // ACL categories beyond the flags', "@name"
+	cats     catBits      // every ACL category (categoriesOf)
+	id       int          // index in commandList, for ACL rules
+	docs     *commandDocs // COMMAND DOCS (every command has them)
+	tips     []string     // COMMAND INFO's tips (request_policy:...)
+	noAuth   bool         // allowed before AUTH
+	run      func(c *client, args [][]byte)
 	// subs are a container's subcommands (ACL SETUSER...), named
 	// "container|sub" once registered; run is then nil.
 	subs []*command
