@@ -1,7 +1,6 @@
 package server
 
 import (
-	"encoding/binary"
 	"fmt"
 )
 
@@ -60,8 +59,7 @@ func (c *client) allowed(cmd *command, args [][]byte) string {
 	case vAllow:
 		return ""
 	case vKeyWord:
-		key := args[cmd.first]
-		if len(key) >= 8 && binary.LittleEndian.Uint64(key)&p.keys[0].mask == p.keys[0].word {
+		if p.keys[0].loadMatches(args[cmd.first]) {
 			return ""
 		}
 		fallthrough

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -21,6 +22,11 @@ func TestACLCompiledKeyPatterns(t *testing.T) {
 		{"seen", []string{"seen"}, []string{"seen:", "see", "xseen"}, exactKey},
 		{"seen*", []string{"seen", "seen:a", "seen:example.com/x"}, []string{"see", "seem", "sEen:a", "xseen:aaaaaaa", ""}, prefixKey},
 		{"seen:urls:*", []string{"seen:urls:", "seen:urls:abc"}, []string{"seen:url", "seen:urlx:abc"}, prefixKey},
+		// Prefixes of 1 to 8 bytes against keys shorter than 8 (one word).
+		{"a*", []string{"a", "ab", "abcdefg", "a\x00"}, []string{"", "b", "ba", "\x00a", "A"}, prefixKey},
+		{"ab*", []string{"ab", "abc", "ab\x00\x00"}, []string{"a", "b", "ac", "ba", "\x00ab"}, prefixKey},
+		{"seen:*", []string{"seen:", "seen:a", "seen:ab"}, []string{"seen", "seen;", "seex:", "Seen:"}, prefixKey},
+		{"abcdefgh*", []string{"abcdefgh", "abcdefghi"}, []string{"abcdefg", "abcdefgx", "bcdefgh"}, prefixKey},
 		{"s?en*", []string{"seen:a", "sxen"}, []string{"sen", "xseen"}, globKey},
 		{"h[ae]llo:*", []string{"hello:a", "hallo:"}, []string{"hillo:a", "hello"}, globKey},
 	} {
@@ -31,10 +37,14 @@ func TestACLCompiledKeyPatterns(t *testing.T) {
 		newUser("u", p)
 		require.Equal(t, tc.kind, p.keys[0].kind, tc.pat)
 		for _, k := range tc.yes {
-			assert.True(t, p.keyAllowed([]byte(k)), "%s ~ %s", k, tc.pat)
+			for _, key := range keySlices(k) {
+				assert.True(t, p.keyAllowed(key), "%s ~ %s (cap %d)", k, tc.pat, cap(key))
+			}
 		}
 		for _, k := range tc.no {
-			assert.False(t, p.keyAllowed([]byte(k)), "%s !~ %s", k, tc.pat)
+			for _, key := range keySlices(k) {
+				assert.False(t, p.keyAllowed(key), "%s !~ %s (cap %d)", k, tc.pat, cap(key))
+			}
 		}
 	}
 
@@ -58,4 +68,17 @@ func TestACLCompiledKeyPatterns(t *testing.T) {
 	assert.Equal(t, int64(1), do(t, crawler, "BF.ADD", "seen", "x"))
 	assert.Equal(t, "NOPERM this user has no permissions to access one of the keys used as arguments", do(t, crawler, "BF.ADD", "other:example.com", "x"))
 	assert.Equal(t, "NOPERM this user has no permissions to access one of the keys used as arguments", do(t, crawler, "BF.ADD", "s", "x"))
+}
+
+// keySlices returns key as the check may see it: a slice with no room
+// past it, and one inside a longer request (redcon's arguments), the
+// bytes after it those of a RESP request or of the key's own
+// first bytes (a wrong match would show there).
+func keySlices(key string) [][]byte {
+	out := [][]byte{slices.Clip([]byte(key))}
+	for _, tail := range []string{"\r\n$3\r\nabc\r\n", key + key + "xxxxxxxx"} {
+		req := []byte(key + tail)
+		out = append(out, req[:len(key)])
+	}
+	return out
 }

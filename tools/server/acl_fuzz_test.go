@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,5 +65,27 @@ func FuzzACLFile(f *testing.F) {
 		for name, p := range users {
 			require.Equal(t, p.describe(), again[name].describe())
 		}
+	})
+}
+
+// FuzzACLKeyWord compares the one-word check of a prefix pattern of 1
+// to 8 bytes (wordMatches, keys of every length, with and without bytes
+// past them in their array) with the byte comparison it stands for.
+func FuzzACLKeyWord(f *testing.F) {
+	for _, s := range [][3]string{{"seen", "seen", "\r\n$3"}, {"seen", "see", "n"}, {"seen", "seen:urls", ""}, {"a", "", "a"},
+		{"ab", "a\x00", "b"}, {"abcdefgh", "abcdefg", "h"}, {"abc", "abd", ""}, {"\x00", "\x00", ""}, {"\xff\xff", "\xff\xfe", "\xff"}} {
+		f.Add(s[0], s[1], s[2])
+	}
+	f.Fuzz(func(t *testing.T, prefix, key, tail string) {
+		if len(prefix) < 1 || len(prefix) > 8 || strings.ContainsAny(prefix, globChars) {
+			return
+		}
+		k := compileKeyPattern(prefix + "*")
+		require.NotZero(t, k.mask, "%q", prefix)
+		want := strings.HasPrefix(key, prefix)
+		clipped, inside := slices.Clip([]byte(key)), []byte(key + tail)[:len(key)]
+		require.Equal(t, want, k.wordMatches(clipped), "%q ~ %q* (no room)", key, prefix)
+		require.Equal(t, want, k.wordMatches(inside), "%q ~ %q* (followed by %q)", key, prefix, tail)
+		require.Equal(t, k.matches(clipped), k.wordMatches(clipped), "%q ~ %q*", key, prefix)
 	})
 }

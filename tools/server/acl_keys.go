@@ -60,13 +60,13 @@ func (k *keyPattern) matches(key []byte) bool {
 }
 
 // keyAllowed reports whether key matches one of p's key patterns. A
-// prefix of at most 8 bytes is compared with a key of 8 bytes or more
-// as one word.
+// prefix of at most 8 bytes is compared with the key as one word
+// (wordMatches).
 func (p *perms) keyAllowed(key []byte) bool {
 	for i := range p.keys {
 		k := &p.keys[i]
-		if k.mask != 0 && len(key) >= 8 {
-			if binary.LittleEndian.Uint64(key)&k.mask == k.word {
+		if k.mask != 0 {
+			if k.wordMatches(key) {
 				return true
 			}
 		} else if k.matches(key) {
@@ -74,6 +74,44 @@ func (p *perms) keyAllowed(key []byte) bool {
 		}
 	}
 	return false
+}
+
+// wordMatches reports whether key begins with k's prefix of 1 to 8
+// bytes (mask != 0), comparing one word under the mask: loadMatches, or
+// shortMatches for a short key with no room past it.
+func (k *keyPattern) wordMatches(key []byte) bool {
+	return k.loadMatches(key) || cap(key) < 8 && k.shortMatches(key)
+}
+
+// loadMatches is wordMatches for a key whose slice has room for 8
+// bytes: a key of 8 bytes or more, or a shorter one inside the request
+// it was parsed from (redcon's arguments are slices of the request).
+// The key is loaded as one word and the bytes past its end are masked
+// off, since it holds the whole prefix. Small enough to inline where a
+// command is checked: no call, no loop, no byte comparison.
+func (k *keyPattern) loadMatches(key []byte) bool {
+	return cap(key) >= 8 && len(key) >= len(k.prefix) && binary.LittleEndian.Uint64(key[:8])&k.mask == k.word
+}
+
+// shortMatches is wordMatches for a key of fewer than 8 bytes with no
+// room past it.
+func (k *keyPattern) shortMatches(key []byte) bool {
+	return len(key) >= len(k.prefix) && shortWord(key)&k.mask == k.word
+}
+
+// shortWord returns a key of fewer than 8 bytes as the low bytes of a
+// little-endian word, the others 0: two overlapping 4-byte loads for 4
+// to 7 bytes, the first, middle and last byte for 1 to 3.
+func shortWord(key []byte) uint64 {
+	n := len(key)
+	switch {
+	case n >= 4:
+		lo, hi := uint64(binary.LittleEndian.Uint32(key)), uint64(binary.LittleEndian.Uint32(key[n-4:]))
+		return lo | hi<<(8*(n-4))
+	case n > 0:
+		return uint64(key[0]) | uint64(key[n/2])<<(8*(n/2)) | uint64(key[n-1])<<(8*(n-1))
+	}
+	return 0
 }
 
 // keyPatterns returns p's key patterns as the rules gave them.

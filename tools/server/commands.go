@@ -13,7 +13,9 @@ package server
 //	name   lower case, as Redis reports it
 //	arity  n exact (the name included), -n at least n
 //	flags  Redis's COMMAND flags: write, readonly, denyoom, admin, fast...
-//	keys   first, last, step key positions (0: no key; last -1: to the end)
+//	keys   first, last, step key positions (0: no key; last -1: to the end),
+//	       COMMAND INFO's key specification (keySpecFlags; keyFlags where
+//	       Redis gives others)
 //	acl    ACL categories beyond those Redis derives from the flags (write:
 //	       @write, readonly: @read, admin: @admin @dangerous, fast: @fast,
 //	       else @slow); Redis 7.0's for its own commands. What moves or
@@ -36,6 +38,9 @@ var (
 	fAdmin    = []string{"admin"}
 	fACL      = []string{"admin", "noscript", "loading", "stale"}
 	fACLRead  = []string{"noscript", "loading", "stale"}
+	// CLIENT's subcommands, Redis 7.0's flags.
+	fClient      = fACLRead
+	fClientAdmin = fACL
 	// SLOWLOG's and LATENCY's subcommands, Redis 7.0's flags.
 	fObs        = []string{"admin", "loading", "stale"}
 	fObsHelp    = []string{"loading", "stale"}
@@ -109,7 +114,7 @@ func commandTable() []*command {
 			docs: doc("generic", "1.0.0", "The type of a key (MBbloom--), or none.", aKey("key"))}),
 		keysAll(&command{name: "exists", arity: -2, flags: fRead, acl: keyspace, run: existsCmd, tips: multiShard,
 			docs: doc("generic", "1.0.0", "How many of the keys exist.", many(aKey("key")))}),
-		keysAll(&command{name: "del", arity: -2, flags: []string{"write"}, acl: []string{"@keyspace", "@dangerous"}, run: del, tips: multiShard,
+		keysAll(&command{name: "del", arity: -2, flags: []string{"write"}, keyFlags: []string{"RM", "delete"}, acl: []string{"@keyspace", "@dangerous"}, run: del, tips: multiShard,
 			docs: doc("generic", "1.0.0", "Removes keys (their files); how many were removed.", many(aKey("key")))}),
 		{name: "dbsize", arity: 1, flags: fRead, acl: keyspace, run: dbsize, tips: []string{"request_policy:all_shards", "response_policy:agg_sum"},
 			docs: doc("server", "1.0.0", "The number of keys.")},
@@ -134,9 +139,24 @@ func commandTable() []*command {
 					opt(tok("SETNAME", aStr("clientname"))))))},
 		{name: "auth", arity: -2, flags: fConn, acl: connection, noAuth: true, run: auth,
 			docs: doc("connection", "1.0.0", "Authenticates the connection.", opt(aStr("username")), aStr("password"))},
-		{name: "client", arity: -2, flags: []string{"noscript", "loading", "stale"}, acl: connection, run: clientCmd,
-			docs: doc("connection", "2.4.0", "The connection's name, id and library: SETNAME, GETNAME, ID, SETINFO.",
-				aStr("subcommand"), opt(many(aStr("arg"))))},
+		{name: "client", arity: -2, docs: doc("connection", "2.4.0", "The connection's name, id and library, and the clients connected."), subs: []*command{
+			{name: "getname", arity: 2, flags: fClient, acl: connection, run: clientGetName,
+				docs: doc("connection", "2.6.9", "The connection's name, or null.")},
+			{name: "id", arity: 2, flags: fClient, acl: connection, run: clientID, docs: doc("connection", "5.0.0", "The connection's id.")},
+			{name: "info", arity: 2, flags: fClient, acl: connection, run: clientInfo, tips: []string{"nondeterministic_output"},
+				docs: doc("connection", "6.2.0", "The connection's CLIENT LIST line.")},
+			{name: "kill", arity: -3, flags: fClientAdmin, acl: connection, run: clientKill,
+				docs: doc("connection", "2.4.0", "Closes the clients an address or the filters select.",
+					oneof("filter", aStr("ip:port"), many(block("new-format", aStr("option"), aStr("value")))))},
+			{name: "list", arity: -2, flags: fClientAdmin, acl: connection, run: clientList, tips: []string{"nondeterministic_output"},
+				docs: doc("connection", "2.4.0", "One line per client: its address, age, last command, protocol...",
+					opt(tok("TYPE", aStr("type"))), opt(tok("ID", many(aInt("client-id")))))},
+			{name: "setinfo", arity: 4, flags: fClient, acl: connection, run: clientSetInfo,
+				docs: doc("connection", "7.2.0", "Accepts the client library's name or version (and keeps neither).",
+					oneof("attr", tok("LIB-NAME", aStr("libname")), tok("LIB-VER", aStr("libver"))))},
+			{name: "setname", arity: 3, flags: fClient, acl: connection, run: clientSetName,
+				docs: doc("connection", "2.6.9", "Names the connection.", aStr("connection-name"))},
+		}},
 		{name: "select", arity: 2, flags: []string{"loading", "stale", "fast"}, acl: connection, run: selectDB,
 			docs: doc("connection", "1.0.0", "Selects database 0, the only one.", aInt("index"))},
 		{name: "reset", arity: 1, flags: []string{"noscript", "loading", "stale", "fast", "no_auth", "allow_busy"}, acl: connection, noAuth: true, run: reset,

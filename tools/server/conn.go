@@ -40,8 +40,9 @@ type client struct {
 	// js is the connection's replication state (replica_jetstream_write.go).
 	js   jsConn
 	stat clientStat
-	// lastCmd is the command running or last run; clock the observer
-	// time its run started from (obs_stats.go).
+	// lastCmd is the command last looked up, as Redis's lastcmd (nil for
+	// an unknown one; dispatch.go); clock the observer time its run
+	// started from (obs_stats.go).
 	lastCmd *command
 	clock   int64
 	// deadline is the observer time of the connection's deadline, 0 for

@@ -63,7 +63,7 @@ func TestErrorStrings(t *testing.T) {
 		{[]any{"HELLO", "x"}, "ERR Protocol version is not an integer or out of range"},
 		{[]any{"AUTH", "pw"}, "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"},
 		{[]any{"SELECT", "1"}, "ERR DB index is out of range"},
-		{[]any{"CLIENT", "NOSUCH", "x"}, "ERR unknown subcommand or wrong number of arguments for 'NOSUCH'. Try CLIENT HELP."},
+		{[]any{"CLIENT", "NOSUCH", "x"}, "ERR unknown subcommand 'NOSUCH'. Try CLIENT HELP."},
 		{[]any{"CLIENT", "KILL", "x"}, "ERR No such client"},
 		{[]any{"BF.ADD", strings.Repeat("k", 201), "a"}, "ERR 201 bytes, at most 200: key too long"},
 	} {

@@ -16,13 +16,16 @@ type command struct {
 	flags []string
 	// first, last, step: the key positions (0: no key; last -1: to the end).
 	first, last, step int
-	acl               []string     // ACL categories beyond the flags', "@name"
-	cats              catBits      // every ACL category (categoriesOf)
-	id                int          // index in commandList, for ACL rules
-	docs              *commandDocs // COMMAND DOCS (every command has them)
-	tips              []string     // COMMAND INFO's tips (request_policy:...)
-	noAuth            bool         // allowed before AUTH
-	run               func(c *client, args [][]byte)
+	// keyFlags are the flags of COMMAND INFO's key specification where
+	// keySpecFlags would derive others (DEL: RM delete).
+	keyFlags []string
+	acl      []string     // ACL categories beyond the flags', "@name"
+	cats     catBits      // every ACL category (categoriesOf)
+	id       int          // index in commandList, for ACL rules
+	docs     *commandDocs // COMMAND DOCS (every command has them)
+	tips     []string     // COMMAND INFO's tips (request_policy:...)
+	noAuth   bool         // allowed before AUTH
+	run      func(c *client, args [][]byte)
 	// subs are a container's subcommands (ACL SETUSER...), named
 	// "container|sub" once registered; run is then nil.
 	subs []*command
@@ -161,10 +164,29 @@ func (s *Server) execPipeline(c *client, cmds []redcon.Command) {
 	c.afterPipeline()
 }
 
-// exec runs one command: table lookup, authentication, arity.
+// exec runs one command: table lookup, authentication, arity. As in
+// Redis, the lookup makes the command c's last (CLIENT LIST's cmd=),
+// whether it then runs, is queued or is refused.
 func (s *Server) exec(c *client, args [][]byte) {
-	s.commands.Add(1)
 	cmd := lookup(args[0])
+	c.lastCmd = lastOf(cmd, args)
+	s.execCmd(c, cmd, args)
+}
+
+// lastOf is the command Redis 7.0 records as last for args, whose name
+// looks up cmd: the subcommand args[1] names of a container (nil when
+// it has none of that name), else cmd.
+func lastOf(cmd *command, args [][]byte) *command {
+	if cmd == nil || cmd.subs == nil || len(args) < 2 {
+		return cmd
+	}
+	return subcommand(cmd, strings.ToLower(string(args[1])))
+}
+
+// execCmd is exec of cmd, looked up from args[0], leaving c's last
+// command as it is (EXEC's queued commands).
+func (s *Server) execCmd(c *client, cmd *command, args [][]byte) {
+	s.commands.Add(1)
 	if c.tx.on && !controlsTx(cmd) {
 		s.enqueue(c, cmd, args)
 		return

@@ -77,7 +77,7 @@ func hello(c *client, args [][]byte) {
 	if name != nil {
 		c.setName(string(name))
 	}
-	c.resp3 = resp3
+	c.setResp3(resp3)
 	c.helloReply()
 }
 
@@ -144,41 +144,39 @@ func (c *client) login(user, pass []byte) bool {
 	return true
 }
 
-// CLIENT SETINFO|SETNAME|GETNAME|ID|LIST|INFO|KILL (obs_client.go)
-func clientCmd(c *client, args [][]byte) {
-	sub := args[1]
-	switch {
-	case eq(sub, "SETINFO") && len(args) == 4:
-		if !eq(args[2], "LIB-NAME") && !eq(args[2], "LIB-VER") {
-			c.w.WriteError("ERR Unrecognized option '" + string(clip(args[2])) + "'")
-			return
-		}
-		c.w.WriteString("OK")
-	case eq(sub, "SETNAME") && len(args) == 3:
-		if msg := checkClientName(args[2]); msg != "" {
-			c.w.WriteError(msg)
-			return
-		}
-		c.setName(string(args[2]))
-		c.w.WriteString("OK")
-	case eq(sub, "GETNAME") && len(args) == 2:
-		if c.name == "" {
-			c.writeNull()
-		} else {
-			c.w.WriteBulkString(c.name)
-		}
-	case eq(sub, "ID") && len(args) == 2:
-		c.w.WriteInt64(c.id)
-	case eq(sub, "LIST"):
-		clientList(c, args)
-	case eq(sub, "INFO") && len(args) == 2:
-		c.w.WriteBulkString(c.line(c))
-	case eq(sub, "KILL") && len(args) >= 3:
-		clientKill(c, args)
-	default:
-		c.w.WriteError("ERR unknown subcommand or wrong number of arguments for '" + string(clip(sub)) + "'. Try CLIENT HELP.")
+// CLIENT SETINFO LIB-NAME|LIB-VER value: OK (the value is not kept).
+func clientSetInfo(c *client, args [][]byte) {
+	if !eq(args[2], "LIB-NAME") && !eq(args[2], "LIB-VER") {
+		c.w.WriteError("ERR Unrecognized option '" + string(clip(args[2])) + "'")
+		return
+	}
+	c.w.WriteString("OK")
+}
+
+// CLIENT SETNAME name
+func clientSetName(c *client, args [][]byte) {
+	if msg := checkClientName(args[2]); msg != "" {
+		c.w.WriteError(msg)
+		return
+	}
+	c.setName(string(args[2]))
+	c.w.WriteString("OK")
+}
+
+// CLIENT GETNAME: the name, or null.
+func clientGetName(c *client, _ [][]byte) {
+	if c.name == "" {
+		c.writeNull()
+	} else {
+		c.w.WriteBulkString(c.name)
 	}
 }
+
+// CLIENT ID
+func clientID(c *client, _ [][]byte) { c.w.WriteInt64(c.id) }
+
+// CLIENT INFO: c's own CLIENT LIST line (obs_client.go).
+func clientInfo(c *client, _ [][]byte) { c.writeVerbatim(c.line(c)) }
 
 // checkClientName returns Redis's error for a client name holding a
 // byte outside '!'..'~' (CLIENT SETNAME, HELLO SETNAME), or "".

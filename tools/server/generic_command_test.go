@@ -1,6 +1,7 @@
 package server
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -66,7 +67,39 @@ func TestCommandDocsBFReserve(t *testing.T) {
 	assert.Equal(t, []any{"group", "module", "module", "bf", "arguments"}, fields[4:9])
 	args := fields[9].([]any)
 	require.Len(t, args, 5)
-	assert.Equal(t, []any{"name", "key", "type", "key"}, args[0])
+	assert.Equal(t, []any{"name", "key", "type", "key", "key_spec_index", int64(0)}, args[0], "Redis 7.0 names the key specification of a key argument")
 	assert.Equal(t, []any{"name", "expansion", "type", "integer", "token", "EXPANSION", "flags", []any{"optional"}}, args[3])
 	assert.Equal(t, []any{"name", "nonscaling", "type", "pure-token", "token", "NONSCALING", "flags", []any{"optional"}}, args[4])
+}
+
+// TestBFKeySpecs: COMMAND INFO gives each BF command the key
+// specification RedisBloom 2.8 has on redis-server 7.0, byte for byte
+// in RESP2 and RESP3 (testdata/redisbloom/keyspecs.txt, with its
+// sources); every keyed command of the table has one, made of its key
+// positions, and the others none.
+func TestBFKeySpecs(t *testing.T) {
+	blocks := readReplyBlocks(t, "testdata/redisbloom/keyspecs.txt")
+	require.Len(t, blocks, 2)
+	_, addr := startServer(t, Config{})
+	for _, b := range blocks {
+		rc := dialRaw(t, addr)
+		if b.proto == 3 {
+			rc.roundTrip(t, "HELLO 3\r\n")
+		}
+		specs := keySpecsOf(t, rc.roundTrip(t, respCommand(b.send[0]...)))
+		require.Len(t, specs, len(b.send[0])-2, b.source)
+		for i, spec := range specs {
+			assert.Equal(t, b.want, spec, "%s: %s", b.source, b.send[0][i+2])
+		}
+	}
+	rc := dialRaw(t, addr)
+	for _, cmd := range commandList {
+		specs := keySpecsOf(t, rc.roundTrip(t, respCommand("COMMAND", "INFO", cmd.name)))
+		require.Len(t, specs, 1, cmd.name)
+		if cmd.first == 0 {
+			assert.Equal(t, "*0\r\n", specs[0], cmd.name)
+		} else {
+			assert.Contains(t, specs[0], "$5\r\nindex\r\n:"+strconv.Itoa(cmd.first)+"\r\n", cmd.name)
+		}
+	}
 }

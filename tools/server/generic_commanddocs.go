@@ -96,13 +96,14 @@ func (c *client) writeDocs(cmd *command) {
 	}
 }
 
-// writeArgSpecs writes COMMAND DOCS's argument specs, each a flat array
-// of its fields.
+// writeArgSpecs writes COMMAND DOCS's argument specs, each a map of
+// its fields in Redis 7.0's order; a key names its key specification
+// (key_spec_index 0: a command has at most one, writeKeySpecs).
 func (c *client) writeArgSpecs(specs []argSpec) {
 	c.w.WriteArray(len(specs))
 	for _, a := range specs {
 		n := 4
-		for _, has := range []bool{a.token != "", len(a.flags) > 0, len(a.parts) > 0} {
+		for _, has := range []bool{a.typ == "key", a.token != "", len(a.flags) > 0, len(a.parts) > 0} {
 			if has {
 				n += 2
 			}
@@ -112,6 +113,10 @@ func (c *client) writeArgSpecs(specs []argSpec) {
 		c.w.WriteBulkString(a.name)
 		c.w.WriteBulkString("type")
 		c.w.WriteBulkString(a.typ)
+		if a.typ == "key" {
+			c.w.WriteBulkString("key_spec_index")
+			c.w.WriteInt(0)
+		}
 		if a.token != "" {
 			c.w.WriteBulkString("token")
 			c.w.WriteBulkString(a.token)

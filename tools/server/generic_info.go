@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"sort"
 )
 
@@ -66,7 +67,7 @@ func commandNames() []string {
 
 // writeCommandInfo writes Redis 7's ten-field COMMAND entry: name, arity,
 // flags, first key, last key, step, ACL categories, tips, key
-// specifications (none reported) and subcommands (each such an entry).
+// specifications (writeKeySpecs) and subcommands (each such an entry).
 func (c *client) writeCommandInfo(cmd *command) {
 	c.w.WriteArray(10)
 	c.w.WriteBulkString(cmd.name)
@@ -88,9 +89,9 @@ func (c *client) writeCommandInfo(cmd *command) {
 	// and the subcommands an array unless there are none
 	c.writeSetLen(len(cmd.tips))
 	for _, tip := range cmd.tips {
-		c.w.WriteString(tip)
+		c.w.WriteBulkString(tip)
 	}
-	c.writeSetLen(0)
+	c.writeKeySpecs(cmd)
 	if len(cmd.subs) == 0 {
 		c.writeSetLen(0)
 		return
@@ -99,4 +100,66 @@ func (c *client) writeCommandInfo(cmd *command) {
 	for _, sub := range cmd.subs {
 		c.writeCommandInfo(sub)
 	}
+}
+
+// writeKeySpecs writes cmd's key specifications as Redis 7.0 does
+// (addReplyCommandKeySpecs): none for a command without keys, else one
+// made of the table's key positions, as Redis makes it of a module
+// command's first, last and step: the keys begin at index first and run
+// to lastkey (last - first, or a negative last as it is) by step, with
+// keySpecFlags's flags.
+func (c *client) writeKeySpecs(cmd *command) {
+	if cmd.first == 0 {
+		c.writeSetLen(0)
+		return
+	}
+	last := cmd.last
+	if last >= 0 {
+		last -= cmd.first
+	}
+	c.writeSetLen(1)
+	c.writeMapLen(3)
+	c.w.WriteBulkString("flags")
+	flags := keySpecFlags(cmd)
+	c.writeSetLen(len(flags))
+	for _, f := range flags {
+		c.w.WriteString(f)
+	}
+	c.writeKeySearch("begin_search", "index", []string{"index"}, []int{cmd.first})
+	c.writeKeySearch("find_keys", "range", []string{"lastkey", "keystep", "limit"}, []int{last, cmd.step, 0})
+}
+
+// writeKeySearch writes one step of a key specification: its name, then
+// a map of its type and its spec, a map of names to integers.
+func (c *client) writeKeySearch(step, typ string, names []string, values []int) {
+	c.w.WriteBulkString(step)
+	c.writeMapLen(2)
+	c.w.WriteBulkString("type")
+	c.w.WriteBulkString(typ)
+	c.w.WriteBulkString("spec")
+	c.writeMapLen(len(names))
+	for i, n := range names {
+		c.w.WriteBulkString(n)
+		c.w.WriteInt(values[i])
+	}
+}
+
+// fullAccess is Redis 7.0's key specification flags for a module
+// command declared by first, last and step only, as RedisBloom 2.8
+// declares every BF command (RedisModule_CreateCommand in rebloom.c):
+// RW, access and update (CMD_KEY_FULL_ACCESS).
+var fullAccess = []string{"RW", "access", "update"}
+
+// keySpecFlags returns the flags of cmd's key specification: the
+// table's keyFlags if it names them; fullAccess for the module commands
+// (BF.*, MBF.*); RO for Redis's read-only commands (TYPE, EXISTS), as
+// Redis 7.0 declares them; else fullAccess.
+func keySpecFlags(cmd *command) []string {
+	switch {
+	case cmd.keyFlags != nil:
+		return cmd.keyFlags
+	case cmd.docs.group != "module" && slices.Contains(cmd.flags, "readonly"):
+		return []string{"RO"}
+	}
+	return fullAccess
 }

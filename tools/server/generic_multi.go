@@ -106,7 +106,7 @@ func execTx(c *client, _ [][]byte) {
 	default:
 		c.w.WriteArray(len(t.queue))
 		for _, args := range t.queue {
-			c.s.exec(c, args)
+			c.s.execCmd(c, lookup(args[0]), args)
 		}
 	}
 }

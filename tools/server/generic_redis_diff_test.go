@@ -17,10 +17,12 @@ import (
 
 // How a reply of the differential script is compared.
 const (
-	exact  = iota // byte for byte
-	sorted        // an array whose order depends on the server (KEYS): its elements as a set
-	pairs         // a flat name-value array in dict order (CONFIG GET): its pairs as a set
-	scan0         // SCAN's [cursor, keys]: cursor byte for byte, keys as a set
+	exact    = iota // byte for byte
+	sorted          // an array whose order depends on the server (KEYS): its elements as a set
+	pairs           // a flat name-value array in dict order (CONFIG GET): its pairs as a set
+	scan0           // SCAN's [cursor, keys]: cursor byte for byte, keys as a set
+	skip            // sent to both, reply not compared (HELLO: the servers' names differ)
+	keySpecs        // COMMAND INFO: each entry's key specifications (its 9th element) byte for byte
 )
 
 // genericScript is one script of requests, sent byte for byte to
@@ -95,6 +97,15 @@ var genericScript = []struct {
 	{"RESET extra\r\n", exact},
 	{"ASKING extra\r\n", exact},
 	{"COMMAND INFO reset asking echo select nosuch\r\n", exact},
+	// Key specifications, in RESP2 and RESP3.
+	{"COMMAND INFO exists type keys scan dbsize ping\r\n", exact},
+	{"COMMAND INFO config|set client|list\r\n", exact},
+	{"COMMAND INFO del exists type\r\n", keySpecs},
+	{"HELLO 3\r\n", skip},
+	{"COMMAND INFO exists type keys scan dbsize ping\r\n", exact},
+	{"COMMAND INFO config|set client|list\r\n", exact},
+	{"COMMAND INFO del exists type\r\n", keySpecs},
+	{"HELLO 2\r\n", skip},
 	// Unbalanced quotes: Redis answers and closes the connection.
 	{"ECHO \"x\"y\r\n", exact},
 }
@@ -106,9 +117,9 @@ var genericScript = []struct {
 //     (maxmemory*, slowlog-*...), CONFIG HELP's REWRITE line, CONFIG SET
 //     maxmemory-policy / proto-max-bulk-len: immutable here, no eviction
 //     or bulk limit of Redis's kind to change.
-//   - COMMAND COUNT, COMMAND INFO of commands with request/response
-//     tips or key specifications (KEYS, SCAN, EXISTS, PING, CONFIG|SET):
-//     this server reports neither.
+//   - COMMAND COUNT: Redis has many more commands.
+//   - COMMAND INFO del: @dangerous here (it removes files); its key
+//     specification is compared (keySpecs).
 
 // TestGenericAsRedis sends genericScript byte for byte to Debian's
 // redis-server 7.0 and to the server and compares the replies.
@@ -135,6 +146,8 @@ func TestGenericAsRedis(t *testing.T) {
 			require.Len(t, g, 2, "%q", step.req)
 			assert.Equal(t, w[0], g[0], "%q", step.req)
 			assert.ElementsMatch(t, elements(t, []byte(w[1]), 1), elements(t, []byte(g[1]), 1), "%q", step.req)
+		case keySpecs:
+			assert.Equal(t, keySpecsOf(t, want), keySpecsOf(t, got), "%q", step.req)
 		}
 	}
 	assert.True(t, rc.closed(t) && sc.closed(t), "both close after unbalanced quotes")
@@ -175,7 +188,7 @@ func (c *rawClient) closed(t *testing.T) bool {
 	return err != nil
 }
 
-// readReply copies one RESP2 reply from rd to out.
+// readReply copies one RESP2 or RESP3 reply from rd to out.
 func readReply(rd *bufio.Reader, out *bytes.Buffer) error {
 	line, err := rd.ReadString('\n')
 	if err != nil {
@@ -183,8 +196,9 @@ func readReply(rd *bufio.Reader, out *bytes.Buffer) error {
 	}
 	out.WriteString(line)
 	n, _ := strconv.Atoi(strings.TrimSpace(line[1:]))
+	parts := 0
 	switch line[0] {
-	case '$':
+	case '$', '=', '!': // bulk string, verbatim string, bulk error
 		if n >= 0 {
 			buf := make([]byte, n+2)
 			if _, err := io.ReadFull(rd, buf); err != nil {
@@ -192,14 +206,41 @@ func readReply(rd *bufio.Reader, out *bytes.Buffer) error {
 			}
 			out.Write(buf)
 		}
-	case '*':
-		for range max(n, 0) {
-			if err := readReply(rd, out); err != nil {
-				return err
-			}
+	case '*', '~', '>': // array, set, push
+		parts = max(n, 0)
+	case '%': // map
+		parts = 2 * max(n, 0)
+	}
+	for range parts {
+		if err := readReply(rd, out); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// keySpecsOf returns the key specifications (the 9th element) of each
+// entry of a COMMAND INFO reply, as raw bytes.
+func keySpecsOf(t *testing.T, reply []byte) []string {
+	rd := bufio.NewReader(bytes.NewReader(reply))
+	line, err := rd.ReadString('\n')
+	require.NoError(t, err)
+	n, _ := strconv.Atoi(strings.TrimSpace(line[1:]))
+	var out []string
+	for range n {
+		_, err := rd.ReadString('\n') // the entry's header: 10 elements
+		require.NoError(t, err)
+		var spec bytes.Buffer
+		for i := range 10 {
+			var b bytes.Buffer
+			require.NoError(t, readReply(rd, &b))
+			if i == 8 {
+				spec = b
+			}
+		}
+		out = append(out, spec.String())
+	}
+	return out
 }
 
 // elements splits an array reply into its elements' raw bytes, joined

@@ -4,12 +4,13 @@ package server
 // it.
 
 // reset is RESET: the connection as it was when it connected. It leaves
-// a transaction, forgets its name and READONLY, and runs as the default
-// user again (authenticated only if that user needs no password).
-// Answers +RESET.
+// a transaction, forgets its name and READONLY, speaks RESP2 and runs as
+// the default user again (authenticated only if that user needs no
+// password). Answers +RESET.
 func reset(c *client, _ [][]byte) {
 	c.tx = tx{}
-	c.name = ""
+	c.setName("")
+	c.setResp3(false)
 	c.readonly = false
 	c.authed = c.s.acl.open()
 	c.user.Store(c.s.acl.get("default"))

@@ -20,6 +20,7 @@ type clientStat struct {
 	name    atomic.Pointer[string]  // CLIENT SETNAME's
 	multi   atomic.Int32            // commands queued in MULTI; -1 outside
 	flags   atomic.Pointer[string]  // Redis's flags: N, x (MULTI), r (READONLY)
+	resp    atomic.Int32            // its protocol: 2, or 3 after HELLO 3
 }
 
 var normalFlags = "N"
@@ -30,6 +31,7 @@ func (st *clientStat) init(nc net.Conn, now int64) {
 	st.used.Store(now)
 	st.multi.Store(-1)
 	st.flags.Store(&normalFlags)
+	st.resp.Store(2)
 }
 
 // connFD returns the descriptor of a TCP (or TLS over TCP) connection,
@@ -60,7 +62,19 @@ func (c *client) remoteAddr() string {
 	return c.nc.RemoteAddr().String()
 }
 
-// setName sets the client's name (CLIENT SETNAME, HELLO SETNAME).
+// setResp3 switches c to RESP3 replies, or back to RESP2 (HELLO,
+// RESET), and publishes its protocol to CLIENT LIST.
+func (c *client) setResp3(on bool) {
+	c.resp3 = on
+	resp := int32(2)
+	if on {
+		resp = 3
+	}
+	c.stat.resp.Store(resp)
+}
+
+// setName sets the client's name (CLIENT SETNAME, HELLO SETNAME, "" at
+// RESET).
 func (c *client) setName(name string) {
 	c.name = name
 	c.stat.name.Store(&name)
@@ -117,12 +131,9 @@ func (c *client) line(caller *client) string {
 		c.id, c.remoteAddr(), c.nc.LocalAddr(), st.fd, st.getName(), (now-st.created)/1e9, (now-st.used.Load())/1e9,
 		*st.flags.Load(), st.multi.Load())
 	fmt.Fprintf(&sb, "qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=%s redir=-1 resp=%d\n",
-		cmd, c.user.Load().name, respOf(c))
+		cmd, c.user.Load().name, st.resp.Load())
 	return sb.String()
 }
-
-// respOf is the protocol version c speaks (CLIENT LIST's resp field).
-func respOf(*client) int { return 2 }
 
 // clientList answers CLIENT LIST [TYPE normal|master|replica|pubsub]
 // [ID id...]: one line per client, by id.
@@ -160,7 +171,7 @@ func clientList(c *client, args [][]byte) {
 			sb.WriteString(o.line(c))
 		}
 	}
-	c.w.WriteBulkString(sb.String())
+	c.writeVerbatim(sb.String())
 }
 
 func knownClientType(t string) bool {

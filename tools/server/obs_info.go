@@ -153,19 +153,6 @@ func (s *Server) clientsInfo() [][2]string {
 	}
 }
 
-// persistenceInfo: the server writes nothing of its own (no RDB, no
-// AOF); filters are files the kernel writes back, synced at shutdown.
-// rdb_last_save_time is the server's start, as Redis reports it before
-// a first save.
-func (s *Server) persistenceInfo() [][2]string {
-	return [][2]string{
-		{"loading", "0"}, {"async_loading", "0"}, {"rdb_changes_since_last_save", itoa(s.obs.added.Load())},
-		{"rdb_bgsave_in_progress", "0"}, {"rdb_last_save_time", itoa(s.start.Unix())},
-		{"rdb_last_bgsave_status", "ok"}, {"rdb_saves", "0"}, {"aof_enabled", "0"},
-		{"aof_rewrite_in_progress", "0"}, {"aof_last_write_status", "ok"},
-	}
-}
-
 func (s *Server) statsInfo() [][2]string {
 	return [][2]string{
 		{"total_connections_received", itoa(s.accepted.Load())},

@@ -24,6 +24,8 @@ type observer struct {
 	// added counts the keys BF.ADD, BF.MADD and BF.INSERT answered as
 	// new (1).
 	added atomic.Int64
+	// syncs are the Syncs of the filters (INFO persistence, obs_persist.go).
+	syncs *syncStat
 	// The run-time parameters, by Redis's names (obs_params.go):
 	// slowlog-log-slower-than (µs; 0 logs every command, negative
 	// none), slowlog-max-len, latency-tracking, latency-monitor-threshold
@@ -58,7 +60,8 @@ const (
 )
 
 func newObserver() *observer {
-	o := &observer{epoch: time.Now(), runID: runID(), cmds: make([]cmdStat, len(commandList)), kind: make([]replyKind, len(commandList))}
+	o := &observer{epoch: time.Now(), runID: runID(), cmds: make([]cmdStat, len(commandList)), kind: make([]replyKind, len(commandList)),
+		syncs: newSyncStat()}
 	for _, cmd := range commandList {
 		switch cmd.name {
 		case "bf.add":
@@ -83,7 +86,6 @@ func (o *observer) now() int64 { return int64(time.Since(o.epoch)) }
 // command's time runs from the end of the previous one of its pipeline
 // (or the pipeline's start) to its own end.
 func (s *Server) call(c *client, cmd *command, args [][]byte) {
-	c.lastCmd = cmd
 	mark := len(replyBuf(c.w))
 	s.run(c, cmd, args)
 	s.obs.record(c, cmd, args, c.lap(), 1, replyBuf(c.w)[mark:])
@@ -241,7 +243,8 @@ func (e *errorStats) counts() map[string]int64 {
 }
 
 // resetStats clears the counters CONFIG RESETSTAT clears: the
-// per-command and error counts, histograms and keys added.
+// per-command and error counts, histograms and keys added (the changes
+// since the last Sync stay as they were, as Redis's dirty count).
 func (o *observer) resetStats() {
 	for i := range o.cmds {
 		st := &o.cmds[i]
@@ -255,5 +258,5 @@ func (o *observer) resetStats() {
 	o.errs.by = nil
 	o.errs.mu.Unlock()
 	o.errs.total.Store(0)
-	o.added.Store(0)
+	o.syncs.addedAt.Add(-o.added.Swap(0))
 }

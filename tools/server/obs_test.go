@@ -285,9 +285,9 @@ func TestClientListInfoKill(t *testing.T) {
 		assert.Regexp(t, fields, l)
 	}
 	assert.Contains(t, lines[0], " name=alpha ")
-	assert.Contains(t, lines[0], " cmd=client ") // CLIENT is no container here: no "|list"
+	assert.Contains(t, lines[0], " cmd=client|list ")
 	assert.Contains(t, lines[1], fmt.Sprintf("id=%d ", idB))
-	assert.Contains(t, lines[1], " cmd=client ")
+	assert.Contains(t, lines[1], " cmd=client|id ")
 	self := do(t, a, "CLIENT", "INFO").(string)
 	assert.Regexp(t, fields, strings.TrimSuffix(self, "\n"))
 	one := do(t, a, "CLIENT", "LIST", "ID", strconv.FormatInt(idB, 10)).(string)

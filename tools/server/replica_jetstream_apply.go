@@ -135,7 +135,7 @@ func (a *applier) Sync(int) error {
 		return nil
 	}
 	at := a.applied.Load()
-	if err := a.s.store.syncAll(); err != nil {
+	if err := a.s.syncFilters(); err != nil {
 		return err
 	}
 	a.synced = at

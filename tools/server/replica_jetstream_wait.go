@@ -45,7 +45,7 @@ func waitAOF(c *client, args [][]byte) {
 	}
 	synced := 0
 	if local == 1 {
-		if err := c.s.store.syncAll(); err != nil {
+		if err := c.s.syncFilters(); err != nil {
 			c.replyErr(err)
 			return
 		}
