@@ -1,6 +1,7 @@
 """A file shrunk or rewritten under a live mapping: the next call raises
 FileChanged instead of killing the interpreter with SIGBUS."""
 
+import itertools
 import os
 import shutil
 
@@ -33,6 +34,21 @@ def header_of_another(path, other):
         dst.write(src.read(64))
 
 
+def four_layers(path, windowed):
+    """A set of 4 layers of 1,000 keys at path: scalable (expansion 1) or
+    windowed (keep 4, a window per layer on an injected clock)."""
+    if not windowed:
+        s = mmapbloom.create(path, 1000, 0.01, expansion=1)
+        s.add_batch([f"k{i}" for i in range(3500)])
+        return s
+    t = [10**18]
+    s = mmapbloom.create(path, 1000, 0.01, window=3600, keep=4, now=lambda: t[0])
+    for w in range(4):
+        t[0] = 10**18 + w * 3600 * 10**9
+        s.add_batch([f"w{w}k{i}" for i in range(900)])
+    return s
+
+
 @require_xxhash
 class ShrinkTest(TempDirTest):
     def test_file_changed_under_mapping(self):
@@ -57,17 +73,17 @@ class ShrinkTest(TempDirTest):
 
     def test_set_layer_changed_under_mapping(self):
         # a set of 4 blocked layers (layers of 1,000 keys: smaller ones are
-        # classic) whose oldest layer file changes: an absent key probes
-        # every layer, so each call must find the change first
+        # classic), scalable or windowed (4 windows live), whose oldest
+        # layer file changes: an absent key probes every layer, so each
+        # call must find the change first
         set_calls = {name: CALLS[name] for name in ("in", "add", "test_batch", "add_batch")}
         other = self.path("other.bloom")
         mmapbloom.create(other, 1000, 0.005).close()
         for change in (truncate_to_0, shrink_by_a_page, header_of_another):
-            for name, call in set_calls.items():
-                with self.subTest(change=change.__name__, call=name):
+            for (name, call), windowed in itertools.product(set_calls.items(), (False, True)):
+                with self.subTest(change=change.__name__, call=name, windowed=windowed):
                     path = self.path(f"{name}.bfset")
-                    with mmapbloom.create(path, 1000, 0.01, expansion=1) as s:
-                        s.add_batch([f"k{i}" for i in range(3500)])
+                    with four_layers(path, windowed) as s:
                         self.assertEqual(len(s.layers), 4)
                         oldest = os.path.join(path, s.layers[0]["file"])
                         if change is shrink_by_a_page:  # a layer of 1,000 keys is smaller than a page

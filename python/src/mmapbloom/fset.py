@@ -13,7 +13,7 @@ import os
 import secrets
 import tempfile
 import time
-from typing import Any, Callable, Iterable, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 from . import atomics, errors, hashing, locks
 from . import set_manifest as sm
@@ -28,6 +28,7 @@ CHUNK = 256  # keys of a batch call between two generation checks (Go: setChunk)
 MIN_WINDOW_NS = 1_000_000_000  # Go: MinWindow, 1 s
 MAX_EXPANSION, MAX_KEEP = 32768, 1024
 Clock = Callable[[], int]  # Unix time in nanoseconds
+Probes = Tuple[Callable[[int], bool], Callable[[int], bool]]  # _layers_have: checked, unchecked
 
 
 class _View:
@@ -40,21 +41,46 @@ class _View:
         self.adds = 0
         self.full = sm.grows(m) and layers[-1]._count() >= self.capacity
         self.hashable = all(f._test_hash is not None for f in layers)
-        self.has, self.has_unchecked = _layers_have(layers) if self.hashable else (None, None)
-        # the older layers' probe of a set without windows, for batch adds that checked them once
-        fixed = self.hashable and len(layers) > 1 and not sm.windowed(m)
-        self.older_has = _layers_have(layers[:-1])[1] if fixed else None
+        self.windowed = sm.windowed(m)
+        self._fused: Dict[Tuple[int, int], Probes] = {}
+        self.has = self.fused(0, len(layers))[0] if self.hashable else None  # every layer's, for sets without windows
+        self._span = (0, 0, 0)  # the window of the last live_from: its start and end (ns), its first live layer
 
-    def live(self, now: int) -> List[Filter]:
-        """The layers that answer at now, oldest first (Go: setView.live)."""
-        if not sm.windowed(self.m):
-            return self.layers
-        oldest = sm.window_at(self.m, now) - self.m["keep"] + 1
+    def fused(self, a: int, b: int) -> Probes:
+        """_layers_have of the blocked layers[a:b], made once per view;
+        an empty range holds no key."""
+        p = self._fused.get((a, b))
+        if p is None:
+            p = self._fused[(a, b)] = _layers_have(self.layers[a:b]) if a < b else (_none, _none)
+        return p
+
+    def live_from(self, now: int) -> int:
+        """The index of the oldest layer that answers at now (Go:
+        setView.live): 0 for a set without windows; for a windowed set the
+        first layer of a window after window_at(now) - keep, kept for the
+        rest of that window."""
+        if not self.windowed:
+            return 0
+        lo, hi, i = self._span
+        if lo <= now < hi:
+            return i
+        w = sm.window_at(self.m, now)
+        oldest = w - self.m["keep"] + 1
         ls = self.m["layers"]
         i = 0
         while i < len(ls) and ls[i]["window"] < oldest:
             i += 1
-        return self.layers[i:]
+        lo = self.m["t0_unix_ns"] + w * self.m["window_ns"]
+        self._span = (lo, lo + self.m["window_ns"], i)
+        return i
+
+    def live(self, now: int) -> List[Filter]:
+        """The layers that answer at now, oldest first (Go: setView.live)."""
+        return self.layers[self.live_from(now):]
+
+    def live_probes(self, now: int) -> Probes:
+        """The fused probes of the layers live at now (a hashable view)."""
+        return self.fused(self.live_from(now), len(self.layers))
 
     def split(self, now: int) -> Tuple[List[Filter], Filter]:
         live, active = self.live(now), self.layers[-1]
@@ -278,17 +304,12 @@ class FilterSet:
     def __contains__(self, key: object) -> bool:
         kb = key if type(key) is bytes else hashing.key_bytes(key)  # type: ignore[arg-type]
         v = self._current()
-        if v.has is not None and not sm.windowed(v.m):  # every layer live: the view's fused checks and probes
-            return v.has(hashing.xxhash.xxh3_64_intdigest(kb, v.m["seed"]))
+        if v.has is not None:  # the live layers' fused checks and probes
+            has = v.live_probes(self.now())[0] if v.windowed else v.has
+            return has(hashing.xxhash.xxh3_64_intdigest(kb, v.m["seed"]))
         live = v.live(self.now())
         for f in live:
             f._check()
-        if v.hashable:
-            h = hashing.xxhash.xxh3_64_intdigest(kb, v.m["seed"])
-            for f in reversed(live):
-                if f._test_hash(h):
-                    return True
-            return False
         return any(f._test(kb) for f in reversed(live))
 
     def test(self, key: Key) -> bool:
@@ -300,16 +321,13 @@ class FilterSet:
         kb = hashing.key_bytes
         keys = [k if type(k) is bytes else kb(k) for k in keys]
         v = self._current()
-        live = list(reversed(v.live(self.now())))
+        now = self.now()
+        live = list(reversed(v.live(now)))
         for f in live:
             f._check()
-        if v.has_unchecked is not None and not sm.windowed(v.m):
-            xxh, seed = hashing.xxhash.xxh3_64_intdigest, v.m["seed"]
-            return list(map(v.has_unchecked, (xxh(k, seed) for k in keys)))
         if v.hashable:
             xxh, seed = hashing.xxhash.xxh3_64_intdigest, v.m["seed"]
-            tests = [f._test_hash for f in live]
-            return [any(t(h) for t in tests) for h in (xxh(k, seed) for k in keys)]
+            return list(map(v.live_probes(now)[1], (xxh(k, seed) for k in keys)))
         return [any(f._test(k) for f in live) for k in keys]
 
     def add(self, key: Key, always: bool = False) -> bool:
@@ -344,9 +362,9 @@ class FilterSet:
         for f in older:
             f._check()
         active._check(True)
-        held_tests = [f._test_hash for f in reversed(v.held(older, always))]
-        held = v.older_has if v.older_has is not None and not always else lambda h: any(t(h) for t in held_tests)
-        older_tests = [f._test_hash for f in reversed(older)]
+        end = len(v.layers) - 1  # older and the layers held are the layers just before the newest
+        held = v.fused(end - len(v.held(older, always)), end)[1]
+        in_older = v.fused(end - len(older), end)[1]
         xxh, seed, add_hash, in_active = hashing.xxhash.xxh3_64_intdigest, v.m["seed"], active._add_hash, active._test_hash
         for key in keys[len(out):len(out) + CHUNK]:
             h = xxh(key, seed)
@@ -359,7 +377,7 @@ class FilterSet:
             else:
                 active._counted(1)
                 self._note_adds(v, active)
-                out.append(any(t(h) for t in older_tests) if always else False)
+                out.append(in_older(h) if always else False)
         return True
 
     def update(self, keys: Iterable[Key]) -> None:
@@ -503,6 +521,11 @@ def _layers_have(layers: List[Filter]) -> Tuple[Callable[[int], bool], Callable[
                 return True
         return False
     return has, has_unchecked
+
+
+def _none(h: int) -> bool:
+    """The probe of no layer."""
+    return False
 
 
 def _any_has(layers: List[Filter], key: bytes, h: Optional[int]) -> bool:
