@@ -19,9 +19,10 @@ type Key struct {
 	// node holds it.
 	Candidate bool
 	// Preferred makes the node take a free lease at once; other
-	// candidates wait one TTL after the keeper starts, so after a full
-	// restart (every lease expired) the preferred node, the one the
-	// cluster config names, gets it back when it is up.
+	// candidates wait one TTL after the keeper starts (Run, or
+	// NewKeeper for Step alone), so after a full restart (every lease
+	// expired) the preferred node, the one the cluster config names,
+	// gets it back when it is up.
 	Preferred bool
 }
 
@@ -89,8 +90,10 @@ func (k *Keeper) Tick() time.Duration { return k.tick }
 
 // Run does a Step every Tick until ctx ends, then releases the leases
 // it holds (so a successor needs not wait for them to expire) and
-// returns ctx's error.
+// returns ctx's error. Other candidates' wait for a free lease counts
+// from Run's start. Steps must not run concurrently with Run.
 func (k *Keeper) Run(ctx context.Context) error {
+	k.started = k.cfg.Clock.Now()
 	for {
 		k.Step(ctx)
 		select {

@@ -73,6 +73,19 @@ func TestKeeperRules(t *testing.T) {
 		require.True(t, b.Holds("k.grace"))
 	})
 
+	t.Run("other candidates' wait counts from Run", func(t *testing.T) {
+		b, clk := newTestKeeper(t, kv, "b", ttl, Key{Name: "k.run", Candidate: true})
+		clk.advance(2 * ttl) // created long before it runs (serve: before its log opened)
+		stopped, cancel := context.WithCancel(ctx)
+		cancel()
+		require.ErrorIs(t, b.Run(stopped), context.Canceled)
+		b.Step(ctx)
+		require.False(t, b.Holds("k.run"), "one TTL since Run, not since NewKeeper")
+		clk.advance(ttl)
+		b.Step(ctx)
+		require.True(t, b.Holds("k.run"))
+	})
+
 	t.Run("non-candidates only watch", func(t *testing.T) {
 		w, clk := newTestKeeper(t, kv, "w", ttl, Key{Name: "k.watch"}, Key{Name: "k.grace"})
 		clk.advance(2 * ttl)
