@@ -134,6 +134,9 @@ func (s *Server) leasesChanged(v lease.View) {
 		if holder != f.owners[id] && f.drained[id] {
 			delete(f.drained, id)
 		}
+		if holder != f.owners[id] {
+			s.cfg.Log.Printf("failover: the lease of %s's slots is held by %q (was %q)", id, holder, f.owners[id])
+		}
 		if holder == s.cfg.NodeID && f.owners[id] != holder {
 			go s.drainShard(id, p.Slots)
 		}
@@ -159,6 +162,7 @@ func (s *Server) drainShard(id string, slots []cluster.Range) {
 			f.drained[id] = f.owners[id] == s.cfg.NodeID
 			f.mu.Unlock()
 			s.republish()
+			s.cfg.Log.Printf("failover: %s's slots served here (their log is applied)", id)
 			return
 		}
 		s.cfg.Log.Printf("failover: drain of the log of %s's slots: %v (retrying)", id, err)
