@@ -28,6 +28,9 @@ type replicated struct {
 	dirs  []string
 	conf  string
 	args  [][]string
+
+	mu  sync.Mutex
+	log []string // the nodes' stderr lines after their listening lines
 }
 
 var replicatedSlots = []string{"0-5460", "5461-10922", "10923-16383"}
@@ -59,9 +62,31 @@ func startReplicated(t *testing.T, extra ...string) *replicated {
 	return r
 }
 
-// start starts node i (again) on its directory and address.
+// start starts node i (again) on its directory and address; its log
+// lines go to r.log (a node whose stderr is not read would block).
 func (r *replicated) start(t *testing.T, i int) *served {
-	return startServe(t, r.dirs[i], nil, r.args[i]...)
+	n := startServe(t, r.dirs[i], nil, r.args[i]...)
+	go func() {
+		for line := range n.logs {
+			r.mu.Lock()
+			r.log = append(r.log, fmt.Sprintf("node%d: %s", i+1, line))
+			r.mu.Unlock()
+		}
+	}()
+	return n
+}
+
+// logged returns the nodes' log lines holding sub.
+func (r *replicated) logged(sub string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, l := range r.log {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 func (r *replicated) client(t *testing.T) *redis.ClusterClient {
