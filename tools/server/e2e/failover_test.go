@@ -165,8 +165,8 @@ func absent(ctx context.Context, send func(ctx context.Context, args ...any) *re
 }
 
 // TestFailoverKill9: three serve processes with embedded NATS and lease
-// failover; go-redis's ClusterClient adds 50,000 URLs keyed by host at
-// a bounded rate, and the primary of the busiest range is killed with
+// failover; go-redis's ClusterClient (re-reading CLUSTER SLOTS every
+// second) adds 50,000 URLs keyed by host at a bounded rate, and the primary of the busiest range is killed with
 // kill -9 at a random moment. With no config edit and no command, a
 // survivor takes the range; at its first successful reply every add
 // whose reply the client received answers present through the client
@@ -192,7 +192,7 @@ func failoverRun(t *testing.T, restart bool) time.Duration {
 	start := time.Now()
 	r := startReplicated(t) // serve's default --lease-ttl, 5 s
 	t.Logf("cluster up in %v", time.Since(start))
-	cc := r.client(t)
+	cc := r.client(t, time.Second) // re-reads CLUSTER SLOTS every second, as a crawler expecting failovers would
 	j := &addJournal{}
 	done := make(chan struct{})
 	go func() { defer close(done); writeURLs(cc, 8, j) }()
@@ -363,7 +363,7 @@ func TestFailoverRealClients(t *testing.T) {
 	t.Logf("redis-py: %d adds to node1's range acknowledged, %d errors", len(items[keys[0]]), errs)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	missing, err := absent(ctx, r.client(t).Do, items)
+	missing, err := absent(ctx, r.client(t, 0).Do, items)
 	require.NoError(t, err)
 	require.Zero(t, missing, "every add redis-py saw acknowledged answers present")
 

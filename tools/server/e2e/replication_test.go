@@ -54,7 +54,7 @@ func startReplicated(t *testing.T, extra ...string) *replicated {
 	for i := range r.args {
 		r.nodes = append(r.nodes, r.start(t, i))
 	}
-	cc := r.client(t)
+	cc := r.client(t, 0)
 	for i, k := range []string{"probe:{a}", "probe:{b}", "probe:{c}"} {
 		require.Eventually(t, func() bool { return cc.BFAdd(context.Background(), k, "x").Err() == nil },
 			2*time.Minute, 100*time.Millisecond, "node %d takes writes through the log", i+1)
@@ -89,13 +89,16 @@ func (r *replicated) logged(sub string) []string {
 	return out
 }
 
-func (r *replicated) client(t *testing.T) *redis.ClusterClient {
+// client is a go-redis ClusterClient of the nodes; reload, when not 0,
+// is its ClusterStateReloadInterval (go-redis's default: 10 s).
+func (r *replicated) client(t *testing.T, reload time.Duration) *redis.ClusterClient {
 	var addrs []string
 	for _, n := range r.nodes {
 		addrs = append(addrs, n.addr)
 	}
 	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, MaxRedirects: 16, MaxRetries: 2,
-		DialTimeout: 2 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second})
+		DialTimeout: 2 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second,
+		ClusterStateReloadInterval: reload})
 	t.Cleanup(func() { _ = cc.Close() })
 	return cc
 }
@@ -171,7 +174,7 @@ func addUntil(cc *redis.ClusterClient, writers, total int, acks *atomic.Int64, s
 // its recorded position and has every one too.
 func TestReplicationKill9(t *testing.T) {
 	r := startReplicated(t)
-	cc := r.client(t)
+	cc := r.client(t, 0)
 	var acks atomic.Int64
 	done, stop := make(chan map[string][]string), make(chan struct{})
 	go func() { done <- addUntil(cc, 4, 6000, &acks, stop) }()
