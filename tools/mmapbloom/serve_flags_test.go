@@ -1,8 +1,12 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestServeBadFlags: values the server would take for its default, or
@@ -10,6 +14,9 @@ import (
 // listens (a new user's trial found them accepted).
 func TestServeBadFlags(t *testing.T) {
 	dir := t.TempDir()
+	conf := filepath.Join(dir, "nodes.conf")
+	require.NoError(t, os.WriteFile(conf, []byte("n1 127.0.0.1:7001 0-16383 nats=127.0.0.1:6201\n"), 0o644))
+	replicated := []string{"--cluster-config", conf, "--node-id", "n1", "--replication", "jetstream"}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -26,6 +33,8 @@ func TestServeBadFlags(t *testing.T) {
 		{[]string{"--fold-hashtags", "--fold-buckets", "0"}, "--fold-buckets 0: want at least 1"},
 		{[]string{"--fold-hashtags", "--fold-buckets", "48"}, "48 buckets: give a power of two"},
 		{[]string{"--fold-buckets", "128"}, "--fold-buckets 128 without --fold-hashtags"},
+		{append(replicated, "--lease-ttl", "100ms"), "--lease-ttl 100ms: want 0 (no failover) or at least 200ms"},
+		{append(replicated, "--lease-ttl", "-1s"), "--lease-ttl -1s: want 0 (no failover) or at least 200ms"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			args := append([]string{"serve", "--dir", dir, "--addr", "127.0.0.1:0"}, tc.args...)

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -42,7 +43,6 @@ func leaseKey(id string) string { return "slots." + id }
 type failover struct {
 	cfg    Failover
 	keeper *lease.Keeper
-	stop   context.CancelFunc
 	done   chan struct{}
 
 	shards map[string]bool // the config primaries whose leases keeper follows
@@ -50,6 +50,9 @@ type failover struct {
 	mu      sync.Mutex
 	owners  map[string]string // config primary id -> holder id ("" none)
 	drained map[string]bool   // shards held here whose log is applied
+	stop    context.CancelFunc
+	running bool // the keeper runs (runFailover)
+	stopped bool // stopFailover was called
 }
 
 // startFailover starts the lease keeper of s's node over the shards of
@@ -60,8 +63,7 @@ func (s *Server) startFailover(cs *clusterState) error {
 	var keys []lease.Key
 	for _, p := range cs.config.Shards() {
 		f.shards[p.ID] = true
-		mine := p == cs.me || cs.me.Primary == p
-		keys = append(keys, lease.Key{Name: leaseKey(p.ID), Candidate: mine, Preferred: p == cs.me})
+		keys = append(keys, lease.Key{Name: leaseKey(p.ID), Candidate: s.mayTake(cs, p), Preferred: p == cs.me})
 	}
 	k, err := lease.NewKeeper(lease.Config{KV: f.cfg.KV, Node: cs.me.ID, TTL: f.cfg.TTL, Keys: keys,
 		Clock: f.cfg.Clock, OnChange: s.leasesChanged})
@@ -73,14 +75,29 @@ func (s *Server) startFailover(cs *clusterState) error {
 	return nil
 }
 
-// runFailover starts the keeper once the cluster state is published.
+// mayTake reports whether this node may take the shard of config
+// primary p: its own, its primary's, and with the replication log those
+// of the primaries whose log it applies (cluster.Map.Successors).
+func (s *Server) mayTake(cs *clusterState, p *cluster.Node) bool {
+	return p == cs.me || cs.me.Primary == p ||
+		s.cfg.Replication != "" && slices.Contains(cs.config.Successors(p, logFollowers), cs.me)
+}
+
+// runFailover starts the keeper once the cluster state is published
+// (with the replication log, once the log is open), unless the server
+// is stopping.
 func (s *Server) runFailover() {
 	f := s.failover
 	if f == nil {
 		return
 	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.stopped || f.running {
+		return
+	}
 	ctx, stop := context.WithCancel(context.Background())
-	f.stop = stop
+	f.stop, f.running = stop, true
 	go func() {
 		defer close(f.done)
 		_ = f.keeper.Run(ctx)
@@ -88,9 +105,17 @@ func (s *Server) runFailover() {
 }
 
 // stopFailover stops the keeper, releasing the leases held here so the
-// replicas take them without waiting for their TTL.
+// others take them without waiting for their TTL.
 func (s *Server) stopFailover() {
-	if f := s.failover; f != nil {
+	f := s.failover
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	f.stopped = true
+	running := f.running
+	f.mu.Unlock()
+	if running {
 		f.stop()
 		<-f.done
 	}
@@ -108,6 +133,9 @@ func (s *Server) leasesChanged(v lease.View) {
 		id, holder := p.ID, v[leaseKey(p.ID)]
 		if holder != f.owners[id] && f.drained[id] {
 			delete(f.drained, id)
+		}
+		if holder != f.owners[id] {
+			s.cfg.Log.Printf("failover: the lease of %s's slots is held by %q (was %q)", id, holder, f.owners[id])
 		}
 		if holder == s.cfg.NodeID && f.owners[id] != holder {
 			go s.drainShard(id, p.Slots)
@@ -134,6 +162,7 @@ func (s *Server) drainShard(id string, slots []cluster.Range) {
 			f.drained[id] = f.owners[id] == s.cfg.NodeID
 			f.mu.Unlock()
 			s.republish()
+			s.cfg.Log.Printf("failover: %s's slots served here (their log is applied)", id)
 			return
 		}
 		s.cfg.Log.Printf("failover: drain of the log of %s's slots: %v (retrying)", id, err)

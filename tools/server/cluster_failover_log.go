@@ -3,11 +3,13 @@ package server
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/mmapbloom/mmapbloom/tools/replication"
 	"github.com/mmapbloom/mmapbloom/tools/replication/lease"
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // DefaultLeaseTTL is the lease TTL of serve's failover (--lease-ttl): a
@@ -16,17 +18,108 @@ import (
 // when the killed node led the lease bucket's or a stream's Raft group).
 const DefaultLeaseTTL = 5 * time.Second
 
-// LogFailover returns the Failover of a node whose writes go through the
-// replication log l: leases in lease.DefaultBucket on l's NATS
-// connection, with l's stream replicas, and a shard taken over served
-// once l has applied, for every stream holding its slots, everything
-// the stream held when the shard was taken.
-func LogFailover(ctx context.Context, l *replication.Log, ttl time.Duration) (*Failover, error) {
-	kv, err := lease.OpenConn(ctx, l.Conn(), lease.DefaultBucket, ttl, l.Layout().Replicas)
+// logFollowers is how many primaries after a shard's in the config file
+// apply its log besides its owner (the log's replicas, min(3, nodes),
+// minus one): with the log they may take the shard over.
+const logFollowers = 2
+
+// logLeases is the lease bucket (lease.DefaultBucket) on a replication
+// log's NATS connection, opened at its first use once the log is open
+// (attach): a Failover's KV before the log exists.
+type logLeases struct {
+	ttl time.Duration
+	mu  sync.Mutex
+	log *replication.Log
+	kv  lease.KV
+}
+
+// logFailover returns the Failover of a node whose writes go through a
+// replication log given later to leases.attach: leases of ttl in
+// lease.DefaultBucket with the log's stream replicas, and a shard taken
+// over served once the log has applied, for every stream holding its
+// slots, everything the stream held when the shard was taken.
+func logFailover(ttl time.Duration) (*Failover, *logLeases) {
+	b := &logLeases{ttl: ttl}
+	drain := func(ctx context.Context, slots []cluster.Range) error {
+		l, err := b.opened()
+		if err != nil {
+			return err
+		}
+		return LogDrain(l)(ctx, slots)
+	}
+	return &Failover{KV: b, TTL: ttl, Drain: drain}, b
+}
+
+// attach gives b the open log.
+func (b *logLeases) attach(l *replication.Log) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.log = l
+}
+
+// opened returns the log, or errLogNotReady before attach.
+func (b *logLeases) opened() (*replication.Log, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.log == nil {
+		return nil, errLogNotReady
+	}
+	return b.log, nil
+}
+
+// bucket returns the lease bucket, creating or binding it on first use;
+// errLogNotReady before attach, or NATS's error (retried next time).
+func (b *logLeases) bucket(ctx context.Context) (lease.KV, error) {
+	l, err := b.opened()
 	if err != nil {
 		return nil, err
 	}
-	return &Failover{KV: kv, TTL: ttl, Drain: LogDrain(l)}, nil
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.kv == nil {
+		kv, err := lease.OpenConn(ctx, l.Conn(), lease.DefaultBucket, b.ttl, l.Layout().Replicas)
+		if err != nil {
+			return nil, err
+		}
+		b.kv = kv
+	}
+	return b.kv, nil
+}
+
+// Get is lease.KV's Get on the bucket.
+func (b *logLeases) Get(ctx context.Context, key string) (jetstream.KeyValueEntry, error) {
+	kv, err := b.bucket(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return kv.Get(ctx, key)
+}
+
+// Create is lease.KV's Create on the bucket.
+func (b *logLeases) Create(ctx context.Context, key string, value []byte, opts ...jetstream.KVCreateOpt) (uint64, error) {
+	kv, err := b.bucket(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return kv.Create(ctx, key, value, opts...)
+}
+
+// Update is lease.KV's Update on the bucket.
+func (b *logLeases) Update(ctx context.Context, key string, value []byte, revision uint64) (uint64, error) {
+	kv, err := b.bucket(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return kv.Update(ctx, key, value, revision)
+}
+
+// Delete is lease.KV's Delete on the bucket.
+func (b *logLeases) Delete(ctx context.Context, key string, opts ...jetstream.KVDeleteOpt) error {
+	kv, err := b.bucket(ctx)
+	if err != nil {
+		return err
+	}
+	return kv.Delete(ctx, key, opts...)
 }
 
 // LogDrain returns a Failover.Drain waiting until l has applied the

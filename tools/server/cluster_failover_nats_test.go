@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/tools/replication/lease"
 	"github.com/mmapbloom/mmapbloom/tools/replication/natstest"
 	"github.com/nats-io/nats.go"
@@ -20,15 +20,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// failoverRuns is how many runs a failover test makes: 2, or 10 with
-// MMAPBLOOM_STRESS=1.
-func failoverRuns() int {
-	if os.Getenv("MMAPBLOOM_STRESS") == "1" {
-		return 10
-	}
-	return 2
-}
 
 // nodeBucket opens the lease bucket through the one nats-server at url
 // (the client neither reconnects elsewhere nor learns other servers):
@@ -127,7 +118,7 @@ func (w *writeLog) acked(t time.Time) bool {
 func TestFailoverNATSServerPartition(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGSTOP, syscall.SIGKILL} {
 		var outages []time.Duration
-		for run := range failoverRuns() {
+		for run := range testkit.Runs(2, 10) { // 10 with MMAPBLOOM_STRESS=1
 			outages = append(outages, partitionRun(t, sig, run))
 		}
 		slices.Sort(outages)

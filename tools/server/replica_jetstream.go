@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/mmapbloom/mmapbloom/tools/replication"
+	"github.com/mmapbloom/mmapbloom/tools/replication/lease"
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
 )
 
@@ -46,6 +48,13 @@ type ReplicationConfig struct {
 	// StartTimeout bounds the wait for the cluster to form at start.
 	// Default 60 s.
 	StartTimeout time.Duration
+	// LeaseTTL, when positive, turns on failover with leases on the
+	// log's NATS (cluster_failover_log.go): a shard whose owner stops
+	// renewing is taken by another node applying its log after at most
+	// LeaseTTL + LeaseTTL/4, plus its drain and NATS's elections. At
+	// least lease.MinTTL; 0: no failover, the config file decides. The
+	// command's default is DefaultLeaseTTL.
+	LeaseTTL time.Duration
 }
 
 // DefaultReplicationStreams is ReplicationConfig.Streams' default.
@@ -62,7 +71,10 @@ type jsRepl struct {
 	apply  *applier
 	// ready holds the log once open (openLoop); writes get -TRYAGAIN
 	// before.
-	ready   atomic.Pointer[replication.Log]
+	ready atomic.Pointer[replication.Log]
+	// leases, when failover is on, gets the log once open, and the
+	// lease keeper starts then.
+	leases  *logLeases
 	stop    chan struct{}
 	stopped chan struct{}
 }
@@ -73,13 +85,15 @@ var errLogNotReady = errors.New("the replication log is not open yet (waiting fo
 // startJetStream starts the embedded nats-server (unless external URLs
 // are given) and opens the log in the background: the cluster forms
 // only once enough nodes run, so a node must not wait for it to listen.
-func (s *Server) startJetStream(cs *clusterState) (*jsRepl, error) {
+// leases, when not nil, get the log once it is open, and the failover
+// starts then.
+func (s *Server) startJetStream(cs *clusterState, leases *logLeases) (*jsRepl, error) {
 	rc := &s.cfg.Replicate
 	if len(cs.m.Nodes) < 3 {
-		s.cfg.Log.Printf("replication: %d nodes: with fewer than 3, the loss of one node stops the writes (no quorum)", len(cs.m.Nodes))
+		s.cfg.Log.Printf("replication: %d nodes: with fewer than 3, the loss of one node stops the writes (no quorum) and no failover can happen", len(cs.m.Nodes))
 	}
 	r := &jsRepl{s: s, layout: replication.Layout{Streams: rc.Streams, Replicas: min(3, len(cs.m.Nodes)),
-		MaxAge: rc.MaxAge, MaxBytes: rc.MaxBytes}, stop: make(chan struct{}), stopped: make(chan struct{})}
+		MaxAge: rc.MaxAge, MaxBytes: rc.MaxBytes}, leases: leases, stop: make(chan struct{}), stopped: make(chan struct{})}
 	urls := rc.NATSURLs
 	if len(urls) == 0 {
 		emb, err := startEmbedded(s.cfg, cs)
@@ -114,6 +128,11 @@ func (r *jsRepl) openLoop(cfg replication.Config, streams []int) {
 			r.ready.Store(log) // before Follow: a bootstrap uses it
 			log.Follow(streams, r.apply)
 			r.s.cfg.Log.Printf("replication: log open, following %d of %d streams", len(streams), r.layout.Streams)
+			if r.leases != nil {
+				r.leases.attach(log)
+				r.s.runFailover()
+				r.s.cfg.Log.Printf("replication: failover on leases of %v", r.s.cfg.Replicate.LeaseTTL)
+			}
 			return
 		}
 		if ctx.Err() != nil {
@@ -152,33 +171,27 @@ func startEmbedded(cfg Config, cs *clusterState) (*replication.Embedded, error) 
 	return emb, nil
 }
 
-// followedStreams are the streams holding a slot this node serves: its
-// own, its primary's (a replica-of line), and those of the two primaries
-// before it in the file (a ring), so that each slot range is applied on
+// followedStreams are the streams holding a slot this node serves in
+// the config file: its own, its primary's (a replica-of line), and
+// those of the two primaries before it in the file (a ring: this node
+// is one of their Successors), so that each slot range is applied on
 // min(3, nodes) nodes.
 func followedStreams(l replication.Layout, cs *clusterState) []int {
-	serves := map[*cluster.Node]bool{cs.me: true}
-	if cs.me.Primary != nil {
-		serves[cs.me.Primary] = true
+	m, me := cs.config, cs.me
+	serves := map[*cluster.Node]bool{me: true}
+	if me.Primary != nil {
+		serves[me.Primary] = true
 	}
-	var primaries []*cluster.Node
-	for _, n := range cs.m.Nodes {
-		if n.Primary == nil {
-			primaries = append(primaries, n)
-		}
-	}
-	for i, n := range primaries {
-		if n == cs.me {
-			for d := 1; d <= 2 && d < len(primaries); d++ {
-				serves[primaries[(i-d+len(primaries))%len(primaries)]] = true
-			}
+	for _, p := range m.Shards() {
+		if slices.Contains(m.Successors(p, logFollowers), me) {
+			serves[p] = true
 		}
 	}
 	var out []int
 	for st := 0; st < l.Streams; st++ {
 		first, last := l.SlotsOf(st)
 		for slot := first; slot <= last; slot++ {
-			if o := cs.m.Owner(slot); o != nil && serves[o] {
+			if o := m.Owner(slot); o != nil && serves[o] {
 				out = append(out, st)
 				break
 			}
@@ -224,6 +237,9 @@ func checkReplication(cfg *Config) error {
 	}
 	if cfg.Replicate.StartTimeout <= 0 {
 		cfg.Replicate.StartTimeout = time.Minute
+	}
+	if ttl := cfg.Replicate.LeaseTTL; ttl < 0 || ttl > 0 && ttl < lease.MinTTL {
+		return fmt.Errorf("server: %w: --lease-ttl %v: want 0 (no failover) or at least %v", ErrBadConfig, ttl, lease.MinTTL)
 	}
 	return replication.Layout{Streams: cfg.Replicate.Streams, Replicas: 1}.Check()
 }

@@ -124,8 +124,9 @@ type Config struct {
 	Replicate ReplicationConfig
 
 	// Failover, with ClusterConfig, makes each shard's current owner the
-	// holder of its lease (cluster_failover.go). Default none: the
-	// config file alone decides.
+	// holder of its lease (cluster_failover.go). Default: with
+	// Replication and Replicate.LeaseTTL, leases on the log's NATS
+	// (logFailover); else none, the config file alone decides.
 	Failover *Failover
 }
 
@@ -213,7 +214,11 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, store: newStore(cfg.Dir, cfg.Sets, cfg.FilterIdle, cfg.FileCheck, lim), acl: users,
 		start: time.Now(), clients: map[*client]struct{}{}, puller: newPuller(), obs: newObserver()}
 	s.conf.init(&s.cfg)
-	if cs != nil && cfg.Failover != nil {
+	var leases *logLeases
+	if cs != nil && cfg.Replication != "" && cfg.Failover == nil && cfg.Replicate.LeaseTTL > 0 {
+		s.cfg.Failover, leases = logFailover(cfg.Replicate.LeaseTTL)
+	}
+	if cs != nil && s.cfg.Failover != nil {
 		if err := s.startFailover(cs); err != nil {
 			return nil, fmt.Errorf("server: %w", err)
 		}
@@ -222,11 +227,13 @@ func New(cfg Config) (*Server, error) {
 	if cs != nil {
 		s.cluster.Store(cs)
 		if cfg.Replication != "" {
-			if s.repl, err = s.startJetStream(cs); err != nil {
+			if s.repl, err = s.startJetStream(cs, leases); err != nil {
 				return nil, errors.Join(fmt.Errorf("server: %w", err), s.store.Close())
 			}
 		}
-		s.runFailover()
+		if leases == nil { // else once the log is open (jsRepl.openLoop)
+			s.runFailover()
+		}
 		go s.pullLoop()
 	} else {
 		close(s.puller.done)

@@ -19,9 +19,10 @@ type Key struct {
 	// node holds it.
 	Candidate bool
 	// Preferred makes the node take a free lease at once; other
-	// candidates wait one TTL after the keeper starts, so after a full
-	// restart (every lease expired) the preferred node, the one the
-	// cluster config names, gets it back when it is up.
+	// candidates wait one TTL after the keeper starts (Run, or
+	// NewKeeper for Step alone), so after a full restart (every lease
+	// expired) the preferred node, the one the cluster config names,
+	// gets it back when it is up.
 	Preferred bool
 }
 
@@ -47,8 +48,9 @@ type Config struct {
 }
 
 // View maps each followed key to its holder as last seen: a node id, or
-// "" when no node holds it (expired, never taken, or unknown because
-// the bucket could not be read).
+// "" when no node holds it (expired, never taken, or not known yet
+// because the bucket could not be read). A read that fails keeps the
+// holder last seen (a loaded or cut-off node keeps routing as it did).
 type View map[string]string
 
 // Keeper follows a set of leases: it renews those its node holds, takes
@@ -89,8 +91,10 @@ func (k *Keeper) Tick() time.Duration { return k.tick }
 
 // Run does a Step every Tick until ctx ends, then releases the leases
 // it holds (so a successor needs not wait for them to expire) and
-// returns ctx's error.
+// returns ctx's error. Other candidates' wait for a free lease counts
+// from Run's start. Steps must not run concurrently with Run.
 func (k *Keeper) Run(ctx context.Context) error {
+	k.started = k.cfg.Clock.Now()
 	for {
 		k.Step(ctx)
 		select {
@@ -181,12 +185,25 @@ func (k *Keeper) observe(ctx context.Context, key Key) string {
 		})
 	case err == nil:
 		return string(e.Value())
-	case !errors.Is(err, jetstream.ErrKeyNotFound) || !k.mayCreate(key):
+	case !errors.Is(err, jetstream.ErrKeyNotFound):
+		return k.lastSeen(key.Name)
+	case !k.mayCreate(key):
 		return ""
 	}
 	return k.acquire(ctx, key.Name, func(ctx context.Context) (uint64, error) {
 		return k.cfg.KV.Create(ctx, key.Name, []byte(k.cfg.Node))
 	})
+}
+
+// lastSeen is the holder of name in the last View, unless it is this
+// node (which holds only what it renews).
+func (k *Keeper) lastSeen(name string) string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if h := k.view[name]; h != k.cfg.Node {
+		return h
+	}
+	return ""
 }
 
 // mayCreate reports whether this node may take the free lease key now.

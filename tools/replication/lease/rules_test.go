@@ -13,10 +13,17 @@ import (
 )
 
 // flakyKV fails every Update with a timeout while down is set (a holder
-// cut off from NATS).
+// cut off from NATS), and every Get while getDown is.
 type flakyKV struct {
 	KV
-	down atomic.Bool
+	down, getDown atomic.Bool
+}
+
+func (f *flakyKV) Get(ctx context.Context, key string) (jetstream.KeyValueEntry, error) {
+	if f.getDown.Load() {
+		return nil, context.DeadlineExceeded
+	}
+	return f.KV.Get(ctx, key)
 }
 
 func (f *flakyKV) Update(ctx context.Context, key string, value []byte, revision uint64) (uint64, error) {
@@ -73,6 +80,19 @@ func TestKeeperRules(t *testing.T) {
 		require.True(t, b.Holds("k.grace"))
 	})
 
+	t.Run("other candidates' wait counts from Run", func(t *testing.T) {
+		b, clk := newTestKeeper(t, kv, "b", ttl, Key{Name: "k.run", Candidate: true})
+		clk.advance(2 * ttl) // created long before it runs (serve: before its log opened)
+		stopped, cancel := context.WithCancel(ctx)
+		cancel()
+		require.ErrorIs(t, b.Run(stopped), context.Canceled)
+		b.Step(ctx)
+		require.False(t, b.Holds("k.run"), "one TTL since Run, not since NewKeeper")
+		clk.advance(ttl)
+		b.Step(ctx)
+		require.True(t, b.Holds("k.run"))
+	})
+
 	t.Run("non-candidates only watch", func(t *testing.T) {
 		w, clk := newTestKeeper(t, kv, "w", ttl, Key{Name: "k.watch"}, Key{Name: "k.grace"})
 		clk.advance(2 * ttl)
@@ -84,10 +104,20 @@ func TestKeeperRules(t *testing.T) {
 		require.Equal(t, "", holderInBucket(t, kv, "k.watch"))
 	})
 
-	t.Run("a bucket error reads as no holder", func(t *testing.T) {
+	t.Run("a bucket error reads as no holder at first", func(t *testing.T) {
 		w, _ := newTestKeeper(t, errKV{kv}, "w", ttl, Key{Name: "k.grace"})
 		w.Step(ctx)
 		require.Equal(t, View{"k.grace": ""}, w.View())
+	})
+
+	t.Run("a bucket error keeps the holder last seen", func(t *testing.T) {
+		f := &flakyKV{KV: kv}
+		w, _ := newTestKeeper(t, f, "w", ttl, Key{Name: "k.grace"})
+		w.Step(ctx)
+		require.Equal(t, View{"k.grace": "b"}, w.View())
+		f.getDown.Store(true)
+		w.Step(ctx)
+		require.Equal(t, View{"k.grace": "b"}, w.View(), "a timeout is not a failover")
 	})
 }
 

@@ -19,7 +19,7 @@ b1 127.0.0.1:7021 replica-of b
 func TestWithOwners(t *testing.T) {
 	m, err := Parse(strings.NewReader(ownersConf))
 	require.NoError(t, err)
-	for _, owners := range []map[string]string{nil, {"a": "a"}, {"a": "b"}, {"a": "b1"}, {"a": ""}, {"z": "a1"}} {
+	for _, owners := range []map[string]string{nil, {"a": "a"}, {"a": ""}, {"a": "zz"}, {"z": "a1"}} {
 		require.Same(t, m, m.WithOwners(owners), "%v: no shard moved", owners)
 	}
 
@@ -47,4 +47,44 @@ func TestWithOwners(t *testing.T) {
 	a2, _ := m.Node("a2")
 	assert.Equal(t, "a", a2.Primary.ID)
 	assert.Equal(t, []string{"a", "b"}, ids(m.Shards()))
+}
+
+// TestWithOwnersSuccessor: with a replication log, a primary that
+// follows another's slots may take its shard: it then owns both ranges,
+// and the old primary (and its replicas) are its replicas.
+func TestWithOwnersSuccessor(t *testing.T) {
+	m, err := Parse(strings.NewReader(ownersConf))
+	require.NoError(t, err)
+	a, _ := m.Node("a")
+	b, _ := m.Node("b")
+	assert.Equal(t, []*Node{b}, m.Successors(a, 2), "two shards: one successor")
+	assert.Equal(t, []*Node{a}, m.Successors(b, 2), "a ring")
+	a1, _ := m.Node("a1")
+	assert.Empty(t, m.Successors(a1, 2), "a replica has none")
+
+	w := m.WithOwners(map[string]string{"a": "b"})
+	wb, _ := w.Node("b")
+	assert.Equal(t, []Range{{0, 16383}}, w.Runs(wb))
+	assert.Equal(t, []Range{{0, 8191}, {8192, 16383}}, wb.Slots)
+	assert.Nil(t, wb.Primary)
+	for _, id := range []string{"a", "a1", "a2", "b1"} {
+		n, _ := w.Node(id)
+		assert.Same(t, wb, n.Primary, "%s replicates the owner of both shards", id)
+		assert.Empty(t, n.Slots, id)
+	}
+	assert.Equal(t, []string{"b"}, func() (ids []string) {
+		for _, n := range w.Shards() {
+			ids = append(ids, n.ID)
+		}
+		return ids
+	}())
+
+	three, err := Parse(strings.NewReader("n1 127.0.0.1:1 0-99\nn2 127.0.0.1:2 100-199\nn3 127.0.0.1:3 200-16383\n"))
+	require.NoError(t, err)
+	n1, _ := three.Node("n1")
+	n2, _ := three.Node("n2")
+	n3, _ := three.Node("n3")
+	assert.Equal(t, []*Node{n2, n3}, three.Successors(n1, 2))
+	assert.Equal(t, []*Node{n1, n2}, three.Successors(n3, 2))
+	assert.Equal(t, []*Node{n3}, three.Successors(n2, 1))
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -18,7 +17,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
-	"github.com/mmapbloom/mmapbloom/tools/replication"
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
 	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
 )
@@ -29,32 +27,34 @@ type replicated struct {
 	nodes []*served
 	dirs  []string
 	conf  string
-	slots []string // each node's SLOTS and nats= fields
 	args  [][]string
+
+	mu  sync.Mutex
+	log []string // the nodes' stderr lines after their listening lines
 }
 
 var replicatedSlots = []string{"0-5460", "5461-10922", "10923-16383"}
 
-// startReplicated starts the three nodes, each with its embedded
-// nats-server's routes on a free port of 127.0.0.1 (the config's
-// nats=), and waits until every node answers a write of its own slots.
-func startReplicated(t *testing.T) *replicated {
+// startReplicated starts the three nodes, each on a free port of
+// 127.0.0.1 with its embedded nats-server's routes on another (the
+// config's nats=), with the flags extra, and waits until every node
+// answers a write of its own slots.
+func startReplicated(t *testing.T, extra ...string) *replicated {
 	t.Helper()
 	r := &replicated{conf: filepath.Join(t.TempDir(), "nodes.conf")}
+	var sb strings.Builder
 	for i, s := range replicatedSlots {
-		p, err := replication.FreePort()
-		require.NoError(t, err)
-		r.slots = append(r.slots, fmt.Sprintf("%s nats=127.0.0.1:%d", s, p))
+		addr, routes := freeAddr(t), freeAddr(t)
+		fmt.Fprintf(&sb, "node%d %s %s nats=%s\n", i+1, addr, s, routes)
 		r.dirs = append(r.dirs, t.TempDir())
-		r.args = append(r.args, []string{"--cluster-config", r.conf, "--node-id", fmt.Sprintf("node%d", i+1),
-			"--default-capacity", "100000", "--replication", "jetstream", "--replication-streams", "4"})
+		r.args = append(r.args, append([]string{"--addr", addr, "--cluster-config", r.conf, "--node-id", fmt.Sprintf("node%d", i+1),
+			"--default-capacity", "100000", "--replication", "jetstream", "--replication-streams", "4"}, extra...))
 	}
-	r.writeConf(t, func(i int) string { return fmt.Sprintf("127.0.0.1:%d", i+1) })
-	for i := range r.slots {
-		r.nodes = append(r.nodes, startServe(t, r.dirs[i], nil, r.args[i]...))
+	require.NoError(t, os.WriteFile(r.conf, []byte(sb.String()), 0o644))
+	for i := range r.args {
+		r.nodes = append(r.nodes, r.start(t, i))
 	}
-	r.reload(t)
-	cc := r.client(t)
+	cc := r.client(t, 0)
 	for i, k := range []string{"probe:{a}", "probe:{b}", "probe:{c}"} {
 		require.Eventually(t, func() bool { return cc.BFAdd(context.Background(), k, "x").Err() == nil },
 			2*time.Minute, 100*time.Millisecond, "node %d takes writes through the log", i+1)
@@ -62,33 +62,43 @@ func startReplicated(t *testing.T) *replicated {
 	return r
 }
 
-// writeConf writes the config with node i at addr(i).
-func (r *replicated) writeConf(t *testing.T, addr func(i int) string) {
-	var sb strings.Builder
-	for i, s := range r.slots {
-		fmt.Fprintf(&sb, "node%d %s %s\n", i+1, addr(i), s)
-	}
-	require.NoError(t, os.WriteFile(r.conf, []byte(sb.String()), 0o644))
+// start starts node i (again) on its directory and address; its log
+// lines go to r.log (a node whose stderr is not read would block).
+func (r *replicated) start(t *testing.T, i int) *served {
+	n := startServe(t, r.dirs[i], nil, r.args[i]...)
+	go func() {
+		for line := range n.logs {
+			r.mu.Lock()
+			r.log = append(r.log, fmt.Sprintf("node%d: %s", i+1, line))
+			r.mu.Unlock()
+		}
+	}()
+	return n
 }
 
-// reload writes the nodes' real addresses and reloads the live ones.
-func (r *replicated) reload(t *testing.T) {
-	r.writeConf(t, func(i int) string { return r.nodes[i].addr })
-	for _, n := range r.nodes {
-		if n.cmd.ProcessState == nil {
-			require.NoError(t, n.cmd.Process.Signal(syscall.SIGHUP))
-			waitLog(t, n, "cluster config reloaded")
+// logged returns the nodes' log lines holding sub.
+func (r *replicated) logged(sub string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, l := range r.log {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
 		}
 	}
+	return out
 }
 
-func (r *replicated) client(t *testing.T) *redis.ClusterClient {
+// client is a go-redis ClusterClient of the nodes; reload, when not 0,
+// is its ClusterStateReloadInterval (go-redis's default: 10 s).
+func (r *replicated) client(t *testing.T, reload time.Duration) *redis.ClusterClient {
 	var addrs []string
 	for _, n := range r.nodes {
 		addrs = append(addrs, n.addr)
 	}
 	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, MaxRedirects: 16, MaxRetries: 2,
-		DialTimeout: 2 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second})
+		DialTimeout: 2 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second,
+		ClusterStateReloadInterval: reload})
 	t.Cleanup(func() { _ = cc.Close() })
 	return cc
 }
@@ -164,7 +174,7 @@ func addUntil(cc *redis.ClusterClient, writers, total int, acks *atomic.Int64, s
 // its recorded position and has every one too.
 func TestReplicationKill9(t *testing.T) {
 	r := startReplicated(t)
-	cc := r.client(t)
+	cc := r.client(t, 0)
 	var acks atomic.Int64
 	done, stop := make(chan map[string][]string), make(chan struct{})
 	go func() { done <- addUntil(cc, 4, 6000, &acks, stop) }()
@@ -186,8 +196,7 @@ func TestReplicationKill9(t *testing.T) {
 		require.Eventually(t, func() bool { return missingIn(t, r.dirs[i], acked) == 0 }, time.Minute, 200*time.Millisecond,
 			"node%d has every acknowledged add (%d missing)", i+1, missingIn(t, r.dirs[i], acked))
 	}
-	r.nodes[0] = startServe(t, r.dirs[0], nil, r.args[0]...)
-	r.reload(t)
+	r.nodes[0] = r.start(t, 0)
 	require.Eventually(t, func() bool { return missingIn(t, r.dirs[0], acked) == 0 }, 2*time.Minute, 200*time.Millisecond,
 		"node1 restarted has every acknowledged add")
 }
