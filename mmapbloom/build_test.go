@@ -1,4 +1,4 @@
-package mmapbloom
+package mmapbloom_test
 
 import (
 	"os"
@@ -8,20 +8,22 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
 // buildKeys returns the keys both ways of filling a filter get: writer
 // 1's sequence (every 11th key shared) and then its first 500 keys again,
 // so that the count skips keys already present.
 func buildKeys() [][]byte {
-	return append(procKeys(1, 0, 20_000), procKeys(1, 0, 500)...)
+	return append(testkit.WriterKeys(1, 0, 20_000), testkit.WriterKeys(1, 0, 500)...)
 }
 
 // fillByAdds creates path with Create and adds keys through its shared
 // mapping, one writer: the first key by Add, the rest in batches.
-func fillByAdds(t *testing.T, path string, opts *CreateOptions, keys [][]byte) {
+func fillByAdds(t *testing.T, path string, opts *mmapbloom.CreateOptions, keys [][]byte) {
 	t.Helper()
-	f, err := Create(path, 20_000, 0.01, opts)
+	f, err := mmapbloom.Create(path, 20_000, 0.01, opts)
 	require.NoError(t, err)
 	require.NoError(t, f.Add(keys[0]))
 	for i := 1; i < len(keys); i += 4096 {
@@ -32,9 +34,9 @@ func fillByAdds(t *testing.T, path string, opts *CreateOptions, keys [][]byte) {
 
 // fillByBuilder builds path with a Builder in mode, with the same calls
 // as fillByAdds.
-func fillByBuilder(t *testing.T, path string, opts *CreateOptions, mode BuildMode, keys [][]byte) {
+func fillByBuilder(t *testing.T, path string, opts *mmapbloom.CreateOptions, mode mmapbloom.BuildMode, keys [][]byte) {
 	t.Helper()
-	b, err := NewBuilder(path, 20_000, 0.01, &BuildOptions{CreateOptions: *opts, Mode: mode})
+	b, err := mmapbloom.NewBuilder(path, 20_000, 0.01, &mmapbloom.BuildOptions{CreateOptions: *opts, Mode: mode})
 	require.NoError(t, err)
 	require.Equal(t, mode, b.Mode())
 	_, err = os.Stat(path)
@@ -44,8 +46,8 @@ func fillByBuilder(t *testing.T, path string, opts *CreateOptions, mode BuildMod
 		require.NoError(t, b.AddBatch(keys[i:min(i+4096, len(keys))]))
 	}
 	require.NoError(t, b.Finish())
-	require.ErrorIs(t, b.Add(keys[0]), ErrClosed)
-	require.ErrorIs(t, b.Finish(), ErrClosed)
+	require.ErrorIs(t, b.Add(keys[0]), mmapbloom.ErrClosed)
+	require.ErrorIs(t, b.Finish(), mmapbloom.ErrClosed)
 }
 
 // TestBuildMatchesAdds: for every layout and format, a Builder (private
@@ -55,26 +57,26 @@ func fillByBuilder(t *testing.T, path string, opts *CreateOptions, mode BuildMod
 // differs: the data crc is written only by Seal).
 func TestBuildMatchesAdds(t *testing.T) {
 	keys := buildKeys()
-	for _, opts := range testLayouts {
-		for _, mode := range []BuildMode{BuildPrivate, BuildShared} {
-			t.Run(layoutName(opts)+"/"+mode.String(), func(t *testing.T) {
+	for _, opts := range mmapbloom.Layouts {
+		for _, mode := range []mmapbloom.BuildMode{mmapbloom.BuildPrivate, mmapbloom.BuildShared} {
+			t.Run(mmapbloom.LayoutName(opts)+"/"+mode.String(), func(t *testing.T) {
 				dir := t.TempDir()
 				added, built := filepath.Join(dir, "added.bloom"), filepath.Join(dir, "built.bloom")
-				fillByAdds(t, added, withSeed(opts, 42), keys)
-				fillByBuilder(t, built, withSeed(opts, 42), mode, keys)
+				fillByAdds(t, added, mmapbloom.WithSeed(opts, 42), keys)
+				fillByBuilder(t, built, mmapbloom.WithSeed(opts, 42), mode, keys)
 				want, err := os.ReadFile(added)
 				require.NoError(t, err)
 				got, err := os.ReadFile(built)
 				require.NoError(t, err)
 				require.True(t, len(want) == len(got) && string(want) == string(got), "files differ")
-				f, err := Open(built, &OpenOptions{ReadOnly: true})
+				f, err := mmapbloom.Open(built, &mmapbloom.OpenOptions{ReadOnly: true})
 				require.NoError(t, err)
 				defer f.Close()
 				c, err := f.Count()
 				require.NoError(t, err)
 				require.Greater(t, c, uint64(19_000))
-				requireAllPresent(t, f, 1, 0, 20_000)
-				require.Equal(t, []string{"added.bloom", "built.bloom"}, dirNames(t, dir))
+				testkit.RequireAllPresent(t, f, 1, 0, 20_000)
+				require.Equal(t, []string{"added.bloom", "built.bloom"}, testkit.DirNames(t, dir))
 			})
 		}
 	}
@@ -83,23 +85,23 @@ func TestBuildMatchesAdds(t *testing.T) {
 // TestBuildAbort: an aborted build publishes nothing and leaves no
 // temporary file; a second Abort does nothing.
 func TestBuildAbort(t *testing.T) {
-	for _, mode := range []BuildMode{BuildPrivate, BuildShared} {
+	for _, mode := range []mmapbloom.BuildMode{mmapbloom.BuildPrivate, mmapbloom.BuildShared} {
 		t.Run(mode.String(), func(t *testing.T) {
 			dir := t.TempDir()
-			b, err := NewBuilder(filepath.Join(dir, "f.bloom"), 1000, 0.01, &BuildOptions{Mode: mode})
+			b, err := mmapbloom.NewBuilder(filepath.Join(dir, "f.bloom"), 1000, 0.01, &mmapbloom.BuildOptions{Mode: mode})
 			require.NoError(t, err)
-			require.Len(t, dirNames(t, dir), 1, "the temporary file")
-			require.NoError(t, b.AddBatch(procKeys(0, 0, 1000)))
+			require.Len(t, testkit.DirNames(t, dir), 1, "the temporary file")
+			require.NoError(t, b.AddBatch(testkit.WriterKeys(0, 0, 1000)))
 			require.NoError(t, b.Abort())
 			require.NoError(t, b.Abort())
-			require.ErrorIs(t, b.Finish(), ErrClosed)
-			require.Empty(t, dirNames(t, dir))
+			require.ErrorIs(t, b.Finish(), mmapbloom.ErrClosed)
+			require.Empty(t, testkit.DirNames(t, dir))
 		})
 	}
 }
 
 // TestBuildRefused: bad options fail before any file is made; a file at
-// path fails Finish with ErrExists (no Overwrite) and keeps it, and
+// path fails Finish with mmapbloom.ErrExists (no Overwrite) and keeps it, and
 // Overwrite replaces it.
 func TestBuildRefused(t *testing.T) {
 	dir := t.TempDir()
@@ -107,33 +109,33 @@ func TestBuildRefused(t *testing.T) {
 	for name, tc := range map[string]struct {
 		n    uint64
 		p    float64
-		opts *BuildOptions
+		opts *mmapbloom.BuildOptions
 		want error
 	}{
-		"n=0":        {0, 0.01, nil, ErrInvalidN},
-		"p=1":        {10, 1, nil, ErrInvalidP},
-		"mode=3":     {10, 0.01, &BuildOptions{Mode: 3}, ErrBadOptions},
-		"v1-blocked": {10, 0.01, &BuildOptions{CreateOptions: CreateOptions{Format: format.V1, Layout: format.LayoutBlocked512}}, ErrBadOptions},
+		"n=0":        {0, 0.01, nil, mmapbloom.ErrInvalidN},
+		"p=1":        {10, 1, nil, mmapbloom.ErrInvalidP},
+		"mode=3":     {10, 0.01, &mmapbloom.BuildOptions{Mode: 3}, mmapbloom.ErrBadOptions},
+		"v1-blocked": {10, 0.01, &mmapbloom.BuildOptions{CreateOptions: mmapbloom.CreateOptions{Format: format.V1, Layout: format.LayoutBlocked512}}, mmapbloom.ErrBadOptions},
 	} {
-		_, err := NewBuilder(path, tc.n, tc.p, tc.opts)
+		_, err := mmapbloom.NewBuilder(path, tc.n, tc.p, tc.opts)
 		require.ErrorIs(t, err, tc.want, name)
 	}
-	require.Empty(t, dirNames(t, dir))
+	require.Empty(t, testkit.DirNames(t, dir))
 
 	require.NoError(t, os.WriteFile(path, []byte("old"), 0o644))
-	b, err := NewBuilder(path, 1000, 0.01, nil)
+	b, err := mmapbloom.NewBuilder(path, 1000, 0.01, nil)
 	require.NoError(t, err)
-	require.ErrorIs(t, b.Finish(), ErrExists)
-	require.Equal(t, []string{"f.bloom"}, dirNames(t, dir))
+	require.ErrorIs(t, b.Finish(), mmapbloom.ErrExists)
+	require.Equal(t, []string{"f.bloom"}, testkit.DirNames(t, dir))
 	old, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.Equal(t, "old", string(old))
 
-	b, err = NewBuilder(path, 1000, 0.01, &BuildOptions{CreateOptions: CreateOptions{Overwrite: true}})
+	b, err = mmapbloom.NewBuilder(path, 1000, 0.01, &mmapbloom.BuildOptions{CreateOptions: mmapbloom.CreateOptions{Overwrite: true}})
 	require.NoError(t, err)
 	require.NoError(t, b.Add([]byte("k")))
 	require.NoError(t, b.Finish())
-	f, err := Open(path, &OpenOptions{ReadOnly: true})
+	f, err := mmapbloom.Open(path, &mmapbloom.OpenOptions{ReadOnly: true})
 	require.NoError(t, err)
 	defer f.Close()
 	ok, err := f.Test([]byte("k"))
@@ -157,6 +159,6 @@ func TestPrivateFits(t *testing.T) {
 		{7 * 1024 * mib, 8 * 1024 * mib, true},
 		{7*1024*mib + 1, 8 * 1024 * mib, false},
 	} {
-		require.Equal(t, tc.want, PrivateFits(tc.size, tc.avail), "size %d, avail %d", tc.size, tc.avail)
+		require.Equal(t, tc.want, mmapbloom.PrivateFits(tc.size, tc.avail), "size %d, avail %d", tc.size, tc.avail)
 	}
 }
