@@ -17,6 +17,8 @@ type createCmd struct {
 	Like    string    `placeholder:"OTHER" xor:"n-like,p-like" help:"Take the whole shape (format, layout, scheme, seed, m, k, n, p) from the filter file OTHER, so that the two can be merged."`
 	Force   bool      `help:"Replace FILE if it exists (refused while another process has it open)."`
 	ExistOk bool      `name:"exist-ok" help:"When FILE exists, open it instead (the flags given must match it): many processes may run it at once."`
+	Keys    []string  `placeholder:"KEYFILE" sep:"none" help:"Build the filter from the keys of KEYFILE, one per line (repeatable; \"-\" for stdin; a name ending in .gz is decompressed) in private memory, then write FILE once: the disk takes about its size, where create then add write it several times. Without the memory for it, builds through FILE's mapping, and says so. SIGINT or SIGTERM ends it with no FILE."`
+	Null    bool      `short:"0" help:"With --keys: keys end with NUL, not LF (no CR is stripped)."`
 	shapeFlags
 	setFlags
 }
@@ -124,8 +126,12 @@ func (s shapeFlags) options() *mmapbloom.CreateOptions {
 	return o
 }
 
-// Run creates the file or set (with --exist-ok: opens it when it exists).
-func (c *createCmd) Run(_ *env) error {
+// Run creates the file or set (with --exist-ok: opens it when it exists;
+// with --keys: builds it from the keys).
+func (c *createCmd) Run(e *env) error {
+	if len(c.Keys) > 0 || c.Null {
+		return c.build(e)
+	}
 	if c.ExistOk {
 		return c.openOrCreate()
 	}
