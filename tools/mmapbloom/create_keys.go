@@ -7,6 +7,10 @@ import (
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
+// buildModes are the values of --build-mode; auto is the library's
+// default (0).
+var buildModes = map[string]mmapbloom.BuildMode{"private": mmapbloom.BuildPrivate, "shared": mmapbloom.BuildShared}
+
 // errBuildFlags refuses the create flags that do not go with --keys.
 var errBuildFlags = errors.New("--keys builds a new filter file from -n, -p and the shape flags: it goes with neither --like, --exist-ok nor a set")
 
@@ -16,7 +20,7 @@ var errBuildFlags = errors.New("--keys builds a new filter file from -n, -p and 
 func (c *createCmd) build(e *env) error {
 	switch {
 	case len(c.Keys) == 0:
-		return fmt.Errorf("create %s: -0 is for --keys: %w", c.File, mmapbloom.ErrBadOptions)
+		return fmt.Errorf("create %s: -0 and --build-mode are for --keys: %w", c.File, mmapbloom.ErrBadOptions)
 	case c.Like != "" || c.ExistOk || c.setFlags.wanted(c.File):
 		return fmt.Errorf("create %s: %w: %w", c.File, errBuildFlags, mmapbloom.ErrBadOptions)
 	case c.N == nil || c.P == nil:
@@ -32,11 +36,11 @@ func (c *createCmd) build(e *env) error {
 	in.stop = sig.stop
 	o := c.shapeFlags.options()
 	o.Overwrite = c.Force
-	b, err := mmapbloom.NewBuilder(c.File, uint64(*c.N), *c.P, &mmapbloom.BuildOptions{CreateOptions: *o})
+	b, err := mmapbloom.NewBuilder(c.File, uint64(*c.N), *c.P, &mmapbloom.BuildOptions{CreateOptions: *o, Mode: buildModes[c.Build]})
 	if err != nil {
 		return err
 	}
-	if b.Mode() == mmapbloom.BuildShared {
+	if b.Mode() == mmapbloom.BuildShared && c.Build == "auto" {
 		fmt.Fprintf(e.stderr, "mmapbloom: create %s: the filter does not fit in the memory available: building it through a shared mapping of the file, which the kernel writes to the disk several times over\n", c.File)
 	}
 	err = in.each(func(bt *batch) error { return b.AddBatch(bt.keys) })

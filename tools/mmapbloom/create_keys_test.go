@@ -31,6 +31,8 @@ func TestCreateKeys(t *testing.T) {
 		{name: "NUL keys", stdin: "a\x00b\x00c", keys: []string{"-0", "-"}},
 		{name: "gzip", keys: []string{gz}},
 		{name: "empty", keys: []string{"-"}},
+		{name: "shared", stdin: "a\nb\n", keys: []string{"--build-mode", "shared", "-"}},
+		{name: "private", stdin: "a\nb\n", keys: []string{"--build-mode", "private", "-"}},
 	}
 	shapes := [][]string{
 		{},
@@ -45,15 +47,19 @@ func TestCreateKeys(t *testing.T) {
 				added, built := filepath.Join(dir, "added.bloom"), filepath.Join(dir, "built.bloom")
 				size := append([]string{"-n", "60000", "-p", "0.001", "--seed", "9"}, shape...)
 				requireOK(t, runCLI(t, nil, append([]string{"create", added}, size...)...))
-				requireOK(t, runCLI(t, []byte(in.stdin), append([]string{"add", added}, in.keys...)...))
 				args := append([]string{"create", built}, size...)
-				for _, k := range in.keys {
-					if k == "-0" {
-						args = append(args, k)
-					} else {
-						args = append(args, "--keys", k)
+				var keyArgs []string
+				for i := 0; i < len(in.keys); i++ {
+					switch k := in.keys[i]; k {
+					case "-0":
+						args, keyArgs = append(args, k), append(keyArgs, k)
+					case "--build-mode":
+						args, i = append(args, k, in.keys[i+1]), i+1
+					default:
+						args, keyArgs = append(args, "--keys", k), append(keyArgs, k)
 					}
 				}
+				requireOK(t, runCLI(t, []byte(in.stdin), append([]string{"add", added}, keyArgs...)...))
 				requireOK(t, runCLI(t, []byte(in.stdin), args...))
 				require.Equal(t, readFile(t, added), readFile(t, built))
 				require.Equal(t, []string{"added.bloom", "built.bloom"}, testkit.DirNames(t, dir))
@@ -88,12 +94,13 @@ func TestCreateKeysBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		"-0 alone":  {[]string{"-n", "10", "-p", "0.01", "-0"}, "-0 is for --keys"},
-		"no -p":     {[]string{"-n", "10", "--keys", good}, "-p is missing"},
-		"--like":    {[]string{"--like", good, "--keys", good}, "--keys builds a new filter file"},
-		"exist-ok":  {[]string{"-n", "10", "-p", "0.01", "--exist-ok", "--keys", good}, "--keys builds a new filter file"},
-		"set":       {[]string{"-n", "10", "-p", "0.01", "--expansion", "2", "--keys", good}, "--keys builds a new filter file"},
-		"bad shape": {[]string{"-n", "10", "-p", "0.01", "--format", "v1", "--layout", "blocked512", "--keys", good}, "format v1.1 has only the classic layout"},
+		"-0 alone":   {[]string{"-n", "10", "-p", "0.01", "-0"}, "-0 and --build-mode are for --keys"},
+		"mode alone": {[]string{"-n", "10", "-p", "0.01", "--build-mode", "shared"}, "-0 and --build-mode are for --keys"},
+		"no -p":      {[]string{"-n", "10", "--keys", good}, "-p is missing"},
+		"--like":     {[]string{"--like", good, "--keys", good}, "--keys builds a new filter file"},
+		"exist-ok":   {[]string{"-n", "10", "-p", "0.01", "--exist-ok", "--keys", good}, "--keys builds a new filter file"},
+		"set":        {[]string{"-n", "10", "-p", "0.01", "--expansion", "2", "--keys", good}, "--keys builds a new filter file"},
+		"bad shape":  {[]string{"-n", "10", "-p", "0.01", "--format", "v1", "--layout", "blocked512", "--keys", good}, "format v1.1 has only the classic layout"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
