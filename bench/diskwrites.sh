@@ -6,12 +6,16 @@
 # the first file (procbench writes; BENCHMARKS.md, "Disk writes").
 # The files live on an ext4 file system in a loop device of its own, so
 # that the device's count of sectors written is this benchmark's alone.
-# Root only (mount). Builds of 50M keys take minutes: never in CI.
+# Root only (mount). 50M keys and three 3-minute writers take about 12
+# minutes: run by hand, never in CI.
 #
-#   N=50M LAYOUT=auto FOR=3m WRITERS=2000/0,2000/5s,200/0 bench/diskwrites.sh
+#   N=50M LAYOUT=auto FEED=0 FOR=3m WRITERS=2000/0,2000/5s,200/0 bench/diskwrites.sh
+#
+# FEED > 0 feeds the builds that many keys a second, as a slow source
+# (a crawler) would.
 set -euo pipefail
 cd "$(dirname "$0")"
-N=${N:-50M} LAYOUT=${LAYOUT:-auto} FOR=${FOR:-3m} WRITERS=${WRITERS-2000/0,2000/5s,200/0}
+N=${N:-50M} LAYOUT=${LAYOUT:-auto} FEED=${FEED:-0} FOR=${FOR:-3m} WRITERS=${WRITERS-2000/0,2000/5s,200/0}
 work=$(mktemp -d)
 cleanup() { umount "$work/mnt" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
@@ -24,5 +28,5 @@ mount -o loop "$work/ext4.img" "$work/mnt"
 echo "# $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD) load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-) $(uname -r)"
 echo "# vm.dirty_expire_centisecs=$(sysctl -n vm.dirty_expire_centisecs) vm.dirty_writeback_centisecs=$(sysctl -n vm.dirty_writeback_centisecs) vm.dirty_ratio=$(sysctl -n vm.dirty_ratio) vm.dirty_background_ratio=$(sysctl -n vm.dirty_background_ratio)"
-"$work/procbench" writes -dir "$work/mnt" -n "$N" -layout "$LAYOUT" -for "$FOR" -writers "$WRITERS"
+"$work/procbench" writes -dir "$work/mnt" -n "$N" -layout "$LAYOUT" -feed "$FEED" -for "$FOR" -writers "$WRITERS"
 echo "# end $(date -u +%FT%TZ) load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -31,6 +31,7 @@ func runWrites(args []string, out io.Writer) error {
 	p := fs.String("p", "1e-4", "false-positive probability")
 	layout := fs.String("layout", "auto", "create --layout")
 	dur := fs.Duration("for", 3*time.Minute, "how long each long-running writer adds")
+	feed := fs.Float64("feed", 0, "keys per second the builds read, as from a slow source (0: as fast as they take them)")
 	writers := fs.String("writers", "2000/0,2000/5s,200/0", "long-running writers, RATE/SYNC: keys per second and the interval of Sync (0: never); empty: none")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -45,7 +46,7 @@ func runWrites(args []string, out io.Writer) error {
 	added, built := filepath.Join(*dir, "writes-add.bloom"), filepath.Join(*dir, "writes-build.bloom")
 	defer func() { _ = os.Remove(added); _ = os.Remove(built) }()
 	shape := []string{"-n", strconv.Itoa(n), "-p", *p, "--layout", *layout, "--seed", "1"}
-	if err := buildWays(out, *cli, added, built, shape, uint64(n), *nFlag); err != nil {
+	if err := buildWays(out, *cli, added, built, shape, keyStream{end: uint64(n), rate: *feed}, *nFlag); err != nil {
 		return err
 	}
 	from := uint64(n) // each writer adds keys never added before: adding a present key writes nothing
@@ -69,29 +70,31 @@ func runWrites(args []string, out io.Writer) error {
 	return nil
 }
 
-// buildWays builds the filter of n keys (nName in the lines' names)
-// both ways, prints a line for each and checks that the two files are equal byte for byte.
-func buildWays(out io.Writer, cli, added, built string, shape []string, n uint64, nName string) error {
+// buildWays builds the filter of the keys of ks (nName in the lines'
+// names) both ways, prints a line for each and checks that the two files are equal byte for byte.
+func buildWays(out io.Writer, cli, added, built string, shape []string, ks keyStream, nName string) error {
 	dir := filepath.Dir(added)
 	create, err := measureWrites(nil, dir, cli, append([]string{"create", added}, shape...)...)
 	if err != nil {
 		return err
 	}
-	add, err := measureWrites(&keyStream{end: n}, dir, cli, "add", added, "-")
+	feedAdd := ks
+	add, err := measureWrites(&feedAdd, dir, cli, "add", added, "-")
 	if err != nil {
 		return err
 	}
 	add.wall += create.wall
 	add.written += create.written
 	add.device += create.device
-	if err := writesLine(out, "BenchmarkDiskWrites/way=create+add/n="+nName, added, add, float64(n)); err != nil {
+	if err := writesLine(out, "BenchmarkDiskWrites/way=create+add/n="+nName, added, add, float64(ks.end)); err != nil {
 		return err
 	}
-	bulk, err := measureWrites(&keyStream{end: n}, dir, cli, append([]string{"create", built, "--keys", "-"}, shape...)...)
+	feedBuild := ks
+	bulk, err := measureWrites(&feedBuild, dir, cli, append([]string{"create", built, "--keys", "-"}, shape...)...)
 	if err != nil {
 		return err
 	}
-	if err := writesLine(out, "BenchmarkDiskWrites/way=create-keys/n="+nName, built, bulk, float64(n)); err != nil {
+	if err := writesLine(out, "BenchmarkDiskWrites/way=create-keys/n="+nName, built, bulk, float64(ks.end)); err != nil {
 		return err
 	}
 	return sameFiles(added, built)
@@ -174,14 +177,23 @@ func deviceWritten(dir string) (float64, error) {
 }
 
 // keyStream reads as the generated present keys [next, end), one per
-// line.
+// line, rate keys a second at most (0: no limit).
 type keyStream struct {
 	next, end uint64
+	rate      float64
+	start     time.Time
 	buf       []byte
 }
 
-// Read fills p with whole lines when it can.
+// Read fills p with whole lines when it can, waiting while it is ahead
+// of its rate.
 func (k *keyStream) Read(p []byte) (int, error) {
+	if k.rate > 0 {
+		if k.start.IsZero() {
+			k.start = time.Now()
+		}
+		time.Sleep(time.Until(k.start.Add(time.Duration(float64(k.next) / k.rate * float64(time.Second)))))
+	}
 	for len(k.buf) < len(p) && k.next < k.end {
 		k.buf = keys.AppendURL(k.buf, keys.Present, k.next)
 		k.buf = append(k.buf, '\n')
