@@ -76,15 +76,25 @@ type CreateOptions struct {
 // ErrExists, ErrInUse (Overwrite of a file in use), the os error
 // (ENOSPC, EACCES) wrapped.
 func Create(path string, n uint64, p float64, opts *CreateOptions) (*Filter, error) {
+	o, m, k, err := shape(path, n, p, opts)
+	if err != nil {
+		return nil, err
+	}
+	return create(path, o, m, k, n, p)
+}
+
+// shape checks n and p and returns the options with their defaults, m
+// and k of a new filter at path (for Create and NewBuilder).
+func shape(path string, n uint64, p float64, opts *CreateOptions) (CreateOptions, uint64, uint32, error) {
 	if err := sizing.CheckNP(n, p); err != nil {
-		return nil, fmt.Errorf("mmapbloom: create %s: %w", path, err)
+		return CreateOptions{}, 0, 0, fmt.Errorf("mmapbloom: create %s: %w", path, err)
 	}
 	o, target := withDefaults(opts, n, p)
 	m, k, err := o.size(n, target)
 	if err != nil {
-		return nil, fmt.Errorf("mmapbloom: create %s: sizing for n = %d, p = %v: %w", path, n, p, err)
+		return o, 0, 0, fmt.Errorf("mmapbloom: create %s: sizing for n = %d, p = %v: %w", path, n, p, err)
 	}
-	return create(path, o, m, k, n, p)
+	return o, m, k, nil
 }
 
 // MaxDefaultRatio is the most bits a filter of Create's default layout
@@ -216,19 +226,7 @@ func (o CreateOptions) seed() (uint64, error) {
 
 // create builds, reserves and publishes the file, then maps it.
 func create(path string, o CreateOptions, m uint64, k uint32, n uint64, p float64) (*Filter, error) {
-	hdr, err := o.header(m, k, n, p)
-	if err != nil {
-		return nil, fmt.Errorf("mmapbloom: create %s: %w", path, err)
-	}
-	var buf [format.HeaderSize]byte
-	if err := hdr.Encode(buf[:]); err != nil {
-		return nil, fmt.Errorf("mmapbloom: create %s: %w", path, err)
-	}
-	size := format.HeaderSize + hdr.ByteSize
-	if size > math.MaxInt {
-		return nil, fmt.Errorf("mmapbloom: create %s: %d bytes do not fit this platform's address space: %w", path, size, ErrTooLarge)
-	}
-	tmp, err := buildTemp(path, buf[:], int64(size))
+	tmp, _, err := newTemp(path, o, m, k, n, p)
 	if err != nil {
 		return nil, err
 	}
@@ -250,6 +248,26 @@ func create(path string, o CreateOptions, m uint64, k uint32, n uint64, p float6
 		return nil, err
 	}
 	return f, nil
+}
+
+// newTemp checks the options against m and k and writes the new file,
+// empty, under a temporary name beside path (see buildTemp). It returns
+// the file and its header.
+func newTemp(path string, o CreateOptions, m uint64, k uint32, n uint64, p float64) (*os.File, format.Header, error) {
+	hdr, err := o.header(m, k, n, p)
+	if err != nil {
+		return nil, hdr, fmt.Errorf("mmapbloom: create %s: %w", path, err)
+	}
+	var buf [format.HeaderSize]byte
+	if err := hdr.Encode(buf[:]); err != nil {
+		return nil, hdr, fmt.Errorf("mmapbloom: create %s: %w", path, err)
+	}
+	size := format.HeaderSize + hdr.ByteSize
+	if size > math.MaxInt {
+		return nil, hdr, fmt.Errorf("mmapbloom: create %s: %d bytes do not fit this platform's address space: %w", path, size, ErrTooLarge)
+	}
+	tmp, err := buildTemp(path, buf[:], int64(size))
+	return tmp, hdr, err
 }
 
 // renamed returns a handle on tmp's open file description (the same file

@@ -34,6 +34,37 @@ func ExampleCreate() {
 	// Output: blocked512 9 true
 }
 
+// Build a filter from a list of keys before anyone can open it: the bits
+// are set in private memory and the file is written once, then
+// published whole (Mode says BuildShared where the file would not fit in
+// the memory available).
+func ExampleNewBuilder() {
+	path, cleanup := tempPath("blocklist.bloom")
+	defer cleanup()
+
+	b, err := mmapbloom.NewBuilder(path, 1_000_000, 0.001, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	keys := [][]byte{[]byte("bad.example"), []byte("worse.example")}
+	if err := b.AddBatch(keys); err != nil {
+		_ = b.Abort() // nothing is published
+		log.Fatal(err)
+	}
+	if err := b.Finish(); err != nil {
+		log.Fatal(err)
+	}
+	f, err := mmapbloom.Open(path, &mmapbloom.OpenOptions{ReadOnly: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	present, _ := f.TestString("worse.example")
+	count, _ := f.Count()
+	fmt.Println(present, count)
+	// Output: true 2
+}
+
 // Add keys, then test them: a key added always tests present; a key never
 // added tests absent except with probability about p.
 func ExampleFilter_Test() {

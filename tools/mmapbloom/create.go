@@ -17,6 +17,9 @@ type createCmd struct {
 	Like    string    `placeholder:"OTHER" xor:"n-like,p-like" help:"Take the whole shape (format, layout, scheme, seed, m, k, n, p) from the filter file OTHER, so that the two can be merged."`
 	Force   bool      `help:"Replace FILE if it exists (refused while another process has it open)."`
 	ExistOk bool      `name:"exist-ok" help:"When FILE exists, open it instead (the flags given must match it): many processes may run it at once."`
+	Keys    []string  `placeholder:"KEYFILE" sep:"none" help:"Build the filter from the keys of KEYFILE, one per line (repeatable; \"-\" for stdin; a name ending in .gz is decompressed) in private memory, then write FILE once: the disk takes about its size, where create then add write it several times. Without the memory for it, builds through FILE's mapping, and says so. SIGINT or SIGTERM ends it with no FILE."`
+	Null    bool      `short:"0" help:"With --keys: keys end with NUL, not LF (no CR is stripped)."`
+	Build   string    `name:"build-mode" enum:"auto,private,shared" default:"auto" help:"With --keys: where the bits are set: private (memory of this process, FILE written once), shared (FILE's mapping, as add), or auto: private when FILE fits in the memory available (MemAvailable less an eighth), else shared. Force shared in a container whose memory limit is below the machine's free memory."`
 	shapeFlags
 	setFlags
 }
@@ -124,8 +127,12 @@ func (s shapeFlags) options() *mmapbloom.CreateOptions {
 	return o
 }
 
-// Run creates the file or set (with --exist-ok: opens it when it exists).
-func (c *createCmd) Run(_ *env) error {
+// Run creates the file or set (with --exist-ok: opens it when it exists;
+// with --keys: builds it from the keys).
+func (c *createCmd) Run(e *env) error {
+	if len(c.Keys) > 0 || c.Null || c.Build != "auto" {
+		return c.build(e)
+	}
 	if c.ExistOk {
 		return c.openOrCreate()
 	}

@@ -45,7 +45,7 @@ func (c *dedupCmd) Run(e *env) error {
 	}
 	err = closeStore(f, err)
 	if s := sig.caught(); s != nil && err == nil {
-		return &interrupted{sig: s, read: in.read, printed: d.printed}
+		return &interrupted{sig: s, done: fmt.Sprintf("read %d lines, printed %d new ones; the lines printed were added, no line was added unprinted (run again to go on)", in.read, d.printed)}
 	}
 	return err
 }

@@ -8,8 +8,9 @@ import (
 	"syscall"
 )
 
-// signals watches for SIGINT and SIGTERM while dedup runs: the first
-// closes stop, so that reading ends and the batch in flight is finished.
+// signals watches for SIGINT and SIGTERM while dedup or create --keys
+// runs: the first closes stop, so that reading ends and the batch in
+// flight is finished.
 type signals struct {
 	ch   chan os.Signal
 	stop chan struct{}
@@ -51,17 +52,17 @@ func (s *signals) release() {
 	close(s.done)
 }
 
-// interrupted ends a dedup that a signal stopped: status 128 + the
-// signal's number, and one line saying what was done.
+// interrupted ends a command that a signal stopped (dedup, create
+// --keys): status 128 + the signal's number, and one line saying what
+// was done.
 type interrupted struct {
-	sig           os.Signal
-	read, printed int
+	sig  os.Signal
+	done string // what the command did before it stopped
 }
 
-// Error says which signal, how many lines were read and printed, and
-// that every printed line was added and no other.
+// Error says which signal and what was done.
 func (e *interrupted) Error() string {
-	return fmt.Sprintf("interrupted by %s: read %d lines, printed %d new ones; the lines printed were added, no line was added unprinted (run again to go on)", signalName(e.sig), e.read, e.printed)
+	return fmt.Sprintf("interrupted by %s: %s", signalName(e.sig), e.done)
 }
 
 // status is 128 + the signal's number (130 for SIGINT, 143 for SIGTERM).

@@ -5,6 +5,7 @@
 //	procbench scale -dir D [-n 20M] [-modes batch,single]
 //	procbench disk  -dir D [-runs 3] [-size 1GiB] [-keys 1M]
 //	procbench rusage PROG [ARG...]
+//	procbench writes -dir D [-n 50M] [-p 1e-4] [-layout auto] [-for 3m] [-writers 2000/0,2000/5s,200/0]
 //
 // cold writes a blocked mmapbloom file with a bit array of -size bytes,
 // a bits-and-blooms file sized for -bab-n keys at p = 1e-4 and one of
@@ -44,6 +45,18 @@
 // the largest peak resident set, both from getrusage of the child, run
 // through procbench rusage PROG ARGS (which prints them for one run).
 //
+// writes measures the bytes written to the disk (write_bytes of
+// /proc/PID/io, read as getrusage's ru_oublock of the child; and the
+// device's count of sectors written, every process's, after a sync) for
+// a filter of -n generated keys built by mmapbloom create then add
+// (adds through the file's shared mapping) and by create --keys (the
+// bits in private memory, the file written once), checks that the two
+// files are equal, then runs long-running writers (procbench writer)
+// that add to the first file RATE keys per second, one Add each, for
+// -for, with Sync every SYNC (0: never):
+//
+//	BenchmarkDiskWrites/way=W/[rate=R/sync=S/]n=N  1  write-bytes  write-bytes/key  write-bytes/file-byte  device-bytes/file-byte  filter-bytes  wall-ns  peak-rss-bytes
+//
 // The programs coldstart, addproc and mmapbloom are looked for beside
 // procbench, or given with -coldstart, -addproc and -mmapbloom. The files are removed at the end.
 package main
@@ -64,7 +77,7 @@ func main() {
 // run dispatches to the subcommand named by args[0].
 func run(args []string, out io.Writer) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: procbench cold|scale|disk [flags]")
+		return fmt.Errorf("usage: procbench cold|scale|disk|writes [flags]")
 	}
 	switch args[0] {
 	case "cold":
@@ -75,6 +88,10 @@ func run(args []string, out io.Writer) error {
 		return runDisk(args[1:], out)
 	case "rusage":
 		return runRusage(args[1:], out)
+	case "writes":
+		return runWrites(args[1:], out)
+	case "writer":
+		return runWriter(args[1:], out)
 	}
-	return fmt.Errorf("unknown subcommand %q (want cold, scale or disk)", args[0])
+	return fmt.Errorf("unknown subcommand %q (want cold, scale, disk or writes)", args[0])
 }

@@ -92,3 +92,24 @@ func TestHelpers(t *testing.T) {
 	assert.Error(t, run(nil, &bytes.Buffer{}))
 	assert.Error(t, run([]string{"nope"}, &bytes.Buffer{}))
 }
+
+// TestWrites runs the writes subcommand on a tiny filter and checks the
+// shape of its lines (not the figures: the directory's device is shared).
+func TestWrites(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs child programs")
+	}
+	bin := buildPrograms(t)
+	dir := t.TempDir()
+	var out bytes.Buffer
+	require.NoError(t, run([]string{"writes", "-dir", dir, "-mmapbloom", filepath.Join(bin, "mmapbloom"),
+		"-procbench", filepath.Join(bin, "procbench"), "-n", "20k", "-feed", "100000", "-for", "1s", "-writers", "500/0,500/200ms"}, &out))
+	metrics := `\t\d+ write-bytes\t\S+ write-bytes/key\t\S+ write-bytes/file-byte\t\S+ device-bytes/file-byte\t\d+ filter-bytes\t\d+ wall-ns\t\d+ peak-rss-bytes\n`
+	assert.Regexp(t, `^BenchmarkDiskWrites/way=create\+add/n=20k\t1`+metrics+
+		`BenchmarkDiskWrites/way=create-keys/n=20k\t1`+metrics+
+		`BenchmarkDiskWrites/way=writer/rate=500/sync=0/n=20k\t1`+metrics+
+		`BenchmarkDiskWrites/way=writer/rate=500/sync=200ms/n=20k\t1`+metrics+`$`, out.String())
+	files, err := filepath.Glob(filepath.Join(dir, "*"))
+	require.NoError(t, err)
+	assert.Empty(t, files, "files left behind")
+}

@@ -36,3 +36,17 @@ func SyncDir(dir string) error {
 	}
 	return nil
 }
+
+// WriteFile writes b to the file f from offset 0, in the file system's
+// large writes, and fsyncs it: a filter built in memory (Private) reaches
+// its file once. A full disk is errs.ErrNoSpace.
+func WriteFile(f *os.File, b []byte) error {
+	_, err := f.WriteAt(b, 0)
+	if err == nil {
+		err = f.Sync()
+	}
+	if err != nil {
+		return fmt.Errorf("mmapbloom: write %s: %w", f.Name(), noSpace(err))
+	}
+	return nil
+}

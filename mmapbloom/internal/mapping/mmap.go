@@ -54,3 +54,19 @@ func Sequential(data []byte) (restore func()) {
 	_ = unix.Madvise(data, unix.MADV_SEQUENTIAL)
 	return func() { _ = unix.Madvise(data, unix.MADV_RANDOM) }
 }
+
+// Private maps size bytes of anonymous memory private to the process:
+// zero pages, given memory as they are first written, backed by no file
+// (nothing reaches a disk unless the system swaps), with huge pages
+// welcome. A filter is built there before its file is written once.
+func Private(size uint64) (mmap.MMap, error) {
+	if size > math.MaxInt {
+		return nil, fmt.Errorf("mmapbloom: map %d bytes of memory: beyond this platform's address space: %w", size, errs.ErrTooLarge)
+	}
+	m, err := mmap.MapRegion(nil, int(size), mmap.COPY, mmap.ANON, 0)
+	if err != nil {
+		return nil, fmt.Errorf("mmapbloom: map %d bytes of memory: %w", size, err)
+	}
+	adviseHugePages(m)
+	return m, nil
+}
