@@ -59,7 +59,7 @@ func (c *client) allowed(cmd *command, args [][]byte) string {
 	case vAllow:
 		return ""
 	case vKeyWord:
-		if p.keys[0].loadMatches(args[cmd.first]) {
+		if p.keys[0].wordMatches(args[cmd.first]) {
 			return ""
 		}
 		fallthrough

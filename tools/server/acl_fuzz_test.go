@@ -70,7 +70,8 @@ func FuzzACLFile(f *testing.F) {
 
 // FuzzACLKeyWord compares the one-word check of a prefix pattern of 1
 // to 8 bytes (wordMatches, keys of every length, with and without bytes
-// past them in their array) with the byte comparison it stands for.
+// past them in their array, which it must not read) with the byte
+// comparison it stands for.
 func FuzzACLKeyWord(f *testing.F) {
 	for _, s := range [][3]string{{"seen", "seen", "\r\n$3"}, {"seen", "see", "n"}, {"seen", "seen:urls", ""}, {"a", "", "a"},
 		{"ab", "a\x00", "b"}, {"abcdefgh", "abcdefg", "h"}, {"abc", "abd", ""}, {"\x00", "\x00", ""}, {"\xff\xff", "\xff\xfe", "\xff"}} {

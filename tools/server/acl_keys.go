@@ -77,24 +77,18 @@ func (p *perms) keyAllowed(key []byte) bool {
 }
 
 // wordMatches reports whether key begins with k's prefix of 1 to 8
-// bytes (mask != 0), comparing one word under the mask: loadMatches, or
-// shortMatches for a short key with no room past it.
+// bytes (mask != 0), comparing one word of the key under the mask: no
+// loop, no byte comparison. A key of 8 bytes or more is loaded inline;
+// a shorter one is read within its length by shortWord (the connection's
+// guard gives arguments with no room past them).
 func (k *keyPattern) wordMatches(key []byte) bool {
-	return k.loadMatches(key) || cap(key) < 8 && k.shortMatches(key)
+	if len(key) >= 8 { // at least the prefix's length
+		return binary.LittleEndian.Uint64(key)&k.mask == k.word
+	}
+	return k.shortMatches(key)
 }
 
-// loadMatches is wordMatches for a key whose slice has room for 8
-// bytes: a key of 8 bytes or more, or a shorter one inside the request
-// it was parsed from (redcon's arguments are slices of the request).
-// The key is loaded as one word and the bytes past its end are masked
-// off, since it holds the whole prefix. Small enough to inline where a
-// command is checked: no call, no loop, no byte comparison.
-func (k *keyPattern) loadMatches(key []byte) bool {
-	return cap(key) >= 8 && len(key) >= len(k.prefix) && binary.LittleEndian.Uint64(key[:8])&k.mask == k.word
-}
-
-// shortMatches is wordMatches for a key of fewer than 8 bytes with no
-// room past it.
+// shortMatches is wordMatches for a key of fewer than 8 bytes.
 func (k *keyPattern) shortMatches(key []byte) bool {
 	return len(key) >= len(k.prefix) && shortWord(key)&k.mask == k.word
 }
