@@ -38,6 +38,12 @@ const ClusterName = "mmapbloom"
 // ErrEmbedded is returned (wrapped) when the embedded server cannot start.
 var ErrEmbedded = errors.New("replication: embedded nats-server")
 
+// Embedded32Bit is true on 32-bit platforms, where StartEmbedded refuses:
+// nats-server (v2.15.2) loads 64-bit counters with sync/atomic from
+// fields that are not 8-byte aligned there ("unaligned 64-bit atomic
+// operation" in its statistics, seen on 386).
+const Embedded32Bit = strconv.IntSize == 32
+
 // Embedded is a running embedded nats-server.
 type Embedded struct{ srv *natsserver.Server }
 
@@ -45,6 +51,9 @@ type Embedded struct{ srv *natsserver.Server }
 // clustered with cfg.Routes, and waits until it accepts clients. The
 // failover helper and tests reuse it to build clusters on loopback.
 func StartEmbedded(cfg EmbeddedConfig) (*Embedded, error) {
+	if Embedded32Bit {
+		return nil, fmt.Errorf("%w: not on a 32-bit platform: nats-server's 64-bit atomic counters are not 8-byte aligned there and it panics (use an external NATS cluster, --nats-url)", ErrEmbedded)
+	}
 	opts, err := embeddedOptions(cfg)
 	if err != nil {
 		return nil, err

@@ -72,6 +72,9 @@ func (m *memApplier) has(key, item string) bool {
 // cluster starts n embedded servers and returns their client URLs.
 func cluster(t *testing.T, n int) ([]*Embedded, []string) {
 	t.Helper()
+	if Embedded32Bit {
+		t.Skip("no embedded nats-server on a 32-bit platform (Embedded32Bit)")
+	}
 	names := make([]string, n)
 	for i := range names {
 		names[i] = fmt.Sprintf("n%d", i+1)

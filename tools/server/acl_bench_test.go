@@ -2,9 +2,9 @@ package server
 
 import (
 	"fmt"
-	"slices"
 	"io"
 	"log"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"

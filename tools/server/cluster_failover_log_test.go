@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mmapbloom/mmapbloom/tools/replication/natstest"
+
 	"github.com/mmapbloom/mmapbloom/tools/replication"
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
 	"github.com/stretchr/testify/require"
@@ -32,6 +34,7 @@ func (a *slowApplier) Bootstrap(context.Context, int) (uint64, error) { return 0
 // TestLogDrain: the Drain of a replication log returns once the node has
 // applied every entry its shard's streams held at the call.
 func TestLogDrain(t *testing.T) {
+	natstest.RequireEmbedded(t)
 	srvs, err := replication.StartLocalCluster(t.TempDir(), []string{"n1", "n2", "n3"})
 	require.NoError(t, err)
 	var urls []string

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mmapbloom/mmapbloom/tools/replication/natstest"
+
 	"github.com/mmapbloom/mmapbloom/tools/replication"
 	"github.com/mmapbloom/mmapbloom/tools/replication/lease"
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
@@ -75,6 +77,7 @@ func (g *gateDrain) drain(node string) func(context.Context, []cluster.Range) er
 // bucket of ttl on it.
 func leaseBucket(t *testing.T, ttl time.Duration) jetstream.KeyValue {
 	t.Helper()
+	natstest.RequireEmbedded(t)
 	srvs, err := replication.StartLocalCluster(t.TempDir(), []string{"n1", "n2", "n3"})
 	require.NoError(t, err)
 	var urls []string

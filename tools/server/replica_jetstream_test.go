@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mmapbloom/mmapbloom/tools/replication/natstest"
+
 	"github.com/nats-io/nats.go"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
@@ -70,6 +72,7 @@ func TestReplicationPipelinedAdds(t *testing.T) {
 // nats-server's client URL.
 func startLogged(t *testing.T) (*testCluster, string) {
 	t.Helper()
+	natstest.RequireEmbedded(t)
 	srv, err := replication.StartLocalCluster(t.TempDir(), []string{"n1"})
 	require.NoError(t, err)
 	t.Cleanup(srv[0].Shutdown)

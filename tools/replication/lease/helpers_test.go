@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mmapbloom/mmapbloom/tools/replication"
+	"github.com/mmapbloom/mmapbloom/tools/replication/natstest"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
@@ -43,6 +44,7 @@ type embedded []*replication.Embedded
 // stops it at the test's end.
 func startEmbedded(t *testing.T) embedded {
 	t.Helper()
+	natstest.RequireEmbedded(t)
 	e, err := replication.StartLocalCluster(t.TempDir(), []string{"n1", "n2", "n3"})
 	require.NoError(t, err)
 	t.Cleanup(func() {

@@ -76,13 +76,16 @@ func release(t *testing.T, kv jetstream.KeyValue) {
 	ctx := context.Background()
 	a, _ := newTestKeeper(t, kv, "a", time.Minute, Key{Name: "shard.r", Candidate: true, Preferred: true})
 	b, bClk := newTestKeeper(t, kv, "b", time.Minute, Key{Name: "shard.r", Candidate: true})
-	a.Step(ctx)
-	require.True(t, a.Holds("shard.r"))
+	// A step is one attempt: on a cluster just formed, its first reads
+	// and writes may time out, so each take is retried (the clocks stay;
+	// b for less than the 1-minute TTL, after which the bucket itself
+	// would free the lease).
+	require.Eventually(t, func() bool { a.Step(ctx); return a.Holds("shard.r") }, time.Minute, 50*time.Millisecond)
 	a.Release(ctx)
 	require.False(t, a.Holds("shard.r"))
 	bClk.advance(time.Minute)
-	b.Step(ctx)
-	require.True(t, b.Holds("shard.r"), "a released lease is free before its TTL")
+	require.Eventually(t, func() bool { b.Step(ctx); return b.Holds("shard.r") }, 20*time.Second, 50*time.Millisecond, // well within the TTL
+		"a released lease is free before its TTL")
 	a.Release(ctx) // holds nothing: b's lease stays
 	require.Equal(t, "b", holderInBucket(t, kv, "shard.r"))
 }

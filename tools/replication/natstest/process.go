@@ -30,6 +30,16 @@ func ServerBinary(t testing.TB) string {
 	return ""
 }
 
+// RequireEmbedded skips a test that runs an embedded nats-server on a
+// 32-bit platform, where replication.StartEmbedded refuses
+// (replication.Embedded32Bit; TestStartEmbedded32Bit checks the refusal).
+func RequireEmbedded(t testing.TB) {
+	t.Helper()
+	if replication.Embedded32Bit {
+		t.Skip("natstest: no embedded nats-server on a 32-bit platform (replication.Embedded32Bit)")
+	}
+}
+
 // Processes is a NATS cluster of nats-server processes.
 type Processes struct {
 	bin   string

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mmapbloom/mmapbloom/tools/replication/natstest"
+
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -41,6 +43,7 @@ var replicatedSlots = []string{"0-5460", "5461-10922", "10923-16383"}
 // answers a write of its own slots.
 func startReplicated(t *testing.T, extra ...string) *replicated {
 	t.Helper()
+	natstest.RequireEmbedded(t) // the serve binary is built for the same GOARCH
 	r := &replicated{conf: filepath.Join(t.TempDir(), "nodes.conf")}
 	var sb strings.Builder
 	for i, s := range replicatedSlots {
