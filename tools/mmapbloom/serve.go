@@ -37,6 +37,7 @@ type serveCmd struct {
 	TLSCACertFile       string        `name:"tls-ca-cert-file" type:"existingfile" help:"CA certificate (PEM) that client and peer certificates must chain to."`
 	TLSAuthClients      string        `name:"tls-auth-clients" default:"yes" enum:"yes,no,optional" help:"Ask TLS clients for a certificate signed by --tls-ca-cert-file: yes (required), optional, no."`
 	TLSReplication      string        `name:"tls-replication" default:"no" enum:"yes,no" help:"A replica pulls over TLS: the primary's address in --cluster-config must be its TLS port."`
+	TLSHandshakeTimeout time.Duration `name:"tls-handshake-timeout" default:"10s" help:"Close a TLS client that has not completed its handshake this long after connecting, whatever --timeout is."`
 	Maxclients          int           `default:"10000" help:"Most clients connected at once."`
 	MaxRequest          int           `default:"67108864" help:"Most bytes in one request; a larger one closes the connection."`
 	Timeout             time.Duration `default:"5m" help:"Close a client idle this long (negative: never)."`
@@ -122,7 +123,7 @@ func (c *serveCmd) Run(e *env) error {
 	srv, err := server.New(server.Config{
 		Dir: c.Dir, Password: pass, ACLFile: c.Aclfile, MasterUser: c.Masteruser, MasterAuth: masterauth, PullTLS: pullTLS,
 		MaxRequest: c.MaxRequest, MaxClients: clients,
-		ClientIdle: c.Timeout, FilterIdle: c.FilterIdle, Log: logger,
+		ClientIdle: c.Timeout, TLSHandshake: c.TLSHandshakeTimeout, FilterIdle: c.FilterIdle, Log: logger,
 		DefaultCapacity: c.DefaultCapacity, DefaultErrorRate: c.DefaultErrorRate, DefaultExpansion: c.DefaultExpansion,
 		ClusterConfig: c.ClusterConfig, NodeID: c.NodeID, PullInterval: c.PullInterval,
 		FoldHashtags: c.FoldHashtags, FoldBuckets: c.FoldBuckets,

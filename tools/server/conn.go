@@ -1,6 +1,8 @@
 package server
 
 import (
+	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -64,6 +66,9 @@ func newClient(s *Server, nc net.Conn) *client {
 func (s *Server) serveClient(c *client) {
 	defer s.handlers.Done()
 	defer s.drop(c)
+	if !s.handshake(c) {
+		return
+	}
 	for !s.closing.Load() {
 		if !s.armIdle(c, s.obs.now()) {
 			return
@@ -79,6 +84,19 @@ func (s *Server) serveClient(c *client) {
 			return
 		}
 	}
+}
+
+// handshake runs a TLS client's handshake within Config.TLSHandshake
+// and reports whether it succeeded; a plain client needs none. Shutdown
+// ends it at once (interrupt's read deadline).
+func (s *Server) handshake(c *client) bool {
+	tc, ok := c.nc.(*tls.Conn)
+	if !ok {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.TLSHandshake)
+	defer cancel()
+	return tc.HandshakeContext(ctx) == nil
 }
 
 // armIdle keeps c's deadline, of reads and writes alike, between the
@@ -113,6 +131,27 @@ func (s *Server) armIdle(c *client, now int64) bool {
 	}
 	_ = c.nc.SetDeadline(at)
 	return true
+}
+
+// rearmIdle applies a new idle time to every connection at once, those
+// blocked in a read included, as Redis's client cron closes any client
+// idle past timeout: each gets a deadline of now plus the idle time (to
+// an eighth more), or none for never. Each connection's own armIdle
+// moves it again at its next pipeline.
+func (s *Server) rearmIdle() {
+	idle := s.conf.idle.Load()
+	at := time.Time{}
+	if idle > 0 {
+		at = time.Now().Add(time.Duration(idle + idle/8))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing.Load() {
+		return // Shutdown's deadlines stay
+	}
+	for c := range s.clients {
+		_ = c.nc.SetDeadline(at)
+	}
 }
 
 // shutdownWrite is how long a client may take to read the replies it is

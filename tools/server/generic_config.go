@@ -164,14 +164,15 @@ func getTimeout(s *Server) int64 {
 	return max(s.conf.idle.Load(), 0) / int64(time.Second)
 }
 
-// setTimeout changes the idle time; each connection applies it at its
-// next pipeline (armIdle).
+// setTimeout changes the idle time of every connection, those waiting
+// for a request included (rearmIdle).
 func setTimeout(s *Server, v int64) (func(), string) {
 	return func() {
 		if v == 0 {
 			v = -1
 		}
 		s.conf.idle.Store(v * int64(time.Second))
+		s.rearmIdle()
 	}, ""
 }
 

@@ -50,6 +50,13 @@ type Config struct {
 	// Default 10,000.
 	MaxClients int
 
+	// TLSHandshake bounds a TLS client's handshake: a connection to a
+	// TLS listener that has not completed it this long after it was
+	// accepted is closed, whatever ClientIdle is (a client that never
+	// sends its ClientHello holds a descriptor, not the server).
+	// Default DefaultTLSHandshake (10 s).
+	TLSHandshake time.Duration
+
 	// ClientIdle closes a connection that sent nothing, or read none of
 	// its replies, for this long (to an eighth more: its deadline moves
 	// once in an eighth of ClientIdle, not once a pipeline). Default 5
@@ -135,9 +142,13 @@ const (
 	DefaultMaxRequest = 64 << 20
 	DefaultMaxClients = 10000
 	DefaultClientIdle = 5 * time.Minute
-	DefaultFilterIdle = time.Minute
-	DefaultCapacity   = 1_000_000
-	DefaultErrorRate  = 0.01
+	// DefaultTLSHandshake is Config.TLSHandshake's default: a handshake
+	// takes one or two round trips, so 10 s leaves room for a loaded
+	// client on a slow link.
+	DefaultTLSHandshake = 10 * time.Second
+	DefaultFilterIdle   = time.Minute
+	DefaultCapacity     = 1_000_000
+	DefaultErrorRate    = 0.01
 )
 
 // Server serves RESP clients on a data directory. Create it with New,
@@ -154,6 +165,9 @@ type Server struct {
 	clients  map[*client]struct{}
 	closing  atomic.Bool // Shutdown began; set under mu
 	handlers sync.WaitGroup
+	// refusing holds a token for each refusal of an over-limit client
+	// being written (refuse).
+	refusing chan struct{}
 
 	nextID    atomic.Int64
 	accepted  atomic.Int64
@@ -212,7 +226,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s := &Server{cfg: cfg, store: newStore(cfg.Dir, cfg.Sets, cfg.FilterIdle, cfg.FileCheck, lim), acl: users,
-		start: time.Now(), clients: map[*client]struct{}{}, puller: newPuller(), obs: newObserver()}
+		start: time.Now(), clients: map[*client]struct{}{}, refusing: make(chan struct{}, maxRefusing), puller: newPuller(), obs: newObserver()}
 	s.conf.init(&s.cfg)
 	var leases *logLeases
 	if cs != nil && cfg.Replication != "" && cfg.Failover == nil && cfg.Replicate.LeaseTTL > 0 {
@@ -253,6 +267,9 @@ func fillDefaults(cfg *Config) error {
 	}
 	if cfg.ClientIdle == 0 {
 		cfg.ClientIdle = DefaultClientIdle
+	}
+	if cfg.TLSHandshake <= 0 {
+		cfg.TLSHandshake = DefaultTLSHandshake
 	}
 	if cfg.FilterIdle == 0 {
 		cfg.FilterIdle = DefaultFilterIdle
@@ -356,26 +373,55 @@ func (s *Server) Serve(ln net.Listener) error {
 }
 
 // admit registers a new connection and starts serving it, or refuses it
-// when the server is full or closing.
+// when the server is full or closing. It does no network I/O under s.mu,
+// nor on the accept loop (a TLS connection's first write runs its
+// handshake, which waits for the client).
 func (s *Server) admit(nc net.Conn) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closing.Load() {
+		s.mu.Unlock()
 		_ = nc.Close()
 		return
 	}
 	if int64(len(s.clients)) >= s.conf.maxClients.Load() {
+		s.mu.Unlock()
 		s.rejected.Add(1)
-		_ = nc.SetWriteDeadline(time.Now().Add(time.Second))
-		_, _ = nc.Write([]byte("-ERR max number of clients reached\r\n"))
-		_ = nc.Close()
+		s.refuse(nc)
 		return
 	}
 	c := newClient(s, nc)
 	s.clients[c] = struct{}{}
 	s.accepted.Add(1)
 	s.handlers.Add(1)
+	s.mu.Unlock()
 	go s.serveClient(c)
+}
+
+// Refusals of over-limit clients: each is written on a goroutine of its
+// own within refuseTime (reads and writes, a TLS handshake included),
+// at most maxRefusing at once; past that a connection is closed with no
+// reply, so a flood of connections costs no more than maxRefusing
+// goroutines.
+const (
+	refuseTime  = time.Second
+	maxRefusing = 64
+)
+
+// refuse answers nc, a client past maxclients, with Redis's error and
+// closes it, off the accept loop.
+func (s *Server) refuse(nc net.Conn) {
+	select {
+	case s.refusing <- struct{}{}:
+	default:
+		_ = nc.Close()
+		return
+	}
+	go func() {
+		defer func() { <-s.refusing }()
+		_ = nc.SetDeadline(time.Now().Add(refuseTime))
+		_, _ = nc.Write([]byte("-ERR max number of clients reached\r\n"))
+		_ = nc.Close()
+	}()
 }
 
 // Shutdown stops accepting connections, lets every connection finish the

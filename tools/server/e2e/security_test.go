@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -25,6 +26,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
 // certs are the PEM files of a test CA, a server certificate for
@@ -242,4 +244,41 @@ func TestServeTLSReplica(t *testing.T) {
 	err := replica.Do(ctx, "MBF.PULL").Err()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "NOPERM this user has no permissions to run the 'bf.scandump' command")
+}
+
+// TestServeTLSSilentClientsSIGTERM: at --maxclients, TCP connections to
+// the TLS port that never send a ClientHello (one served, two past the
+// limit) freeze nothing: a real TLS client already connected goes on
+// being served, and SIGTERM stops the server, which exits 0 with its
+// filter synced.
+func TestServeTLSSilentClientsSIGTERM(t *testing.T) {
+	c := makeCerts(t)
+	dir := t.TempDir()
+	s := startServe(t, dir, nil, append(c.tlsArgs(), "--maxclients", "2", "--timeout=-1s")...)
+	rdb := redis.NewClient(&redis.Options{Addr: s.addr, TLSConfig: c.clientTLS(t, true), MaxRetries: -1, PoolSize: 1,
+		DialTimeout: 30 * time.Second, ReadTimeout: 30 * time.Second})
+	defer rdb.Close()
+	ctx := t.Context()
+	require.NoError(t, rdb.BFAdd(ctx, "seen", "https://example.com/").Err())
+	for range 3 { // the second client, then two past maxclients
+		nc, err := net.DialTimeout("tcp", s.addr, 30*time.Second)
+		require.NoError(t, err)
+		defer nc.Close()
+	}
+	require.NoError(t, rdb.BFAdd(ctx, "seen", "https://example.org/").Err(), "served beside the silent clients")
+	require.NoError(t, s.cmd.Process.Signal(syscall.SIGTERM))
+	exited := make(chan error, 1)
+	go func() { exited <- s.cmd.Wait() }()
+	select {
+	case err := <-exited:
+		require.NoError(t, err, "exit status 0")
+	case <-time.After(2 * time.Minute):
+		t.Fatal("no exit within 2 minutes of SIGTERM")
+	}
+	f, err := mmapbloom.OpenSet(filepath.Join(dir, "seen.bfset"), &mmapbloom.OpenOptions{ReadOnly: true})
+	require.NoError(t, err)
+	defer f.Close()
+	n, err := f.Count()
+	require.NoError(t, err)
+	assert.EqualValues(t, 2, n, "both adds synced at exit")
 }
