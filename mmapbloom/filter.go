@@ -44,6 +44,9 @@ type Filter struct {
 	closed     atomic.Bool   // set by Close, before it unmaps (see read)
 	broken     atomic.Bool   // set once a fault showed the file changed
 	pending    atomic.Uint64 // adds this handle has not yet added to the header count (count.go)
+	// flushFailed: this handle's last msync or fsync failed, so the next
+	// one writes every page again (flush).
+	flushFailed atomic.Bool
 }
 
 // newFilter builds a Filter over a file already locked shared and mapped.

@@ -193,7 +193,10 @@ func (f *Filter) Close() error {
 // that returned before Sync was called survive a crash of the machine or
 // a power loss; adds running while Sync runs may or may not. Without Sync
 // the kernel writes dirty pages back in its own time (about 30 seconds on
-// Linux by default). Errors: ErrClosed, ErrFileChanged, the msync or fsync
+// Linux by default). After a Sync that failed (the disk answered EIO or
+// ENOSPC), the next one writes every page of the file again, so that it
+// keeps the promise for every add made before it whatever the failed one
+// left unwritten. Errors: ErrClosed, ErrFileChanged, the msync or fsync
 // error.
 func (f *Filter) Sync() error {
 	return f.run(false, false, f.flush)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"os"
 	"sync/atomic"
 
 	"github.com/mmapbloom/mmapbloom/format"
@@ -133,14 +134,41 @@ func (f *Filter) writeHeader(h format.Header) error {
 
 // flush publishes this handle's pending count, writes the mapped pages to
 // the file and the file to the disk, and waits (msync with MS_SYNC, then
-// fsync). The caller is inside run.
+// fsync). After a flush that failed, it first marks every page of the
+// mapping dirty again (redirty): the kernel marks pages whose write-back
+// failed clean, so a later msync that succeeds would not write them and
+// their adds would be lost to a power cut (PostgreSQL's "fsyncgate",
+// 2018). The caller is inside run.
 func (f *Filter) flush() error {
 	f.publishCount()
+	if f.flushFailed.Load() {
+		f.redirty()
+	}
 	if err := f.data.Flush(); err != nil {
+		f.flushFailed.Store(true)
 		return fmt.Errorf("mmapbloom: msync %s: %w", f.path, err)
 	}
 	if err := f.file.Sync(); err != nil {
+		f.flushFailed.Store(true)
 		return fmt.Errorf("mmapbloom: fsync %s: %w", f.path, err)
 	}
+	f.flushFailed.Store(false)
 	return nil
+}
+
+// redirty dirties every page of the mapping with a locked OR of 0 into
+// its first word: it changes no bit, so it cannot undo an add running in
+// this or another process. A read-only handle has nothing it could have
+// written.
+func (f *Filter) redirty() {
+	if f.readOnly {
+		return
+	}
+	step := os.Getpagesize() / 8
+	for i := 0; i < len(f.head); i += step {
+		atomic.OrUint64(&f.head[i], 0)
+	}
+	for i := step - len(f.head); i < len(f.words); i += step {
+		atomic.OrUint64(&f.words[i], 0)
+	}
 }
