@@ -30,12 +30,9 @@ func (s *Server) execBatch(c *client, cmds []redcon.Command) int {
 	if n < 2 {
 		return 0
 	}
-	cmd := lookup(cmds[0].Args[0])
-	if c.allowed(cmd, cmds[0].Args) != "" {
-		return 0 // exec answers each with its NOPERM
-	}
-	if s.enter(c, cmd, cmds[0].Args) != "" {
-		return 0 // exec answers each with its redirection
+	cmd, msg := s.prepare(c, lookup(cmds[0].Args[0]), cmds[0].Args)
+	if msg != "" {
+		return 0 // exec answers each with its error (NOPERM, a redirection, MISCONF)
 	}
 	c.lastCmd = cmd
 	mark := len(replyBuf(c.w))

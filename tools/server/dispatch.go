@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tidwall/redcon"
@@ -25,6 +26,7 @@ type command struct {
 	docs     *commandDocs // COMMAND DOCS (every command has them)
 	tips     []string     // COMMAND INFO's tips (request_policy:...)
 	noAuth   bool         // allowed before AUTH
+	write    bool         // Redis's write flag (refused by saveRefusal)
 	run      func(c *client, args [][]byte)
 	// subs are a container's subcommands (ACL SETUSER...), named
 	// "container|sub" once registered; run is then nil.
@@ -83,7 +85,7 @@ func register(cmds ...*command) {
 		if c.docs == nil {
 			panic("server: command without docs: " + c.name)
 		}
-		c.id, c.cats = i, categoriesOf(c)
+		c.id, c.cats, c.write = i, categoriesOf(c), slices.Contains(c.flags, "write")
 	}
 }
 
@@ -191,33 +193,53 @@ func (s *Server) execCmd(c *client, cmd *command, args [][]byte) {
 		s.enqueue(c, cmd, args)
 		return
 	}
+	cmd, msg := s.prepare(c, cmd, args)
+	if msg != "" {
+		c.reject(cmd, msg)
+		return
+	}
+	if msg := s.foldRefusal(cmd, args); msg != "" {
+		c.reject(cmd, msg)
+	} else {
+		s.call(c, cmd, args)
+	}
+	s.leave(cmd)
+}
+
+// prepare checks a call of cmd, looked up from args[0], before it runs or
+// is queued, in Redis's order: the command is known, the client
+// authenticated (unless cmd needs none), the arity, the subcommand a
+// container names, the user's ACL rules, in cluster mode the keys' slot,
+// and the disk (MISCONF after a failed Sync). It returns the command to
+// run (the subcommand of a container) and "" with the cluster gate
+// entered (the caller calls s.leave), or the command to record and the
+// error to answer. The entries of clients (execCmd, execBatch, enqueue)
+// all come here; the replication log's records do not (the origin
+// checked them, and a follower applies every record as no user).
+func (s *Server) prepare(c *client, cmd *command, args [][]byte) (*command, string) {
 	switch {
 	case cmd == nil:
-		c.reject(nil, unknownCommand(args))
+		return nil, unknownCommand(args)
 	case !c.authed && !cmd.noAuth:
-		c.reject(cmd, "NOAUTH Authentication required.")
+		return cmd, "NOAUTH Authentication required."
 	case !arityOK(cmd.arity, len(args)):
-		c.reject(cmd, wrongArity(cmd.name))
-	default:
-		sub, msg := resolve(cmd, args)
-		if msg == "" {
-			cmd, msg = sub, c.allowed(sub, args)
-		}
-		if msg != "" {
-			c.reject(cmd, msg)
-			return
-		}
-		if msg := s.enter(c, cmd, args); msg != "" {
-			c.reject(cmd, msg)
-			return
-		}
-		if msg := s.foldRefusal(cmd, args); msg != "" {
-			c.reject(cmd, msg)
-		} else {
-			s.call(c, cmd, args)
-		}
-		s.leave(cmd)
+		return cmd, wrongArity(cmd.name)
 	}
+	sub, msg := resolve(cmd, args)
+	if msg != "" {
+		return cmd, msg
+	}
+	if msg := c.allowed(sub, args); msg != "" {
+		return sub, msg
+	}
+	if msg := s.enter(c, sub, args); msg != "" {
+		return sub, msg
+	}
+	if msg := s.saveRefusal(sub); msg != "" {
+		s.leave(sub)
+		return sub, msg
+	}
+	return sub, ""
 }
 
 func arityOK(arity, n int) bool {

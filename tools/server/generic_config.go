@@ -47,6 +47,8 @@ type liveConfig struct {
 	expansion   atomic.Uint32 // bf-expansion-factor
 	maxClients  atomic.Int64  // maxclients
 	idle        atomic.Int64  // timeout, in ns; <= 0 never (Config.ClientIdle)
+	// stopWritesOnSaveError is stop-writes-on-bgsave-error (save.go).
+	stopWritesOnSaveError atomic.Bool
 }
 
 // init copies the startup values of cfg.
@@ -56,6 +58,7 @@ func (l *liveConfig) init(cfg *Config) {
 	l.expansion.Store(cfg.DefaultExpansion)
 	l.maxClients.Store(int64(cfg.MaxClients))
 	l.idle.Store(int64(cfg.ClientIdle))
+	l.stopWritesOnSaveError.Store(true)
 }
 
 // createSpec is the filter BF.ADD and BF.MADD make for a missing key:
@@ -82,6 +85,7 @@ func init() {
 			}),
 		intParam("bf-expansion-factor", 0, maxExpansion, func(s *Server) int64 { return int64(s.conf.expansion.Load()) }, setExpansion),
 		errorRateParam(),
+		boolParam("stop-writes-on-bgsave-error", func(s *Server) *atomic.Bool { return &s.conf.stopWritesOnSaveError }),
 	)
 }
 
@@ -95,6 +99,24 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
+}
+
+// boolParam is a mutable yes/no parameter kept in the atomic at returns,
+// with Redis's error for any other value.
+func boolParam(name string, at func(*Server) *atomic.Bool) *configParam {
+	return &configParam{
+		name: name,
+		get:  func(s *Server) string { return yesNo(at(s).Load()) },
+		set: func(s *Server, v string) (func(), string) {
+			switch strings.ToLower(v) {
+			case "yes":
+				return func() { at(s).Store(true) }, ""
+			case "no":
+				return func() { at(s).Store(false) }, ""
+			}
+			return nil, "argument must be 'yes' or 'no'"
+		},
+	}
 }
 
 // intParam is a mutable integer parameter in [lo, hi], with Redis's

@@ -16,9 +16,12 @@ import "bytes"
 
 // tx is a client's open transaction.
 type tx struct {
-	on    bool       // MULTI was called
-	dirty bool       // a command was refused while queueing: EXEC aborts
-	queue [][][]byte // the queued commands, copied out of the read buffer
+	on    bool // MULTI was called
+	dirty bool // a command was refused while queueing: EXEC aborts
+	// writes: a queued command writes, so that EXEC answers MISCONF
+	// while writes are refused (saveRefusal), as Redis does.
+	writes bool
+	queue  [][][]byte // the queued commands, copied out of the read buffer
 	// slot is the slot of the queued commands' keys (-1 none yet, or
 	// standalone); cross: they lie in more than one slot, so that EXEC
 	// answers CROSSSLOT and runs nothing, as Redis Cluster does.
@@ -35,30 +38,14 @@ func controlsTx(cmd *command) bool {
 // enqueue checks a command sent inside a transaction and queues it, or
 // answers its error and marks the transaction to abort.
 func (s *Server) enqueue(c *client, cmd *command, args [][]byte) {
-	msg := ""
-	switch {
-	case cmd == nil:
-		msg = unknownCommand(args)
-	case !c.authed && !cmd.noAuth:
-		msg = "NOAUTH Authentication required."
-	case !arityOK(cmd.arity, len(args)):
-		msg = wrongArity(cmd.name)
-	default:
-		if cmd, msg = resolve(cmd, args); msg == "" {
-			msg = c.allowed(cmd, args)
-		}
-		if msg != "" {
-			break
-		}
-		if msg = s.enter(c, cmd, args); msg == "" {
-			s.leave(cmd)
-		}
-	}
+	cmd, msg := s.prepare(c, cmd, args)
 	if msg != "" {
 		c.tx.dirty = true
 		c.reject(cmd, msg)
 		return
 	}
+	s.leave(cmd)
+	c.tx.writes = c.tx.writes || cmd.write
 	c.tx.noteSlot(c.s, cmd, args)
 	queued := make([][]byte, len(args))
 	for i, a := range args {
@@ -103,6 +90,8 @@ func execTx(c *client, _ [][]byte) {
 		c.w.WriteError(msgCrossSlot)
 	case t.dirty:
 		c.w.WriteError("EXECABORT Transaction discarded because of previous errors.")
+	case t.writes && c.s.savesFailing():
+		c.w.WriteError(msgMisconf)
 	default:
 		c.w.WriteArray(len(t.queue))
 		for _, args := range t.queue {

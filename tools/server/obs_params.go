@@ -18,17 +18,7 @@ func init() {
 		atomicIntParam("slowlog-log-slower-than", -1<<62, 1<<62, func(s *Server) *atomic.Int64 { return &s.obs.slowerThan }),
 		atomicIntParam("slowlog-max-len", 0, 1<<31-1, func(s *Server) *atomic.Int64 { return &s.obs.slowMax }),
 		atomicIntParam("latency-monitor-threshold", 0, 1<<62, func(s *Server) *atomic.Int64 { return &s.obs.monitorMs }),
-		&configParam{name: "latency-tracking",
-			get: func(s *Server) string { return yesNo(s.obs.tracking.Load()) },
-			set: func(s *Server, v string) (func(), string) {
-				switch strings.ToLower(v) {
-				case "yes":
-					return func() { s.obs.tracking.Store(true) }, ""
-				case "no":
-					return func() { s.obs.tracking.Store(false) }, ""
-				}
-				return nil, "argument must be 'yes' or 'no'"
-			}},
+		boolParam("latency-tracking", func(s *Server) *atomic.Bool { return &s.obs.tracking }),
 		&configParam{name: "latency-tracking-info-percentiles",
 			get: func(*Server) string { return "50 99 99.9" },
 			set: func(_ *Server, v string) (func(), string) {
