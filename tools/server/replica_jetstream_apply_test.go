@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
@@ -102,4 +103,52 @@ func logField(t *testing.T, srv *Server, stream int, name string) string {
 		}
 	}
 	return ""
+}
+
+// A record another node's limits let through but this node's
+// --max-filter-bytes refuses stops the stream here while that node's
+// limits are unknown or differ (bucket MBF_NODES), and is recorded as
+// refused, as on its origin, once they are the same. The node publishes
+// its own limits there.
+func TestReplicationFollowerLimitsDiffer(t *testing.T) {
+	tc, url := startLogged(t, func(c *Config) { c.Limits.MaxFilterBytes = 64 << 10 })
+	srv, rdb, c := tc.srvs[0], dial(t, tc.addrs[0], ""), ctx(t)
+	lay := replication.Layout{Streams: DefaultReplicationStreams, Replicas: 1}
+	origin, err := replication.Open(replication.Config{URLs: []string{url}, Node: "origin", Layout: lay, Dir: t.TempDir()})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = origin.Close() })
+	js, err := jetstream.New(origin.Conn())
+	require.NoError(t, err)
+	var kv jetstream.KeyValue
+	require.Eventually(t, func() bool {
+		kv, err = js.KeyValue(c, nodesBucket)
+		return err == nil
+	}, time.Minute, 20*time.Millisecond, "the node creates %s", nodesBucket)
+	require.Eventually(t, func() bool {
+		e, err := kv.Get(c, "limits.node1")
+		return err == nil && string(e.Value()) == srv.flagLimits()
+	}, time.Minute, 20*time.Millisecond, "the node publishes its limits")
+
+	stream := lay.StreamOf(cluster.KeySlot([]byte("{t}big")))
+	stop, err := origin.Publish(c, stream, replication.Record{Op: replication.OpCommand,
+		Fields: [][]byte{[]byte("BF.RESERVE"), []byte("{t}big"), []byte("0.01"), []byte("100000")}})
+	require.NoError(t, err)
+	last, err := origin.Publish(c, stream, replication.Record{Op: replication.OpAdd, Fields: [][]byte{[]byte("{t}a"), []byte("x")}})
+	require.NoError(t, err)
+	log := srv.repl.log()
+	require.Eventually(t, func() bool { return strings.Contains(logField(t, srv, stream, "error"), "could not be compared") },
+		time.Minute, 20*time.Millisecond, "origin's limits unknown: stopped")
+	_, err = kv.Put(c, "limits.origin", []byte("max-filter-bytes=4294967296 max-layers=64 max-client-loads=4"))
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		return strings.Contains(logField(t, srv, stream, "error"), "origin, the record's origin, runs with max-filter-bytes=4294967296")
+	}, time.Minute, 20*time.Millisecond, "origin's limits differ: stopped")
+	assert.Equal(t, stop-1, log.Applied(stream))
+
+	_, err = kv.Put(c, "limits.origin", []byte(srv.flagLimits()))
+	require.NoError(t, err)
+	require.NoError(t, log.WaitApplied(c, stream, last))
+	assert.EqualValues(t, 0, rdb.Exists(c, "{t}big").Val(), "refused here as on its origin")
+	assert.True(t, rdb.BFExists(c, "{t}a", "x").Val())
+	assert.Equal(t, "", logField(t, srv, stream, "error"))
 }
