@@ -37,7 +37,11 @@
 // position. After a restart it replays
 // from the recorded position; a gap (entries gone by retention, or a new
 // node) calls Applier.Bootstrap, which copies the data from a peer and
-// says which sequence the copy covers.
+// says which sequence the copy covers. An Apply error stops the
+// follower at that message: nothing after it is applied, recorded or
+// acknowledged, and the message is applied again after a pause growing
+// from ApplyRetryFirst to ApplyRetryMax until Apply succeeds
+// (Log.Stopped, Log.ApplyErrors, Log.FollowerError, Config.Logf).
 //
 // # Seam for failover and routing
 //
@@ -45,7 +49,8 @@
 //     nats-server; Log.Conn and Log.JetStream give the connection for KV
 //     leases.
 //   - Log.Applied(stream) and Log.WaitApplied(ctx, stream, seq): has this
-//     node applied stream up to seq.
+//     node applied stream up to seq; Log.Stopped(stream): is it stopped
+//     on a message it cannot apply (then it must not own the slots).
 //   - Log.DrainToLast(ctx, stream): wait until this node has applied
 //     everything the stream held when called (before taking its slots).
 //   - Log.NodeApplied(ctx, stream, node): another node's durable

@@ -3,6 +3,10 @@ package replication
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -95,7 +99,7 @@ func TestFollowerRedelivery(t *testing.T) {
 }
 
 // An Apply error stops the follower at its position; it binds again
-// from there and applies every record.
+// from there and applies every record, and the error clears.
 func TestFollowerApplyErrorRetries(t *testing.T) {
 	_, urls := cluster(t, 1)
 	l := openLog(t, urls[0], "n1", Layout{Streams: 1, Replicas: 1}, t.TempDir(), nil)
@@ -113,7 +117,94 @@ func TestFollowerApplyErrorRetries(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		assert.True(t, m.has("seen", fmt.Sprint(i)), "item %d", i)
 	}
-	assert.Contains(t, l.FollowerError(0), "injected apply failure")
+	assert.Equal(t, uint64(3), l.ApplyErrors(0))
+	assert.Equal(t, uint64(0), l.Stopped(0))
+	assert.Empty(t, l.FollowerError(0), "applying again: no error")
+}
+
+// brokenApplier fails every message from seq from on while broken is
+// set, as a node whose disk is full does.
+type brokenApplier struct {
+	*memApplier
+	from   uint64
+	broken atomic.Bool
+}
+
+func (b *brokenApplier) Apply(stream int, seq uint64, origin string, recs []Record, results []any) error {
+	if b.broken.Load() && seq >= b.from {
+		return errors.New("no space left on device")
+	}
+	return b.memApplier.Apply(stream, seq, origin, recs, results)
+}
+
+// A follower that cannot apply a message stays at the message before
+// it (Applied, Recorded and its consumer's ack floor), says why
+// (FollowerError, ApplyErrors, one log line), and applies it with
+// everything after it once the cause is gone.
+func TestFollowerStopsOnApplyError(t *testing.T) {
+	_, urls := cluster(t, 1)
+	var logged syncLines
+	l := openLog(t, urls[0], "n1", Layout{Streams: 1, Replicas: 1}, t.TempDir(),
+		func(c *Config) { c.Logf = logged.printf })
+	ctx := ctxT(t, 2*time.Minute)
+	b := &brokenApplier{memApplier: newMem(), from: 3}
+	b.broken.Store(true)
+	l.Follow([]int{0}, b)
+	var last uint64
+	for i := range 6 {
+		seq, err := l.Publish(ctx, 0, addRec("seen", fmt.Sprint(i)))
+		require.NoError(t, err)
+		last = seq
+	}
+	require.Eventually(t, func() bool { return l.ApplyErrors(0) >= 2 }, time.Minute, 20*time.Millisecond, "retried")
+	assert.Equal(t, uint64(3), l.Stopped(0))
+	assert.Equal(t, uint64(2), l.Applied(0), "nothing past the message it could not apply")
+	assert.LessOrEqual(t, l.Recorded(0), uint64(2))
+	if floor, err := l.NodeApplied(ctx, 0, "n1"); err == nil { // no consumer between two attempts
+		assert.LessOrEqual(t, floor, uint64(2), "not acknowledged past it")
+	}
+	assert.Contains(t, l.FollowerError(0), "MBF_LOG_00 seq 3: apply: no space left on device")
+	assert.False(t, b.has("seen", "3"))
+	assert.Equal(t, 1, logged.count("stopped here"), "logged once, not at every retry: %q", logged.all())
+
+	b.broken.Store(false)
+	require.NoError(t, l.WaitApplied(ctx, 0, last))
+	for i := range 6 {
+		assert.True(t, b.has("seen", fmt.Sprint(i)), "item %d", i)
+	}
+	assert.Equal(t, uint64(0), l.Stopped(0))
+	assert.Empty(t, l.FollowerError(0))
+	assert.Equal(t, 1, logged.count("MBF_LOG_00 seq 3 applied after"), "%q", logged.all())
+}
+
+// syncLines collects log lines from several goroutines.
+type syncLines struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (s *syncLines) printf(format string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lines = append(s.lines, fmt.Sprintf(format, args...))
+}
+
+func (s *syncLines) count(sub string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, l := range s.lines {
+		if strings.Contains(l, sub) {
+			n++
+		}
+	}
+	return n
+}
+
+func (s *syncLines) all() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.lines)
 }
 
 // A gap in the stream (entries purged while a node was down, or a new

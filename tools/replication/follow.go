@@ -19,8 +19,14 @@ type Applier interface {
 	// results is not nil (this process published the message and
 	// Execute calls wait for it), it has one slot per record for its
 	// result, which goes to the Execute call that published the record.
-	// An error means the message could not be applied (disk, closing):
-	// it is retried after a pause and the position does not move.
+	// An error means the message could not be applied on this node
+	// (its disk, descriptors or limits; closing): the follower stops at
+	// it, its position does not move past it (nothing after it is
+	// applied or acknowledged), and it is applied again after a pause
+	// that grows from ApplyRetryFirst to ApplyRetryMax until Apply
+	// returns nil (Log.Stopped, FollowerError, ApplyErrors). An error
+	// that is the record's own result on every node (a command's error
+	// reply) is not Apply's error but its result.
 	Apply(stream int, seq uint64, origin string, recs []Record, results []any) error
 	// Sync makes everything applied so far durable locally (the
 	// filters' msync); the position is recorded after it.
@@ -45,8 +51,22 @@ type follower struct {
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced at each advance
 	sub     *nats.Subscription
-	lastErr atomic.Value // string
+	lastErr atomic.Value // string: the error that ended the last session ("" once applying again)
+	// stopped is the sequence whose Apply failed last, 0 while applying;
+	// applyErrors counts the failed Apply calls; fails (run's goroutine
+	// only) those in a row, which set the pause before the next attempt.
+	stopped     atomic.Uint64
+	applyErrors atomic.Uint64
+	fails       int
 }
+
+// The pause before a stopped follower applies its message again: it
+// doubles from ApplyRetryFirst at each failure in a row, up to
+// ApplyRetryMax. Other session errors (NATS) pause ApplyRetryFirst.
+const (
+	ApplyRetryFirst = 500 * time.Millisecond
+	ApplyRetryMax   = 5 * time.Second
+)
 
 // durable is this node's consumer name.
 func (l *Log) durable() string { return "mbf_" + l.cfg.Node }
@@ -81,9 +101,20 @@ func (f *follower) run() {
 		f.unbind()
 		if err != nil && !errors.Is(err, errRebind) && ctx.Err() == nil {
 			f.lastErr.Store(err.Error())
-			pause(ctx, 500*time.Millisecond)
+			pause(ctx, f.retryPause())
 		}
 	}
+}
+
+// retryPause is the pause after a session's error: ApplyRetryFirst,
+// doubled for each Apply failure in a row after the first, at most
+// ApplyRetryMax.
+func (f *follower) retryPause() time.Duration {
+	d := ApplyRetryFirst
+	for i := 1; i < f.fails && d < ApplyRetryMax; i++ {
+		d *= 2
+	}
+	return min(d, ApplyRetryMax)
 }
 
 // errRebind ends a session after a bootstrap: the next one binds anew.
@@ -112,6 +143,9 @@ func pause(ctx context.Context, d time.Duration) {
 func (f *follower) session(ctx context.Context) error {
 	if err := f.bind(ctx); err != nil {
 		return err
+	}
+	if f.stopped.Load() == 0 {
+		f.lastErr.Store("")
 	}
 	last := time.Now()
 	var pendingAck *nats.Msg
@@ -173,13 +207,40 @@ func (f *follower) handle(ctx context.Context, m *nats.Msg) error {
 		results = make([]any, len(b.Records))
 	}
 	if err := f.a.Apply(f.stream, seq, originNode(b.Origin), b.Records, results); err != nil {
-		return fmt.Errorf("%s seq %d: apply: %w", StreamName(f.stream), seq, err)
+		return f.stop(ctx, seq, err)
 	}
+	f.resume(seq)
 	if acks != nil {
 		f.l.deliver(f.stream, &b, seq, acks, results)
 	}
 	f.advance(seq)
 	return nil
+}
+
+// stop counts a failed Apply of the message at seq and returns its
+// error, logging it (Config.Logf) when it is the first at seq or says
+// something new: the session ends and run applies seq again after
+// retryPause.
+func (f *follower) stop(ctx context.Context, seq uint64, err error) error {
+	err = fmt.Errorf("%s seq %d: apply: %w", StreamName(f.stream), seq, err)
+	f.applyErrors.Add(1)
+	f.fails++
+	last, _ := f.lastErr.Load().(string)
+	if ctx.Err() == nil && (f.stopped.Swap(seq) != seq || last != err.Error()) {
+		f.l.logf("replication: %v (stopped here: retried with a pause growing to %v until it applies)", err, ApplyRetryMax)
+	}
+	return err
+}
+
+// resume clears a stop once the message at seq applied.
+func (f *follower) resume(seq uint64) {
+	if f.stopped.Load() == 0 {
+		return
+	}
+	f.l.logf("replication: %s seq %d applied after %d failed attempts: resumed", StreamName(f.stream), seq, f.fails)
+	f.fails = 0
+	f.stopped.Store(0)
+	f.lastErr.Store("")
 }
 
 // bootstrap copies the stream's data from a peer after a gap

@@ -49,6 +49,9 @@ type Config struct {
 	// AckWait is the consumers' AckWait: a message delivered and not
 	// acknowledged for this long is delivered again. Default 30 s.
 	AckWait time.Duration
+	// Logf, when set, reports a follower stopped on an Applier error and
+	// its resumption (serve: the server's log). Default: nothing logged.
+	Logf func(format string, args ...any)
 }
 
 func (c *Config) fill() error {
@@ -176,6 +179,13 @@ func joinURLs(urls []string) string {
 
 // Node is this node's id.
 func (l *Log) Node() string { return l.cfg.Node }
+
+// logf logs with Config.Logf when set.
+func (l *Log) logf(format string, args ...any) {
+	if l.cfg.Logf != nil {
+		l.cfg.Logf(format, args...)
+	}
+}
 
 // Layout is the log's layout.
 func (l *Log) Layout() Layout { return l.cfg.Layout }

@@ -78,8 +78,9 @@ func (l *Log) NodeApplied(ctx context.Context, stream int, node string) (uint64,
 	return ci.AckFloor.Stream, nil
 }
 
-// FollowerError is the last error of this node's follower of stream
-// ("" when none, or not following).
+// FollowerError is the error that stopped this node's follower of
+// stream (an Applier error, or NATS's), "" once it applies again, when
+// none, or when not following.
 func (l *Log) FollowerError(stream int) string {
 	if f := l.follower(stream); f != nil {
 		if s, ok := f.lastErr.Load().(string); ok {
@@ -87,4 +88,24 @@ func (l *Log) FollowerError(stream int) string {
 		}
 	}
 	return ""
+}
+
+// Stopped is the sequence of stream at which this node's follower is
+// stopped because the Applier failed to apply it (it retries with a
+// growing pause; Applied stays below it), 0 while it applies, or when
+// not following.
+func (l *Log) Stopped(stream int) uint64 {
+	if f := l.follower(stream); f != nil {
+		return f.stopped.Load()
+	}
+	return 0
+}
+
+// ApplyErrors counts the Applier's failed attempts on stream since
+// Follow (0 when not following).
+func (l *Log) ApplyErrors(stream int) uint64 {
+	if f := l.follower(stream); f != nil {
+		return f.applyErrors.Load()
+	}
+	return 0
 }

@@ -34,6 +34,11 @@ type Failover struct {
 	Drain func(ctx context.Context, slots []cluster.Range) error
 	// Clock times the renewals. Default lease.RealClock.
 	Clock lease.Clock
+	// Applying reports whether this node applies the log of the given
+	// slots now (none of their streams stopped on an apply error): while
+	// it does not, the node neither takes nor keeps their shard's lease
+	// (lease.Key.Eligible), so a healthy node serves them. nil: always.
+	Applying func(slots []cluster.Range) bool
 }
 
 // leaseKey is the lease of the shard of config primary id.
@@ -63,7 +68,8 @@ func (s *Server) startFailover(cs *clusterState) error {
 	var keys []lease.Key
 	for _, p := range cs.config.Shards() {
 		f.shards[p.ID] = true
-		keys = append(keys, lease.Key{Name: leaseKey(p.ID), Candidate: s.mayTake(cs, p), Preferred: p == cs.me})
+		keys = append(keys, lease.Key{Name: leaseKey(p.ID), Candidate: s.mayTake(cs, p), Preferred: p == cs.me,
+			Eligible: f.eligible(p.Slots)})
 	}
 	k, err := lease.NewKeeper(lease.Config{KV: f.cfg.KV, Node: cs.me.ID, TTL: f.cfg.TTL, Keys: keys,
 		Clock: f.cfg.Clock, OnChange: s.leasesChanged})
@@ -73,6 +79,15 @@ func (s *Server) startFailover(cs *clusterState) error {
 	f.keeper = k
 	s.failover = f
 	return nil
+}
+
+// eligible is the lease.Key.Eligible of a shard of slots: Applying on
+// them, nil without it.
+func (f *failover) eligible(slots []cluster.Range) func() bool {
+	if f.cfg.Applying == nil {
+		return nil
+	}
+	return func() bool { return f.cfg.Applying(slots) }
 }
 
 // mayTake reports whether this node may take the shard of config

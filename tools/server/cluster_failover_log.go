@@ -35,9 +35,11 @@ type logLeases struct {
 
 // logFailover returns the Failover of a node whose writes go through a
 // replication log given later to leases.attach: leases of ttl in
-// lease.DefaultBucket with the log's stream replicas, and a shard taken
+// lease.DefaultBucket with the log's stream replicas, a shard taken
 // over served once the log has applied, for every stream holding its
-// slots, everything the stream held when the shard was taken.
+// slots, everything the stream held when the shard was taken, and its
+// lease neither taken nor kept while one of them is stopped here on an
+// apply error (LogApplying).
 func logFailover(ttl time.Duration) (*Failover, *logLeases) {
 	b := &logLeases{ttl: ttl}
 	drain := func(ctx context.Context, slots []cluster.Range) error {
@@ -47,7 +49,11 @@ func logFailover(ttl time.Duration) (*Failover, *logLeases) {
 		}
 		return LogDrain(l)(ctx, slots)
 	}
-	return &Failover{KV: b, TTL: ttl, Drain: drain}, b
+	applying := func(slots []cluster.Range) bool {
+		l, err := b.opened()
+		return err == nil && LogApplying(l)(slots)
+	}
+	return &Failover{KV: b, TTL: ttl, Drain: drain, Applying: applying}, b
 }
 
 // attach gives b the open log.
@@ -127,14 +133,37 @@ func (b *logLeases) Delete(ctx context.Context, key string, opts ...jetstream.KV
 // call (replication.Log.DrainToLast), one stream after the other.
 func LogDrain(l *replication.Log) func(context.Context, []cluster.Range) error {
 	return func(ctx context.Context, slots []cluster.Range) error {
-		lay := l.Layout()
-		for _, r := range slots {
-			for st := lay.StreamOf(r.Start); st <= lay.StreamOf(r.End); st++ {
-				if _, err := l.DrainToLast(ctx, st); err != nil {
-					return fmt.Errorf("failover: drain %s: %w", replication.StreamName(st), err)
-				}
+		for _, st := range logStreams(l.Layout(), slots) {
+			if _, err := l.DrainToLast(ctx, st); err != nil {
+				return fmt.Errorf("failover: drain %s: %w", replication.StreamName(st), err)
 			}
 		}
 		return nil
 	}
+}
+
+// LogApplying returns a Failover.Applying: true when l has no stream
+// holding the given slots stopped on an apply error
+// (replication.Log.Stopped).
+func LogApplying(l *replication.Log) func([]cluster.Range) bool {
+	return func(slots []cluster.Range) bool {
+		for _, st := range logStreams(l.Layout(), slots) {
+			if l.Stopped(st) != 0 {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// logStreams are the streams holding slots, in order (a stream once
+// per range).
+func logStreams(lay replication.Layout, slots []cluster.Range) []int {
+	var out []int
+	for _, r := range slots {
+		for st := lay.StreamOf(r.Start); st <= lay.StreamOf(r.End); st++ {
+			out = append(out, st)
+		}
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/tools/replication"
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -68,4 +70,54 @@ func TestLogDrain(t *testing.T) {
 	err = LogDrain(follower)(short, []cluster.Range{{Start: 0, End: 10}})
 	require.Error(t, err, "stream 0 is not followed here, and the context is over")
 	require.True(t, strings.Contains(err.Error(), "MBF_LOG_00"), err.Error())
+}
+
+// failingApplier fails every Apply while broken is set, as a node past
+// --disk-reserve does.
+type failingApplier struct {
+	slowApplier
+	broken atomic.Bool
+}
+
+func (a *failingApplier) Apply(stream int, seq uint64, origin string, recs []replication.Record, results []any) error {
+	if a.broken.Load() {
+		return errors.New("no space left on device")
+	}
+	return a.slowApplier.Apply(stream, seq, origin, recs, results)
+}
+
+// TestLogApplying: a node whose log of a shard's stream is stopped on
+// an apply error is not eligible for the shard's lease (Failover's
+// Applying, lease.Key.Eligible) until it applies again; other shards'
+// streams are not concerned.
+func TestLogApplying(t *testing.T) {
+	natstest.RequireEmbedded(t)
+	srvs, err := replication.StartLocalCluster(t.TempDir(), []string{"n1"})
+	require.NoError(t, err)
+	t.Cleanup(srvs[0].Shutdown)
+	lay := replication.Layout{Streams: 4, Replicas: 1}
+	open := func(node string) *replication.Log {
+		l, err := replication.Open(replication.Config{URLs: []string{srvs[0].ClientURL()}, Node: node, Layout: lay, Dir: t.TempDir()})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = l.Close() })
+		return l
+	}
+	pub, follower := open("p"), open("f")
+	a := &failingApplier{}
+	a.broken.Store(true)
+	follower.Follow([]int{1, 2}, a)
+	shard := func(st int) []cluster.Range {
+		first, last := lay.SlotsOf(st)
+		return []cluster.Range{{Start: first, End: last}}
+	}
+	applying := LogApplying(follower)
+	require.True(t, applying(shard(1)), "nothing to apply yet")
+	c := ctx(t)
+	seq, err := pub.Publish(c, 1, replication.Record{Op: replication.OpAdd, Fields: [][]byte{[]byte("k"), []byte("a")}})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return !applying(shard(1)) }, time.Minute, 20*time.Millisecond, "stopped: not eligible")
+	assert.True(t, applying(shard(2)), "another shard's stream applies")
+	a.broken.Store(false)
+	require.NoError(t, follower.WaitApplied(c, 1, seq))
+	assert.True(t, applying(shard(1)), "applying again: eligible")
 }

@@ -39,6 +39,9 @@ type client struct {
 	// applying marks the client running the log's records on this node
 	// (replica_jetstream_apply.go): its writes are not published again.
 	applying bool
+	// applyErr is, while applying, the first error a command answered
+	// that is not a record's result (classify; noteApplyErr).
+	applyErr error
 	// js is the connection's replication state (replica_jetstream_write.go).
 	js   jsConn
 	stat clientStat

@@ -21,6 +21,7 @@ const (
 // replyErr answers err as a Redis error line: RedisBloom's text for the
 // cases it has, else "ERR " and the error with data-directory paths cut.
 func (c *client) replyErr(err error) {
+	c.noteApplyErr(err)
 	var lim *limitError
 	switch {
 	case errors.Is(err, ErrNotFound):
@@ -37,6 +38,15 @@ func (c *client) replyErr(err error) {
 		msg := strings.ReplaceAll(err.Error(), c.s.cfg.Dir+"/", "")
 		msg = strings.ReplaceAll(msg, "mmapbloom: ", "")
 		c.w.WriteError("ERR " + msg)
+	}
+}
+
+// noteApplyErr keeps err as the client's applyErr when the client
+// applies the log's records, has none yet, and err is not a record's
+// result (classify): applyCommand returns it.
+func (c *client) noteApplyErr(err error) {
+	if c.applying && c.applyErr == nil && classify(err) != applyResult {
+		c.applyErr = err
 	}
 }
 

@@ -37,7 +37,10 @@
 //	fold.go      hash-tag folding of commands (the names: package keyname)
 //	cluster_     Redis Cluster: routing and redirections, CLUSTER commands,
 //	             MBF.MIGRATE (slot computations: package cluster)
-//	replica_     replicas: pulling a primary, absorbing the copies
+//	replica_     replicas: pulling a primary, absorbing the copies; the
+//	             replication log (replica_jetstream*: publishing, applying
+//	             and which errors stop a stream, the nodes' limits, WAIT
+//	             and INFO)
 //
 // # Packages
 //

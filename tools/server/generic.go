@@ -240,6 +240,7 @@ func del(c *client, args [][]byte) {
 		ok, err := c.s.store.remove(k)
 		if err != nil && !absent(err) {
 			if errors.Is(err, mmapbloom.ErrInUse) {
+				c.noteApplyErr(err)
 				c.w.WriteError(fmt.Sprintf("ERR key '%s' is open in another process (or in a running command): not removed; %d key(s) before it were removed", clip(k), n))
 				return
 			}

@@ -69,6 +69,9 @@ type jsRepl struct {
 	emb    *replication.Embedded
 	layout replication.Layout
 	apply  *applier
+	// limits publishes this node's limits and reads the others'
+	// (replica_jetstream_limits.go).
+	limits *peerLimits
 	// ready holds the log once open (openLoop); writes get -TRYAGAIN
 	// before.
 	ready atomic.Pointer[replication.Log]
@@ -102,15 +105,18 @@ func (s *Server) startJetStream(cs *clusterState, leases *logLeases) (*jsRepl, e
 		}
 		r.emb, urls = emb, []string{emb.ClientURL()}
 	}
-	r.apply = newApplier(s)
+	r.limits = newPeerLimits(r)
+	r.apply = newApplier(s, r.limits.of)
 	go r.openLoop(replication.Config{URLs: urls, Node: s.cfg.NodeID, Layout: r.layout,
-		Dir: filepath.Join(s.cfg.Dir, ".replication"), PublishTimeout: rc.PublishTimeout, StartTimeout: rc.StartTimeout},
+		Dir: filepath.Join(s.cfg.Dir, ".replication"), PublishTimeout: rc.PublishTimeout, StartTimeout: rc.StartTimeout,
+		Logf: s.cfg.Log.Printf},
 		followedStreams(r.layout, cs))
 	return r, nil
 }
 
 // openLoop opens the log, retrying until it opens or the server stops,
-// then follows streams.
+// then follows streams, starts the failover and publishes this node's
+// limits (peerLimits).
 func (r *jsRepl) openLoop(cfg replication.Config, streams []int) {
 	defer close(r.stopped)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -133,6 +139,7 @@ func (r *jsRepl) openLoop(cfg replication.Config, streams []int) {
 				r.s.runFailover()
 				r.s.cfg.Log.Printf("replication: failover on leases of %v", r.s.cfg.Replicate.LeaseTTL)
 			}
+			r.limits.publishLoop(ctx)
 			return
 		}
 		if ctx.Err() != nil {

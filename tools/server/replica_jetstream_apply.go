@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,15 +21,36 @@ import (
 // applier applies the log's records to this node's store: a record is
 // a write command, run as a client would run it (the same folding,
 // creation defaults and replies), its reply being the result the
-// origin answers its client with.
+// origin answers its client with. A command's error is either that
+// result or this node's failure, which stops the stream at the record
+// (replica_jetstream_classify.go).
 type applier struct {
 	s       *Server
 	applied atomic.Uint64 // messages applied, for coalescing syncs
 	syncMu  sync.Mutex
 	synced  uint64 // applied at the start of the last sync of everything
+	// limitsOf reads a node's limits (peerLimits.of).
+	limitsOf func(ctx context.Context, node string) (string, error)
+
+	mu      sync.Mutex
+	partial map[int]partial // by stream: a message whose Apply failed part-way
 }
 
-func newApplier(s *Server) *applier { return &applier{s: s} }
+// partial is a message whose records before next were applied (with
+// their results) before one failed: its next Apply goes on from there,
+// so none of them runs twice (a BF.RESERVE done would answer "item
+// exists" the second time). The run of adds that failed runs again
+// whole: an item it added before the failure answers 0 (may have been
+// added before), as a false positive would.
+type partial struct {
+	seq     uint64
+	next    int
+	results []any
+}
+
+func newApplier(s *Server, limitsOf func(ctx context.Context, node string) (string, error)) *applier {
+	return &applier{s: s, limitsOf: limitsOf, partial: map[int]partial{}}
+}
 
 // errApplyClosed stops a follower while the store closes: the record is
 // applied again after the restart.
@@ -37,28 +59,83 @@ var errApplyClosed = errors.New("the store is closing")
 // Apply runs recs on this node in order: each run of OpAdd records of
 // one key as one batch of adds (applyAdds), each OpCommand as a client
 // would run it. results, when asked for, get each record's answer: an
-// *addOutcome, or an OpCommand's RESP reply.
-func (a *applier) Apply(_ int, _ uint64, _ string, recs []replication.Record, results []any) error {
+// *addOutcome, or an OpCommand's RESP reply. It returns the first
+// error that is this node's failure (failure), having applied the
+// records before it: the log applies the message again, from that
+// record.
+func (a *applier) Apply(stream int, seq uint64, origin string, recs []replication.Record, results []any) error {
 	lc := &client{s: a.s, w: new(redcon.Writer), authed: true, applying: true}
 	lc.user.Store(a.s.acl.get("default"))
-	for len(recs) > 0 {
-		n := 1
-		switch recs[0].Op {
+	for i := a.resume(stream, seq, results); i < len(recs); {
+		n, err := 1, error(nil)
+		switch recs[i].Op {
 		case replication.OpAdd:
-			n = sameKeyAdds(recs)
-			applyAdds(lc, recs[:n], results)
+			n = sameKeyAdds(recs[i:])
+			err = applyAdds(lc, recs[i:i+n], resultsFrom(results, i))
 		case replication.OpCommand:
-			applyCommand(lc, recs[0].Fields, results)
+			err = applyCommand(lc, recs[i].Fields, resultsFrom(results, i))
 		}
-		if recs = recs[n:]; results != nil {
-			results = results[n:]
+		if err = a.failure(origin, err); err != nil {
+			a.keep(stream, partial{seq: seq, next: i, results: slices.Clone(results[:min(i, len(results))])})
+			return err
 		}
+		i += n
 	}
 	if a.s.store.isClosed() {
 		return errApplyClosed
 	}
 	a.applied.Add(1)
 	return nil
+}
+
+// resultsFrom is results from record i on (nil when results is).
+func resultsFrom(results []any, i int) []any {
+	if results == nil {
+		return nil
+	}
+	return results[i:]
+}
+
+// resume returns the record the message at seq of stream goes on from
+// (0, or where its last Apply failed), with the results of the records
+// before it copied into results.
+func (a *applier) resume(stream int, seq uint64, results []any) int {
+	a.mu.Lock()
+	p, ok := a.partial[stream]
+	delete(a.partial, stream)
+	a.mu.Unlock()
+	if !ok || p.seq != seq || (results == nil) != (p.results == nil) {
+		return 0
+	}
+	copy(results, p.results)
+	return p.next
+}
+
+// keep remembers where stream's message p.seq failed.
+func (a *applier) keep(stream int, p partial) {
+	a.mu.Lock()
+	a.partial[stream] = p
+	a.mu.Unlock()
+}
+
+// failure returns nil when err, met applying a record published by
+// origin (a node id), is the record's result (classify), else the error
+// that stops the stream here. A limit's refusal is the result where the
+// origin is this node, or runs with the same limits (checkOrigin).
+func (a *applier) failure(origin string, err error) error {
+	switch classify(err) {
+	case applyResult:
+		return nil
+	case applyLimit:
+		if origin == a.s.cfg.NodeID {
+			return nil
+		}
+		if cerr := a.s.checkOrigin(origin, a.limitsOf); cerr != nil {
+			return fmt.Errorf("%w (%v)", err, cerr)
+		}
+		return nil
+	}
+	return err
 }
 
 // sameKeyAdds is the length of the run of OpAdd records of one key at
@@ -81,9 +158,10 @@ type addOutcome struct {
 }
 
 // applyAdds adds the items of recs, OpAdd records of one key, in one
-// batch, creating the key with this node's defaults as BF.ADD does, and
-// sets results[i] to record i's *addOutcome when results is not nil.
-func applyAdds(lc *client, recs []replication.Record, results []any) {
+// batch, creating the key with this node's defaults as BF.ADD does,
+// sets results[i] to record i's *addOutcome when results is not nil,
+// and returns the batch's error.
+func applyAdds(lc *client, recs []replication.Record, results []any) error {
 	items := recs[0].Fields[1:]
 	if len(recs) > 1 {
 		items = nil
@@ -98,7 +176,7 @@ func applyAdds(lc *client, recs []replication.Record, results []any) {
 		return err
 	})
 	if results == nil {
-		return
+		return err
 	}
 	for i, r := range recs {
 		n := len(r.Fields) - 1
@@ -108,11 +186,15 @@ func applyAdds(lc *client, recs []replication.Record, results []any) {
 		}
 		results[i], present = o, present[n:]
 	}
+	return err
 }
 
-// applyCommand runs one OpCommand record as a client would and, when
-// results is not nil, sets results[0] to its RESP reply.
-func applyCommand(lc *client, args [][]byte, results []any) {
+// applyCommand runs one OpCommand record as a client would, sets
+// results[0] to its RESP reply when results is not nil, and returns the
+// first error it answered that is not a record's result (the client's
+// applyErr), nil when none.
+func applyCommand(lc *client, args [][]byte, results []any) error {
+	lc.applyErr = nil
 	cmd := lookup(args[0])
 	if cmd == nil || !arityOK(cmd.arity, len(args)) {
 		lc.w.WriteError(unknownCommand(args))
@@ -123,6 +205,7 @@ func applyCommand(lc *client, args [][]byte, results []any) {
 		results[0] = bytes.Clone(replyBuf(lc.w))
 	}
 	lc.w.SetBuffer(replyBuf(lc.w)[:0])
+	return lc.applyErr
 }
 
 // Sync msyncs every open filter, once for all the streams whose

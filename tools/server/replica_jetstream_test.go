@@ -68,18 +68,18 @@ func TestReplicationPipelinedAdds(t *testing.T) {
 }
 
 // startLogged starts a one-node cluster with the log on one embedded
-// nats-server, and returns it once the log takes writes, with the
-// nats-server's client URL.
-func startLogged(t *testing.T) (*testCluster, string) {
+// nats-server (opts change the node's config), and returns it once the
+// log takes writes, with the nats-server's client URL.
+func startLogged(t *testing.T, opts ...func(*Config)) (*testCluster, string) {
 	t.Helper()
 	natstest.RequireEmbedded(t)
 	srv, err := replication.StartLocalCluster(t.TempDir(), []string{"n1"})
 	require.NoError(t, err)
 	t.Cleanup(srv[0].Shutdown)
-	tc := startCluster(t, []string{"0-16383"}, func(c *Config) {
+	tc := startCluster(t, []string{"0-16383"}, append([]func(*Config){func(c *Config) {
 		c.Replication = ReplicationJetStream
 		c.Replicate.NATSURLs = []string{srv[0].ClientURL()}
-	})
+	}}, opts...)...)
 	probe := dial(t, tc.addrs[0], "")
 	require.Eventually(t, func() bool { return probe.Do(ctx(t), "BF.ADD", "probe", "x").Err() == nil },
 		time.Minute, 50*time.Millisecond, "the log opens")

@@ -131,7 +131,9 @@ func (s *Server) isClosing() bool {
 // info is INFO replication's lines of the log: each node's durable
 // position summed over the streams (mbf_log_applied_NODE) and its lag
 // behind their ends (mbf_log_lag_NODE, in entries), and this node's
-// applied, recorded and last sequence per stream it follows.
+// applied, recorded and last sequence per stream it follows, the
+// sequence it is stopped at (0: applying), its failed attempts to
+// apply and the error that stopped it ("" while applying).
 func (r *jsRepl) info() [][2]string {
 	log := r.log()
 	if log == nil {
@@ -158,8 +160,8 @@ func (r *jsRepl) info() [][2]string {
 	}
 	for st, last := range lasts {
 		if log.Applied(st) > 0 || log.Recorded(st) > 0 || last > 0 {
-			out = append(out, [2]string{"mbf_log_" + fmt.Sprintf("%02d", st), fmt.Sprintf("applied=%d,recorded=%d,last=%d,error=%s",
-				log.Applied(st), log.Recorded(st), last, log.FollowerError(st))})
+			out = append(out, [2]string{"mbf_log_" + fmt.Sprintf("%02d", st), fmt.Sprintf("applied=%d,recorded=%d,last=%d,stopped=%d,apply_errors=%d,error=%s",
+				log.Applied(st), log.Recorded(st), last, log.Stopped(st), log.ApplyErrors(st), log.FollowerError(st))})
 		}
 	}
 	return out

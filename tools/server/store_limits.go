@@ -62,14 +62,27 @@ const (
 // refused; the reply names the limit and its flag.
 var ErrLimit = errors.New("limit reached")
 
-// limitError is a refusal by a limit: msg is the reply after "ERR ".
-type limitError struct{ msg string }
+// limitError is a refusal by a limit: msg is the reply after "ERR ";
+// local marks a limit on what this node has now (free disk, loads in
+// progress) rather than on the request and the flags (classify).
+type limitError struct {
+	msg   string
+	local bool
+}
 
 func (e *limitError) Error() string { return e.msg }
 func (e *limitError) Unwrap() error { return ErrLimit }
 
+// limitf is a refusal by a limit of the flags (a size, a count of
+// layers) on the request and the key as they are.
 func limitf(format string, args ...any) error {
 	return &limitError{msg: fmt.Sprintf(format, args...)}
+}
+
+// localLimitf is a refusal by what this node has now (free disk, loads
+// in progress).
+func localLimitf(format string, args ...any) error {
+	return &limitError{msg: fmt.Sprintf(format, args...), local: true}
 }
 
 // limiter applies Limits and accounts for the loads in progress.
@@ -142,7 +155,7 @@ func (l *limiter) diskRoom(size uint64) error {
 	pending := l.pending
 	l.mu.Unlock()
 	if avail < l.DiskReserve || avail-l.DiskReserve < pending || avail-l.DiskReserve-pending < size {
-		return limitf("filter of %d bytes refused: the data directory's file system has %d bytes free (%d of them promised to loads in progress), and %d must stay free (--disk-reserve)",
+		return localLimitf("filter of %d bytes refused: the data directory's file system has %d bytes free (%d of them promised to loads in progress), and %d must stay free (--disk-reserve)",
 			size, avail, pending, l.DiskReserve)
 	}
 	return nil
@@ -202,7 +215,7 @@ func (l *limiter) admitLoad(owner int64, size uint64) error {
 	defer l.mu.Unlock()
 	switch {
 	case l.loads >= l.MaxLoads:
-		return limitf("too many loads in progress (%d, --max-loads)", l.MaxLoads)
+		return localLimitf("too many loads in progress (%d, --max-loads)", l.MaxLoads)
 	case l.byOwner[owner] >= l.MaxClientLoads:
 		return limitf("too many loads in progress by this client (%d, --max-client-loads)", l.MaxClientLoads)
 	}

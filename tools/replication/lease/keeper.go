@@ -24,7 +24,16 @@ type Key struct {
 	// expired) the preferred node, the one the cluster config names,
 	// gets it back when it is up.
 	Preferred bool
+	// Eligible, when set, is asked at each round: while it returns
+	// false this node neither takes the lease nor keeps it (one it
+	// holds, or the bucket names it for, is deleted at its revision, so
+	// another candidate takes it at once). serve: false while the
+	// node's log of the shard is stopped on an apply error.
+	Eligible func() bool
 }
+
+// eligible reports whether key.Eligible allows this node the lease now.
+func (key Key) eligible() bool { return key.Eligible == nil || key.Eligible() }
 
 // Config configures a Keeper.
 type Config struct {
@@ -148,10 +157,22 @@ func (k *Keeper) stepKey(ctx context.Context, key Key) string {
 	k.mu.Lock()
 	h, mine := k.held[key.Name]
 	k.mu.Unlock()
-	if mine {
+	switch {
+	case mine && !key.eligible():
+		k.giveUp(ctx, key.Name, h.rev)
+		return ""
+	case mine:
 		return k.renew(ctx, key.Name, h)
 	}
 	return k.observe(ctx, key)
+}
+
+// giveUp deletes name at revision rev (a lease taken by another node
+// meanwhile stays) and forgets it. An error is ignored: an undeleted
+// lease expires.
+func (k *Keeper) giveUp(ctx context.Context, name string, rev uint64) {
+	k.setHeld(name, nil)
+	_ = k.cfg.KV.Delete(ctx, name, jetstream.LastRevision(rev))
 }
 
 // renew renews a held lease; on failure the lease stays held until
@@ -174,11 +195,15 @@ func (k *Keeper) renew(ctx context.Context, name string, h held) string {
 }
 
 // observe reads a lease this node does not hold, takes it back when the
-// bucket says this node holds it (a restart within the TTL), and
-// creates it when free and this node may.
+// bucket says this node holds it (a restart within the TTL) unless it
+// is not eligible (then deletes it), and creates it when free and this
+// node may.
 func (k *Keeper) observe(ctx context.Context, key Key) string {
 	e, err := k.cfg.KV.Get(ctx, key.Name)
 	switch {
+	case err == nil && string(e.Value()) == k.cfg.Node && !key.eligible():
+		k.giveUp(ctx, key.Name, e.Revision())
+		return ""
 	case err == nil && string(e.Value()) == k.cfg.Node:
 		return k.acquire(ctx, key.Name, func(ctx context.Context) (uint64, error) {
 			return k.cfg.KV.Update(ctx, key.Name, []byte(k.cfg.Node), e.Revision())
@@ -208,7 +233,7 @@ func (k *Keeper) lastSeen(name string) string {
 
 // mayCreate reports whether this node may take the free lease key now.
 func (k *Keeper) mayCreate(key Key) bool {
-	return key.Candidate && (key.Preferred || k.cfg.Clock.Now().Sub(k.started) >= k.cfg.TTL)
+	return key.Candidate && key.eligible() && (key.Preferred || k.cfg.Clock.Now().Sub(k.started) >= k.cfg.TTL)
 }
 
 // acquire runs write (a Create or a revision-checked Update) and holds

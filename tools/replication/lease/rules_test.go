@@ -104,6 +104,39 @@ func TestKeeperRules(t *testing.T) {
 		require.Equal(t, "", holderInBucket(t, kv, "k.watch"))
 	})
 
+	t.Run("a node not eligible neither takes nor keeps a lease", func(t *testing.T) {
+		var able atomic.Bool
+		a, _ := newTestKeeper(t, kv, "a", ttl, Key{Name: "k.able", Candidate: true, Preferred: true, Eligible: able.Load})
+		a.Step(ctx)
+		require.False(t, a.Holds("k.able"), "preferred, but not eligible: the free lease stays free")
+		require.Equal(t, "", holderInBucket(t, kv, "k.able"))
+		able.Store(true)
+		a.Step(ctx)
+		require.True(t, a.Holds("k.able"))
+		able.Store(false) // its log of the shard stopped
+		a.Step(ctx)
+		require.False(t, a.Holds("k.able"))
+		require.Equal(t, View{"k.able": ""}, a.View())
+		require.Equal(t, "", holderInBucket(t, kv, "k.able"), "given up at once, not left to expire")
+		b, bClk := newTestKeeper(t, kv, "b", ttl, Key{Name: "k.able", Candidate: true})
+		bClk.advance(ttl)
+		b.Step(ctx)
+		require.True(t, b.Holds("k.able"), "a healthy candidate takes it")
+		a.Step(ctx)
+		require.Equal(t, View{"k.able": "b"}, a.View())
+	})
+
+	t.Run("a restart not eligible gives its lease up", func(t *testing.T) {
+		a, _ := newTestKeeper(t, kv, "a", ttl, Key{Name: "k.down", Candidate: true, Preferred: true})
+		a.Step(ctx)
+		require.True(t, a.Holds("k.down"))
+		again, _ := newTestKeeper(t, kv, "a", ttl, Key{Name: "k.down", Candidate: true, Preferred: true,
+			Eligible: func() bool { return false }})
+		again.Step(ctx)
+		require.False(t, again.Holds("k.down"), "the bucket names this node, which may not hold it now")
+		require.Equal(t, "", holderInBucket(t, kv, "k.down"))
+	})
+
 	t.Run("a bucket error reads as no holder at first", func(t *testing.T) {
 		w, _ := newTestKeeper(t, errKV{kv}, "w", ttl, Key{Name: "k.grace"})
 		w.Step(ctx)
