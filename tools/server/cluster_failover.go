@@ -32,7 +32,8 @@ type Failover struct {
 	// shard it takes only once Drain returned nil. nil: nothing to
 	// drain (no log).
 	Drain func(ctx context.Context, slots []cluster.Range) error
-	// Clock times the renewals. Default lease.RealClock.
+	// Clock times the renewals and the lease's validity on each
+	// command (lease.Validity). Default lease.RealClock.
 	Clock lease.Clock
 }
 
@@ -60,6 +61,9 @@ type failover struct {
 func (s *Server) startFailover(cs *clusterState) error {
 	f := &failover{cfg: *s.cfg.Failover, done: make(chan struct{}), shards: map[string]bool{},
 		owners: map[string]string{}, drained: map[string]bool{}}
+	if f.cfg.Clock == nil {
+		f.cfg.Clock = lease.RealClock{}
+	}
 	var keys []lease.Key
 	for _, p := range cs.config.Shards() {
 		f.shards[p.ID] = true
@@ -188,7 +192,8 @@ func (s *Server) republish() {
 
 // withLeases returns cs (read from the config file) with the lease
 // holders as owners: a shard this node is shown owning but does not
-// hold answers CLUSTERDOWN, one held but not drained yet TRYAGAIN.
+// hold answers CLUSTERDOWN, one held but not drained yet TRYAGAIN, one
+// served is served while its lease is valid (cs.leased).
 func (s *Server) withLeases(cs *clusterState) *clusterState {
 	f := s.failover
 	if f == nil {
@@ -199,7 +204,7 @@ func (s *Server) withLeases(cs *clusterState) *clusterState {
 	f.mu.Unlock()
 	cs.m = cs.config.WithOwners(owners)
 	cs.me, _ = cs.m.Node(s.cfg.NodeID)
-	cs.blocked = nil
+	cs.blocked, cs.leased = nil, nil
 	for _, p := range cs.config.Shards() {
 		if !f.shards[p.ID] || len(p.Slots) == 0 || cs.m.Owner(p.Slots[0].Start) != cs.me {
 			continue
@@ -214,6 +219,8 @@ func (s *Server) withLeases(cs *clusterState) *clusterState {
 		for _, r := range p.Slots {
 			if msg != "" {
 				cs.blocked = append(cs.blocked, blockedRange{r, msg})
+			} else {
+				cs.leased = append(cs.leased, leasedRange{r, leaseKey(p.ID), f.keeper.Validity(leaseKey(p.ID))})
 			}
 		}
 	}

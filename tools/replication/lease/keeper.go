@@ -36,7 +36,7 @@ type Config struct {
 	// TTL is the bucket's entry lifetime (at least MinTTL). The keeper
 	// renews every TTL/4 and takes a lease it could not renew as lost
 	// at TTL - TTL/4 after the start of its last successful renewal,
-	// before any other node can take it.
+	// before any other node can take it (Validity).
 	TTL time.Duration
 	// Keys are the leases to follow.
 	Keys []Key
@@ -61,6 +61,8 @@ type Keeper struct {
 	tick    time.Duration
 	started time.Time
 
+	keys map[string]*keyState // one per followed key, made by NewKeeper
+
 	mu   sync.Mutex
 	held map[string]held
 	view View
@@ -83,7 +85,11 @@ func NewKeeper(cfg Config) (*Keeper, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = RealClock{}
 	}
-	return &Keeper{cfg: cfg, tick: cfg.TTL / 4, started: cfg.Clock.Now(), held: map[string]held{}, view: View{}}, nil
+	keys := map[string]*keyState{}
+	for _, key := range cfg.Keys {
+		keys[key.Name] = &keyState{}
+	}
+	return &Keeper{cfg: cfg, tick: cfg.TTL / 4, started: cfg.Clock.Now(), keys: keys, held: map[string]held{}, view: View{}}, nil
 }
 
 // Tick is the period of Run's rounds: TTL/4.
@@ -223,9 +229,12 @@ func (k *Keeper) acquire(ctx context.Context, name string, write func(context.Co
 	return k.cfg.Node
 }
 
+// setHeld records h as this node's lease name (nil: not held) and its
+// validity.
 func (k *Keeper) setHeld(name string, h *held) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	k.keys[name].valid.set(h, k.cfg.TTL-k.tick)
 	if h == nil {
 		delete(k.held, name)
 		return
@@ -240,6 +249,9 @@ func (k *Keeper) Release(ctx context.Context) {
 	k.mu.Lock()
 	mine := k.held
 	k.held = map[string]held{}
+	for name := range mine {
+		k.keys[name].valid.set(nil, 0)
+	}
 	k.mu.Unlock()
 	for name, h := range mine {
 		_ = k.cfg.KV.Delete(ctx, name, jetstream.LastRevision(h.rev))
