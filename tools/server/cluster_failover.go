@@ -35,6 +35,13 @@ type Failover struct {
 	// Clock times the renewals and the lease's validity on each
 	// command (lease.Validity). Default lease.RealClock.
 	Clock lease.Clock
+	// ConfirmReads makes a read of a shard held here wait for a renewal
+	// of its lease that began after the read arrived (Keeper.Confirm;
+	// serve's --lease-read confirm): a read then answers only what a
+	// holder NATS has just confirmed sees, even if this node's clock
+	// stopped with it. Default false: a read checks the lease's validity
+	// on the clock, as a write does.
+	ConfirmReads bool
 }
 
 // leaseKey is the lease of the shard of config primary id.

@@ -37,8 +37,9 @@ type logLeases struct {
 // replication log given later to leases.attach: leases of ttl in
 // lease.DefaultBucket with the log's stream replicas, and a shard taken
 // over served once the log has applied, for every stream holding its
-// slots, everything the stream held when the shard was taken.
-func logFailover(ttl time.Duration) (*Failover, *logLeases) {
+// slots, everything the stream held when the shard was taken; confirm
+// is Failover.ConfirmReads.
+func logFailover(ttl time.Duration, confirm bool) (*Failover, *logLeases) {
 	b := &logLeases{ttl: ttl}
 	drain := func(ctx context.Context, slots []cluster.Range) error {
 		l, err := b.opened()
@@ -47,7 +48,7 @@ func logFailover(ttl time.Duration) (*Failover, *logLeases) {
 		}
 		return LogDrain(l)(ctx, slots)
 	}
-	return &Failover{KV: b, TTL: ttl, Drain: drain}, b
+	return &Failover{KV: b, TTL: ttl, Drain: drain, ConfirmReads: confirm}, b
 }
 
 // attach gives b the open log.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"time"
 
 	"github.com/mmapbloom/mmapbloom/tools/replication/lease"
@@ -14,7 +15,8 @@ import (
 // or swap storm, SIGSTOP) answers CLUSTERDOWN for the shard's keys when
 // it resumes, before the keeper's next round learns the new holder
 // (then MOVED), and never answers from its filters meanwhile. The check
-// is one clock read and compare per keyed command.
+// is one clock read and compare per keyed command; with
+// Failover.ConfirmReads a read also waits for a renewal (confirmRead).
 
 // leasedRange is a range of slots this node serves under the lease name
 // while v holds.
@@ -62,4 +64,24 @@ func (cs *clusterState) leaseOf(slot int) *leasedRange {
 		}
 	}
 	return nil
+}
+
+// confirmRead, with Failover.ConfirmReads, has a read of a slot served
+// here wait for a renewal of its lease that began after it arrived, and
+// returns msgClusterDown when none succeeds within the TTL; else "".
+func (s *Server) confirmRead(cmd *command, slot int) string {
+	f := s.failover
+	if f == nil || !f.cfg.ConfirmReads || !cmd.readOnly() {
+		return ""
+	}
+	l := s.cluster.Load().leaseOf(slot)
+	if l == nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), f.cfg.TTL)
+	defer cancel()
+	if f.keeper.Confirm(ctx, l.name) != nil {
+		return msgClusterDown
+	}
+	return ""
 }

@@ -103,6 +103,45 @@ func TestFailoverPausedOwner(t *testing.T) {
 		time.Minute, 20*time.Millisecond, "a renewal lets the owner serve again")
 }
 
+// TestFailoverConfirmReads: with ConfirmReads, a read of a shard held
+// here answers only after a renewal of its lease that began after it:
+// cut off from NATS, the owner answers reads CLUSTERDOWN at once, while
+// its lease is still valid on its clock (writes are still served), and
+// serves them again when it reaches NATS.
+func TestFailoverConfirmReads(t *testing.T) {
+	const ttl = time.Minute // long: the injected clock, not the bucket's expiry, decides
+	kv := &cutKV{KV: leaseBucket(t, ttl)}
+	clk := newStepClock()
+	tc := startCluster(t, []string{"0-16383"}, func(c *Config) {
+		c.Failover = &Failover{KV: kv, TTL: ttl, Clock: clk, ConfirmReads: true}
+	})
+	c := ctx(t)
+	n1 := dial(t, tc.addrs[0], "")
+	require.Eventually(t, func() bool {
+		clk.fire()
+		return n1.Do(c, "BF.ADD", "k", "a").Err() == nil
+	}, time.Minute, 50*time.Millisecond, "the node takes its shard")
+	require.Equal(t, int64(1), n1.Do(c, "BF.EXISTS", "k", "a").Val())
+
+	kv.cut.Store(true)
+	const down = "CLUSTERDOWN The cluster is down"
+	assert.Equal(t, down, errText(n1.Do(c, "BF.EXISTS", "k", "a").Err()))
+	assert.Equal(t, down, errText(n1.Do(c, "BF.MEXISTS", "k", "a", "b").Err()))
+	cmds, _ := n1.Pipelined(c, func(p redis.Pipeliner) error {
+		p.Do(c, "BF.EXISTS", "k", "a")
+		p.Do(c, "BF.EXISTS", "k", "a")
+		return nil
+	})
+	for _, cmd := range cmds {
+		assert.Equal(t, down, errText(cmd.Err()), "%v", cmd.Args())
+	}
+	assert.NoError(t, n1.Do(c, "BF.ADD", "k", "b").Err(), "a write checks the clock only")
+
+	kv.cut.Store(false)
+	assert.Equal(t, []any{int64(1), int64(1)}, n1.Do(c, "BF.MEXISTS", "k", "a", "b").Val(),
+		"confirmed again")
+}
+
 // BenchmarkLeaseCheck is the cost of the lease check of a keyed command
 // on a shard served here: the first command of a pipeline reads the
 // lease clock (pipeline=first), the others carry it on the observer's

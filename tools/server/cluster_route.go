@@ -93,6 +93,9 @@ func (s *Server) enter(c *client, cmd *command, args [][]byte) string {
 	if !ok {
 		return msgCrossSlot
 	}
+	if msg := s.confirmRead(cmd, slot); msg != "" {
+		return msg
+	}
 	s.gate.RLock()
 	cs := s.cluster.Load()
 	msg := cs.route(slot, cmd, c.readonly)

@@ -151,32 +151,43 @@ func (k *Keeper) Step(ctx context.Context) {
 
 // stepKey does one round for key and returns its holder.
 func (k *Keeper) stepKey(ctx context.Context, key Key) string {
-	k.mu.Lock()
-	h, mine := k.held[key.Name]
-	k.mu.Unlock()
-	if mine {
-		return k.renew(ctx, key.Name, h)
+	if !k.Holds(key.Name) {
+		return k.observe(ctx, key)
 	}
-	return k.observe(ctx, key)
+	ks := k.keys[key.Name]
+	ks.renewing.Lock()
+	err := k.renew(ctx, key.Name)
+	ks.renewing.Unlock()
+	if err != nil && !k.Holds(key.Name) {
+		return ""
+	}
+	return k.cfg.Node
 }
 
-// renew renews a held lease; on failure the lease stays held until
-// TTL - Tick after its last renewal began, then is dropped.
-func (k *Keeper) renew(ctx context.Context, name string, h held) string {
+// renew renews the held lease name; on failure the lease stays held
+// until TTL - Tick after its last renewal began, then is dropped. The
+// caller holds name's renewing lock. It returns an error wrapping
+// ErrLost when this node does not hold the lease, or the bucket's.
+func (k *Keeper) renew(ctx context.Context, name string) error {
+	k.mu.Lock()
+	h, mine := k.held[name]
+	k.mu.Unlock()
+	if !mine {
+		return fmt.Errorf("%w: %s", ErrLost, name)
+	}
 	start := k.cfg.Clock.Now()
 	rev, err := k.cfg.KV.Update(ctx, name, []byte(k.cfg.Node), h.rev)
 	switch {
 	case err == nil:
 		k.setHeld(name, &held{rev: rev, renewed: start})
-		return k.cfg.Node
+		return nil
 	case errors.Is(err, jetstream.ErrKeyRevisionMismatch), errors.Is(err, jetstream.ErrKeyExists):
 		k.setHeld(name, nil) // expired and taken, or expired: read it next round
-		return ""
+		return fmt.Errorf("%w: %s: %w", ErrLost, name, err)
 	case start.Sub(h.renewed) >= k.cfg.TTL-k.tick:
 		k.setHeld(name, nil) // it may expire on the server before the next round
-		return ""
 	}
-	return k.cfg.Node
+	return fmt.Errorf("lease: renew %s: %w", name, err)
 }
 
 // observe reads a lease this node does not hold, takes it back when the
@@ -244,16 +255,18 @@ func (k *Keeper) setHeld(name string, h *held) {
 
 // Release deletes every lease this node holds, each only at the
 // revision it wrote (a lease taken by another node meanwhile stays),
-// and forgets them. Errors are ignored: an undeleted lease expires.
+// and forgets them, after any renewal in flight. Errors are ignored:
+// an undeleted lease expires.
 func (k *Keeper) Release(ctx context.Context) {
-	k.mu.Lock()
-	mine := k.held
-	k.held = map[string]held{}
-	for name := range mine {
-		k.keys[name].valid.set(nil, 0)
-	}
-	k.mu.Unlock()
-	for name, h := range mine {
-		_ = k.cfg.KV.Delete(ctx, name, jetstream.LastRevision(h.rev))
+	for name, ks := range k.keys {
+		ks.renewing.Lock()
+		k.mu.Lock()
+		h, mine := k.held[name]
+		k.mu.Unlock()
+		if mine {
+			k.setHeld(name, nil)
+			_ = k.cfg.KV.Delete(ctx, name, jetstream.LastRevision(h.rev))
+		}
+		ks.renewing.Unlock()
 	}
 }

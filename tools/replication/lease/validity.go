@@ -38,12 +38,6 @@ func (v *Validity) set(h *held, bound time.Duration) {
 	v.until.Store(h.renewed.Add(bound).UnixNano())
 }
 
-// keyState is what a Keeper keeps for each key it follows besides its
-// holder.
-type keyState struct {
-	valid Validity
-}
-
 // Validity returns the validity of lease name, which the keeper keeps
 // up to date; nil when the keeper does not follow name.
 func (k *Keeper) Validity(name string) *Validity {

@@ -25,9 +25,17 @@ const pausedAdds = 200
 // another node takes the range and acknowledges adds answers none of
 // those adds absent when it resumes (SIGCONT): every request already
 // in its sockets, on a connection made before the stop or during it,
-// answers CLUSTERDOWN or MOVED, or present, never 0.
+// answers CLUSTERDOWN or MOVED, or present, never 0; with each
+// --lease-read.
 func TestFailoverSIGSTOP(t *testing.T) {
-	r := startReplicated(t, "--lease-ttl", "1s")
+	for _, read := range []string{"clock", "confirm"} {
+		t.Run("lease-read="+read, func(t *testing.T) { pausedOwner(t, "--lease-read", read) })
+	}
+}
+
+// pausedOwner is TestFailoverSIGSTOP with serve's flags args.
+func pausedOwner(t *testing.T, args ...string) {
+	r := startReplicated(t, append([]string{"--lease-ttl", "1s"}, args...)...)
 	key := ""
 	for i := 0; key == ""; i++ {
 		if k := fmt.Sprintf("stop:{%d}", i); rangeOf(cluster.KeySlot([]byte(k))) == 0 {
