@@ -55,6 +55,7 @@ type serveCmd struct {
 	ReplicationMaxBytes int64         `help:"The log keeps at most this many bytes per stream (0: no bound but the age)."`
 	NatsSyncAlways      bool          `name:"nats-sync-always" help:"The embedded nats-server fsyncs every log write (its sync_interval: always)."`
 	LeaseTTL            time.Duration `name:"lease-ttl" default:"5s" help:"With --replication jetstream: failover with no person in the loop; a shard's owner holds a lease in NATS that expires this long after its last renewal, and a node applying its log takes it over (after at most TTL + TTL/4, plus the log's drain and NATS's elections; docs/cluster.md). 0: no failover (the config file decides)."`
+	LeaseRead           string        `name:"lease-read" default:"clock" enum:"clock,confirm" help:"With failover: clock serves a shard's reads and writes while its owner's last lease renewal began less than TTL - TTL/4 ago on this node's CLOCK_BOOTTIME; confirm also makes each read wait for a lease renewal that began after it arrived (one NATS write shared by the reads waiting; docs/cluster.md)."`
 	FoldHashtags        bool          `help:"Fold keys with a {hash tag}: prefix{tag}suffix lives, behind its tag, in one scaling set per name prefix{}suffix and bucket of slots (a million hosts do not make a million files). Changes what such a key means; the data directory remembers it."`
 	FoldBuckets         int           `default:"64" help:"Buckets of slots with --fold-hashtags: a power of two from 1 to 16384."`
 	MaxFilterBytes      uint64        `default:"4294967296" help:"Largest filter file (or set layer) a create, load or growth may make, in bytes (docs/limits.md)."`
@@ -129,7 +130,7 @@ func (c *serveCmd) Run(e *env) error {
 		FoldHashtags: c.FoldHashtags, FoldBuckets: c.FoldBuckets,
 		Replication: c.Replication, Replicate: server.ReplicationConfig{NATSURLs: splitURLs(c.NatsURL),
 			Streams: c.ReplicationStreams, MaxAge: c.ReplicationMaxAge, MaxBytes: c.ReplicationMaxBytes, SyncAlways: c.NatsSyncAlways,
-			LeaseTTL: c.LeaseTTL},
+			LeaseTTL: c.LeaseTTL, ConfirmReads: c.LeaseRead == "confirm"},
 		Limits: server.Limits{MaxFilterBytes: c.MaxFilterBytes, DiskReserve: c.DiskReserve, MaxLayers: c.MaxLayers,
 			MaxLoads: c.MaxLoads, MaxClientLoads: c.MaxClientLoads, FilterFiles: files},
 	})

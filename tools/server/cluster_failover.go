@@ -32,13 +32,21 @@ type Failover struct {
 	// shard it takes only once Drain returned nil. nil: nothing to
 	// drain (no log).
 	Drain func(ctx context.Context, slots []cluster.Range) error
-	// Clock times the renewals. Default lease.RealClock.
+	// Clock times the renewals and the lease's validity on each
+	// command (lease.Validity). Default lease.RealClock.
 	Clock lease.Clock
 	// Applying reports whether this node applies the log of the given
 	// slots now (none of their streams stopped on an apply error): while
 	// it does not, the node neither takes nor keeps their shard's lease
 	// (lease.Key.Eligible), so a healthy node serves them. nil: always.
 	Applying func(slots []cluster.Range) bool
+	// ConfirmReads makes a read of a shard held here wait for a renewal
+	// of its lease that began after the read arrived (Keeper.Confirm;
+	// serve's --lease-read confirm): a read then answers only what a
+	// holder NATS has just confirmed sees, even if this node's clock
+	// stopped with it. Default false: a read checks the lease's validity
+	// on the clock, as a write does.
+	ConfirmReads bool
 }
 
 // leaseKey is the lease of the shard of config primary id.
@@ -65,6 +73,9 @@ type failover struct {
 func (s *Server) startFailover(cs *clusterState) error {
 	f := &failover{cfg: *s.cfg.Failover, done: make(chan struct{}), shards: map[string]bool{},
 		owners: map[string]string{}, drained: map[string]bool{}}
+	if f.cfg.Clock == nil {
+		f.cfg.Clock = lease.RealClock{}
+	}
 	var keys []lease.Key
 	for _, p := range cs.config.Shards() {
 		f.shards[p.ID] = true
@@ -203,7 +214,8 @@ func (s *Server) republish() {
 
 // withLeases returns cs (read from the config file) with the lease
 // holders as owners: a shard this node is shown owning but does not
-// hold answers CLUSTERDOWN, one held but not drained yet TRYAGAIN.
+// hold answers CLUSTERDOWN, one held but not drained yet TRYAGAIN, one
+// served is served while its lease is valid (cs.leased).
 func (s *Server) withLeases(cs *clusterState) *clusterState {
 	f := s.failover
 	if f == nil {
@@ -214,7 +226,7 @@ func (s *Server) withLeases(cs *clusterState) *clusterState {
 	f.mu.Unlock()
 	cs.m = cs.config.WithOwners(owners)
 	cs.me, _ = cs.m.Node(s.cfg.NodeID)
-	cs.blocked = nil
+	cs.blocked, cs.leased = nil, nil
 	for _, p := range cs.config.Shards() {
 		if !f.shards[p.ID] || len(p.Slots) == 0 || cs.m.Owner(p.Slots[0].Start) != cs.me {
 			continue
@@ -229,6 +241,8 @@ func (s *Server) withLeases(cs *clusterState) *clusterState {
 		for _, r := range p.Slots {
 			if msg != "" {
 				cs.blocked = append(cs.blocked, blockedRange{r, msg})
+			} else {
+				cs.leased = append(cs.leased, leasedRange{r, leaseKey(p.ID), f.keeper.Validity(leaseKey(p.ID))})
 			}
 		}
 	}

@@ -39,8 +39,8 @@ type logLeases struct {
 // over served once the log has applied, for every stream holding its
 // slots, everything the stream held when the shard was taken, and its
 // lease neither taken nor kept while one of them is stopped here on an
-// apply error (LogApplying).
-func logFailover(ttl time.Duration) (*Failover, *logLeases) {
+// apply error (LogApplying); confirm is Failover.ConfirmReads.
+func logFailover(ttl time.Duration, confirm bool) (*Failover, *logLeases) {
 	b := &logLeases{ttl: ttl}
 	drain := func(ctx context.Context, slots []cluster.Range) error {
 		l, err := b.opened()
@@ -53,7 +53,7 @@ func logFailover(ttl time.Duration) (*Failover, *logLeases) {
 		l, err := b.opened()
 		return err == nil && LogApplying(l)(slots)
 	}
-	return &Failover{KV: b, TTL: ttl, Drain: drain, Applying: applying}, b
+	return &Failover{KV: b, TTL: ttl, Drain: drain, Applying: applying, ConfirmReads: confirm}, b
 }
 
 // attach gives b the open log.

@@ -11,14 +11,16 @@ import (
 // config file, this node's entry, and the slot ranges paused by
 // MBF.MIGRATE. It is never changed once published; a reload or a pause
 // publishes a new one. With failover, m is the config file's map (config)
-// with the lease holders as owners, and blocked the slots this node owns
-// but may not serve now (cluster_failover.go).
+// with the lease holders as owners, blocked the slots this node owns
+// but may not serve now, and leased those it serves while their lease
+// is valid (cluster_failover.go, cluster_lease.go).
 type clusterState struct {
 	m       *cluster.Map
 	me      *cluster.Node
 	paused  []cluster.Range
 	config  *cluster.Map
 	blocked []blockedRange
+	leased  []leasedRange
 }
 
 // loadCluster reads the config file and returns the state of node id
@@ -80,24 +82,30 @@ func slotCount(rs []cluster.Range) int {
 // mode. It returns "" when the command may run, holding the read side
 // of the migration gate (the caller must call s.leave), else the
 // redirection or error to answer: MOVED, TRYAGAIN (the slot is paused
-// by MBF.MIGRATE), CROSSSLOT or CLUSTERDOWN. On a replica, c's READONLY
+// by MBF.MIGRATE), CROSSSLOT or CLUSTERDOWN (also for a slot whose lease
+// is no longer valid, cluster_lease.go). On a replica, c's READONLY
 // decides whether a read runs (see route).
 func (s *Server) enter(c *client, cmd *command, args [][]byte) string {
 	if cmd.first == 0 || s.cluster.Load() == nil {
 		return ""
 	}
-	s.gate.RLock()
-	cs := s.cluster.Load()
 	slot, ok := keysSlot(cmd, args)
 	if !ok {
-		s.gate.RUnlock()
 		return msgCrossSlot
 	}
-	if msg := cs.route(slot, cmd, c.readonly); msg != "" {
-		s.gate.RUnlock()
+	if msg := s.confirmRead(cmd, slot); msg != "" {
 		return msg
 	}
-	return ""
+	s.gate.RLock()
+	cs := s.cluster.Load()
+	msg := cs.route(slot, cmd, c.readonly)
+	if msg == "" {
+		msg = s.leaseLapsed(c, cs, slot)
+	}
+	if msg != "" {
+		s.gate.RUnlock()
+	}
+	return msg
 }
 
 // msgCrossSlot is Redis Cluster's reply to a command, or a transaction,

@@ -50,6 +50,8 @@ type client struct {
 	// started from (obs_stats.go).
 	lastCmd *command
 	clock   int64
+	// lease is the lease clock as the pipeline read it (cluster_lease.go).
+	lease leaseClock
 	// deadline is the observer time of the connection's deadline, 0 for
 	// none (armIdle).
 	deadline int64

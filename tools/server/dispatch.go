@@ -149,6 +149,7 @@ func resolve(cmd *command, args [][]byte) (*command, string) {
 // batch call (see bf_batch.go).
 func (s *Server) execPipeline(c *client, cmds []redcon.Command) {
 	c.clock = s.obs.now()
+	c.lease.read = false
 	for i := 0; i < len(cmds) && !c.quit; {
 		if s.trace != nil {
 			s.trace(cmds[i].Args)

@@ -36,7 +36,8 @@
 //	             limits on disk, layers and loads, temporary load files)
 //	fold.go      hash-tag folding of commands (the names: package keyname)
 //	cluster_     Redis Cluster: routing and redirections, CLUSTER commands,
-//	             MBF.MIGRATE (slot computations: package cluster)
+//	             MBF.MIGRATE (slot computations: package cluster), failover
+//	             on leases and the lease check of every keyed command
 //	replica_     replicas: pulling a primary, absorbing the copies; the
 //	             replication log (replica_jetstream*: publishing, applying
 //	             and which errors stop a stream, the nodes' limits, WAIT

@@ -55,6 +55,11 @@ type ReplicationConfig struct {
 	// least lease.MinTTL; 0: no failover, the config file decides. The
 	// command's default is DefaultLeaseTTL.
 	LeaseTTL time.Duration
+	// ConfirmReads is Failover.ConfirmReads of the leases (serve's
+	// --lease-read confirm): a read of a shard waits for a renewal of
+	// its lease that began after it. Default false: a read is served
+	// while the lease is valid on this node's clock.
+	ConfirmReads bool
 }
 
 // DefaultReplicationStreams is ReplicationConfig.Streams' default.

@@ -230,7 +230,7 @@ func New(cfg Config) (*Server, error) {
 	s.conf.init(&s.cfg)
 	var leases *logLeases
 	if cs != nil && cfg.Replication != "" && cfg.Failover == nil && cfg.Replicate.LeaseTTL > 0 {
-		s.cfg.Failover, leases = logFailover(cfg.Replicate.LeaseTTL)
+		s.cfg.Failover, leases = logFailover(cfg.Replicate.LeaseTTL, cfg.Replicate.ConfirmReads)
 	}
 	if cs != nil && s.cfg.Failover != nil {
 		if err := s.startFailover(cs); err != nil {

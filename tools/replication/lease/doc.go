@@ -8,4 +8,11 @@
 // stream is replicated on Raft and a Create or Update succeeds only
 // once a quorum stored it. Only features of nats-server 2.9 are used
 // (no per-key TTL).
+//
+// A holder acts on a lease only while it is valid (Validity): until
+// TTL - TTL/4 after the start of its last successful write, on the
+// keeper's Clock (RealClock: CLOCK_BOOTTIME, which counts a suspended
+// system's time too), which ends before the entry can expire and
+// another node take it. Confirm renews a lease on demand, for a reader
+// that wants NATS's quorum to confirm the holder (etcd's ReadIndex).
 package lease

@@ -45,7 +45,7 @@ type Config struct {
 	// TTL is the bucket's entry lifetime (at least MinTTL). The keeper
 	// renews every TTL/4 and takes a lease it could not renew as lost
 	// at TTL - TTL/4 after the start of its last successful renewal,
-	// before any other node can take it.
+	// before any other node can take it (Validity).
 	TTL time.Duration
 	// Keys are the leases to follow.
 	Keys []Key
@@ -70,6 +70,8 @@ type Keeper struct {
 	tick    time.Duration
 	started time.Time
 
+	keys map[string]*keyState // one per followed key, made by NewKeeper
+
 	mu   sync.Mutex
 	held map[string]held
 	view View
@@ -92,7 +94,11 @@ func NewKeeper(cfg Config) (*Keeper, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = RealClock{}
 	}
-	return &Keeper{cfg: cfg, tick: cfg.TTL / 4, started: cfg.Clock.Now(), held: map[string]held{}, view: View{}}, nil
+	keys := map[string]*keyState{}
+	for _, key := range cfg.Keys {
+		keys[key.Name] = &keyState{}
+	}
+	return &Keeper{cfg: cfg, tick: cfg.TTL / 4, started: cfg.Clock.Now(), keys: keys, held: map[string]held{}, view: View{}}, nil
 }
 
 // Tick is the period of Run's rounds: TTL/4.
@@ -154,44 +160,47 @@ func (k *Keeper) Step(ctx context.Context) {
 
 // stepKey does one round for key and returns its holder.
 func (k *Keeper) stepKey(ctx context.Context, key Key) string {
-	k.mu.Lock()
-	h, mine := k.held[key.Name]
-	k.mu.Unlock()
-	switch {
-	case mine && !key.eligible():
-		k.giveUp(ctx, key.Name, h.rev)
-		return ""
-	case mine:
-		return k.renew(ctx, key.Name, h)
+	if !k.Holds(key.Name) {
+		return k.observe(ctx, key)
 	}
-	return k.observe(ctx, key)
+	if !key.eligible() {
+		k.giveUp(ctx, key.Name)
+		return ""
+	}
+	ks := k.keys[key.Name]
+	ks.renewing.Lock()
+	err := k.renew(ctx, key.Name)
+	ks.renewing.Unlock()
+	if err != nil && !k.Holds(key.Name) {
+		return ""
+	}
+	return k.cfg.Node
 }
 
-// giveUp deletes name at revision rev (a lease taken by another node
-// meanwhile stays) and forgets it. An error is ignored: an undeleted
-// lease expires.
-func (k *Keeper) giveUp(ctx context.Context, name string, rev uint64) {
-	k.setHeld(name, nil)
-	_ = k.cfg.KV.Delete(ctx, name, jetstream.LastRevision(rev))
-}
-
-// renew renews a held lease; on failure the lease stays held until
-// TTL - Tick after its last renewal began, then is dropped.
-func (k *Keeper) renew(ctx context.Context, name string, h held) string {
+// renew renews the held lease name; on failure the lease stays held
+// until TTL - Tick after its last renewal began, then is dropped. The
+// caller holds name's renewing lock. It returns an error wrapping
+// ErrLost when this node does not hold the lease, or the bucket's.
+func (k *Keeper) renew(ctx context.Context, name string) error {
+	k.mu.Lock()
+	h, mine := k.held[name]
+	k.mu.Unlock()
+	if !mine {
+		return fmt.Errorf("%w: %s", ErrLost, name)
+	}
 	start := k.cfg.Clock.Now()
 	rev, err := k.cfg.KV.Update(ctx, name, []byte(k.cfg.Node), h.rev)
 	switch {
 	case err == nil:
 		k.setHeld(name, &held{rev: rev, renewed: start})
-		return k.cfg.Node
+		return nil
 	case errors.Is(err, jetstream.ErrKeyRevisionMismatch), errors.Is(err, jetstream.ErrKeyExists):
 		k.setHeld(name, nil) // expired and taken, or expired: read it next round
-		return ""
+		return fmt.Errorf("%w: %s: %w", ErrLost, name, err)
 	case start.Sub(h.renewed) >= k.cfg.TTL-k.tick:
 		k.setHeld(name, nil) // it may expire on the server before the next round
-		return ""
 	}
-	return k.cfg.Node
+	return fmt.Errorf("lease: renew %s: %w", name, err)
 }
 
 // observe reads a lease this node does not hold, takes it back when the
@@ -202,7 +211,7 @@ func (k *Keeper) observe(ctx context.Context, key Key) string {
 	e, err := k.cfg.KV.Get(ctx, key.Name)
 	switch {
 	case err == nil && string(e.Value()) == k.cfg.Node && !key.eligible():
-		k.giveUp(ctx, key.Name, e.Revision())
+		_ = k.cfg.KV.Delete(ctx, key.Name, jetstream.LastRevision(e.Revision()))
 		return ""
 	case err == nil && string(e.Value()) == k.cfg.Node:
 		return k.acquire(ctx, key.Name, func(ctx context.Context) (uint64, error) {
@@ -248,9 +257,12 @@ func (k *Keeper) acquire(ctx context.Context, name string, write func(context.Co
 	return k.cfg.Node
 }
 
+// setHeld records h as this node's lease name (nil: not held) and its
+// validity.
 func (k *Keeper) setHeld(name string, h *held) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	k.keys[name].valid.set(h, k.cfg.TTL-k.tick)
 	if h == nil {
 		delete(k.held, name)
 		return
@@ -260,13 +272,26 @@ func (k *Keeper) setHeld(name string, h *held) {
 
 // Release deletes every lease this node holds, each only at the
 // revision it wrote (a lease taken by another node meanwhile stays),
-// and forgets them. Errors are ignored: an undeleted lease expires.
+// and forgets them, after any renewal in flight. Errors are ignored:
+// an undeleted lease expires.
 func (k *Keeper) Release(ctx context.Context) {
+	for name := range k.keys {
+		k.giveUp(ctx, name)
+	}
+}
+
+// giveUp deletes the lease name if this node holds it, at the revision
+// it wrote, and forgets it, after any renewal in flight. An error is
+// ignored: an undeleted lease expires.
+func (k *Keeper) giveUp(ctx context.Context, name string) {
+	ks := k.keys[name]
+	ks.renewing.Lock()
+	defer ks.renewing.Unlock()
 	k.mu.Lock()
-	mine := k.held
-	k.held = map[string]held{}
+	h, mine := k.held[name]
 	k.mu.Unlock()
-	for name, h := range mine {
+	if mine {
+		k.setHeld(name, nil)
 		_ = k.cfg.KV.Delete(ctx, name, jetstream.LastRevision(h.rev))
 	}
 }
