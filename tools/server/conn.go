@@ -192,7 +192,7 @@ func (c *client) fail(err error) {
 		return
 	}
 	c.s.protoErrs.Add(1)
-	c.s.obs.errs.add(msg, 1)
+	c.s.obs.errs.Add(msg, 1)
 	c.w.WriteError(msg)
 	_ = c.nc.SetWriteDeadline(time.Now().Add(time.Second))
 	_ = c.w.Flush()

@@ -38,10 +38,16 @@
 //	cluster_     Redis Cluster: routing and redirections, CLUSTER commands,
 //	             MBF.MIGRATE (slot computations: package cluster)
 //	replica_     replicas: pulling a primary, absorbing the copies
+//	obs_         what INFO, SLOWLOG, LATENCY, CLIENT LIST and Stats report,
+//	             rendered in Redis's formats from package obs's counters;
+//	             memory and residency, persistence, the run-time
+//	             parameters (slowlog-max-len...)
 //
 // # Packages
 //
 // tools/server/keyname is the key to file name rule (pure functions);
 // tools/server/cluster the slot of a key and the static cluster config;
-// tools/server/e2e the end-to-end tests of `mmapbloom serve`.
+// tools/server/obs the statistics' data structures (latency histograms,
+// per-command counters, error counts, the slow log, the latency
+// monitor); tools/server/e2e the end-to-end tests of `mmapbloom serve`.
 package server
