@@ -82,9 +82,9 @@ func (o *observer) now() int64 { return int64(time.Since(o.epoch)) }
 // command's time runs from the end of the previous one of its pipeline
 // (or the pipeline's start) to its own end.
 func (s *Server) call(c *client, cmd *command, args [][]byte) {
-	mark := len(replyBuf(c.w))
+	mark := len(c.w.Bytes())
 	s.run(c, cmd, args)
-	s.obs.record(c, cmd, args, c.lap(), 1, replyBuf(c.w)[mark:])
+	s.obs.record(c, cmd, args, c.lap(), 1, c.w.Bytes()[mark:])
 }
 
 // lap returns the ns since c's clock was last read and restarts it.

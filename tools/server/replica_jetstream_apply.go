@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/tidwall/redcon"
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/tools/replication"
@@ -39,7 +38,7 @@ var errApplyClosed = errors.New("the store is closing")
 // would run it. results, when asked for, get each record's answer: an
 // *addOutcome, or an OpCommand's RESP reply.
 func (a *applier) Apply(_ int, _ uint64, _ string, recs []replication.Record, results []any) error {
-	lc := &client{s: a.s, w: new(redcon.Writer), authed: true, applying: true}
+	lc := &client{s: a.s, w: new(replyWriter), authed: true, applying: true}
 	lc.user.Store(a.s.acl.get("default"))
 	for len(recs) > 0 {
 		n := 1
@@ -120,9 +119,9 @@ func applyCommand(lc *client, args [][]byte, results []any) {
 		cmd.run(lc, args)
 	}
 	if results != nil {
-		results[0] = bytes.Clone(replyBuf(lc.w))
+		results[0] = bytes.Clone(lc.w.Bytes())
 	}
-	lc.w.SetBuffer(replyBuf(lc.w)[:0])
+	lc.w.Reset()
 }
 
 // Sync msyncs every open filter, once for all the streams whose
