@@ -43,8 +43,8 @@
 //	replica_     replicas: pulling a primary, absorbing the copies
 //	obs_         what INFO, SLOWLOG, LATENCY, CLIENT LIST and Stats report,
 //	             rendered in Redis's formats from package obs's counters;
-//	             memory and residency, persistence, the run-time
-//	             parameters (slowlog-max-len...)
+//	             memory and residency (the library's Resident), persistence,
+//	             the run-time parameters (slowlog-max-len...)
 //
 // # Packages
 //
