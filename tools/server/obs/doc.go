@@ -22,10 +22,11 @@
 //
 // # Caveats
 //
-// Every type is safe for concurrent use and its zero value is ready.
-// Hist and Counters take no lock (an atomic add per record); a Snapshot
-// is a copy of counts read one by one while others may add, so its
-// total is that of its own counts, not of one instant. ErrorStats,
+// Hist, Counters, ErrorStats, SlowLog and LatencyMonitor are safe for
+// concurrent use, and their zero values are ready. Hist and Counters
+// take no lock (an atomic add per record); a Snapshot is a copy of
+// counts read one by one while others may add, so its total is that of
+// its own counts, not of one instant. ErrorStats,
 // SlowLog and LatencyMonitor take a mutex per call, which only error
 // replies and slow commands pay.
 package obs
