@@ -156,3 +156,24 @@ func (s *Set) Stats() ([]Stats, error) {
 	})
 	return all, err
 }
+
+// Resident returns how many bytes of the set's layer files the page
+// cache holds now: Filter.Resident summed over every layer this handle
+// maps (a windowed set's expired layers too, until a change of the set
+// drops them); the MANIFEST and CONTROL files do not count. Errors:
+// ErrClosed, ErrFileChanged, errors.ErrUnsupported off Linux.
+func (s *Set) Resident() (uint64, error) {
+	var sum uint64
+	err := s.do(func(v *setView) error {
+		sum = 0
+		for _, f := range v.layers {
+			n, err := f.Resident()
+			if err != nil {
+				return err
+			}
+			sum += n
+		}
+		return nil
+	})
+	return sum, err
+}

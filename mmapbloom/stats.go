@@ -128,3 +128,19 @@ func FalsePositiveRate(m uint64, k uint32, n uint64) float64 {
 	kf := float64(k)
 	return math.Pow(-math.Expm1(-kf*float64(n)/float64(m)), kf)
 }
+
+// Resident returns how many bytes of the filter's file (header and bit
+// array) the page cache holds now: mincore(2) over the Filter's own
+// mapping, which reads no page of it. A resident page counts its size in bytes, the file's last page
+// the bytes of the file it holds. Errors: ErrClosed, ErrFileChanged,
+// mincore's errno (wrapped), errors.ErrUnsupported off Linux (where no
+// mincore is asked).
+func (f *Filter) Resident() (uint64, error) {
+	var n uint64
+	err := f.run(false, false, func() error {
+		var err error
+		n, err = mapping.ResidentBytes(f.data)
+		return err
+	})
+	return n, err
+}

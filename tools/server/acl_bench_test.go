@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"github.com/tidwall/redcon"
 )
 
 // BenchmarkACLExists measures one unbatched BF.EXISTS through exec (the
@@ -26,7 +25,7 @@ func BenchmarkACLExists(b *testing.B) {
 		require.NoError(b, p.apply(r))
 	}
 	s.acl.users["crawler"] = newUser("crawler", p)
-	c := &client{s: s, w: redcon.NewWriter(io.Discard), id: 1, authed: true}
+	c := &client{s: s, w: newReplyWriter(io.Discard), id: 1, authed: true}
 	c.user.Store(s.acl.get("default"))
 	cmd := lookup([]byte("bf.exists"))
 	for _, key := range []string{"seen", "seen:urls"} {
@@ -41,7 +40,7 @@ func BenchmarkACLExists(b *testing.B) {
 			b.Run("key="+key+"/user="+name+"/exec", func(b *testing.B) {
 				for i := 0; b.Loop(); i++ {
 					s.exec(c, args[i%len(args)])
-					c.w.SetBuffer(c.w.Buffer()[:0])
+					c.w.Reset()
 				}
 			})
 			b.Run("key="+key+"/user="+name+"/check", func(b *testing.B) {

@@ -35,14 +35,14 @@ func (s *Server) execBatch(c *client, cmds []redcon.Command) int {
 		return 0 // exec answers each with its error (NOPERM, a redirection, MISCONF)
 	}
 	c.lastCmd = cmd
-	mark := len(replyBuf(c.w))
+	mark := len(c.w.Bytes())
 	s.commands.Add(int64(n))
 	if log != nil {
 		s.submitAdds(c, log, key, cmds[:n])
 	} else {
 		s.runBatch(c, kind == "bf.add", cmds[:n])
 	}
-	s.obs.record(c, cmd, cmds[0].Args, c.lap(), n, replyBuf(c.w)[mark:])
+	s.obs.record(c, cmd, cmds[0].Args, c.lap(), n, c.w.Bytes()[mark:])
 	s.leave(cmd)
 	return n
 }

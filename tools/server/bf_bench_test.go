@@ -95,7 +95,7 @@ func benchExec(b *testing.B, dir, cmd string, batch, resp3 bool) {
 	require.NoError(b, err)
 	defer func() { require.NoError(b, s.Shutdown()) }()
 	s.noBatch = !batch
-	c := &client{s: s, w: redcon.NewWriter(io.Discard), id: 1, authed: true, resp3: resp3}
+	c := &client{s: s, w: newReplyWriter(io.Discard), id: 1, authed: true, resp3: resp3}
 	c.user.Store(s.acl.get("default"))
 	s.exec(c, [][]byte{[]byte("BF.RESERVE"), []byte("k"), []byte("0.01"), []byte("100000000"), []byte("NONSCALING")})
 	cmds := make([]redcon.Command, 1<<16)
@@ -106,7 +106,7 @@ func benchExec(b *testing.B, dir, cmd string, batch, resp3 bool) {
 	for i := 0; i < b.N; i += 16 {
 		at := i % len(cmds)
 		s.execPipeline(c, cmds[at:at+16])
-		c.w.SetBuffer(replyBuf(c.w)[:0])
+		c.w.Reset()
 	}
 	allocs()
 }
@@ -117,7 +117,7 @@ func BenchmarkExecMExists(b *testing.B) {
 	s, err := New(Config{Dir: b.TempDir(), FilterIdle: -1, Log: log.New(io.Discard, "", 0)})
 	require.NoError(b, err)
 	defer func() { require.NoError(b, s.Shutdown()) }()
-	c := &client{s: s, w: redcon.NewWriter(io.Discard), id: 1, authed: true}
+	c := &client{s: s, w: newReplyWriter(io.Discard), id: 1, authed: true}
 	c.user.Store(s.acl.get("default"))
 	s.exec(c, [][]byte{[]byte("BF.RESERVE"), []byte("k"), []byte("0.01"), []byte("100000000"), []byte("NONSCALING")})
 	cmds := make([]redcon.Command, 1<<10)
@@ -131,7 +131,7 @@ func BenchmarkExecMExists(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i += 100 {
 		s.execPipeline(c, cmds[(i/100)%len(cmds):][:1])
-		c.w.SetBuffer(c.w.Buffer()[:0])
+		c.w.Reset()
 	}
 }
 

@@ -8,8 +8,6 @@ import (
 	"net"
 	"sync/atomic"
 	"time"
-
-	"github.com/tidwall/redcon"
 )
 
 // client is one connection and its session state.
@@ -17,7 +15,7 @@ type client struct {
 	s      *Server
 	nc     net.Conn
 	in     *guard
-	w      *redcon.Writer
+	w      *replyWriter
 	id     int64
 	authed bool                 // AUTH succeeded, or the default user needs none
 	user   atomic.Pointer[user] // the ACL user it runs as (acl.go)
@@ -59,7 +57,7 @@ type client struct {
 
 func newClient(s *Server, nc net.Conn) *client {
 	in := &guard{r: nc, max: s.cfg.MaxRequest}
-	c := &client{s: s, nc: nc, in: in, w: redcon.NewWriter(nc),
+	c := &client{s: s, nc: nc, in: in, w: newReplyWriter(nc),
 		id: s.nextID.Add(1), authed: s.acl.open()}
 	c.user.Store(s.acl.get("default"))
 	c.stat.init(nc, s.obs.now())
@@ -197,7 +195,7 @@ func (c *client) fail(err error) {
 		return
 	}
 	c.s.protoErrs.Add(1)
-	c.s.obs.errs.add(msg, 1)
+	c.s.obs.errs.Add(msg, 1)
 	c.w.WriteError(msg)
 	_ = c.nc.SetWriteDeadline(time.Now().Add(time.Second))
 	_ = c.w.Flush()

@@ -65,7 +65,7 @@ func FuzzFront(f *testing.F) {
 // frontOnce runs data through s's front as one connection would.
 func frontOnce(t *testing.T, s *Server, data []byte) {
 	var out bytes.Buffer
-	c := &client{s: s, w: redcon.NewWriter(&out), id: 1, authed: true}
+	c := &client{s: s, w: newReplyWriter(&out), id: 1, authed: true}
 	c.user.Store(s.acl.get("default"))
 	c.in = &guard{r: bytes.NewReader(data), max: 1 << 20}
 	for !c.quit {

@@ -6,8 +6,8 @@ import "strconv"
 // written on a connection that sent HELLO 3, each falling back to the
 // RESP2 form redis-server 7.0 gives (networking.c: addReplyMapLen,
 // addReplySetLen, addReplyNull, addReplyBool,
-// addReplyVerbatim). redcon's Writer knows RESP2 only; these append to
-// its buffer through WriteRaw.
+// addReplyVerbatim). The reply writer (conn_writer.go) writes RESP2's
+// types only; these append to its buffer through WriteRaw.
 
 // Fixed replies, shared so that a boolean costs no allocation.
 var (

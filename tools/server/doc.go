@@ -5,8 +5,10 @@
 // Every key is a file in the data directory (package keyname gives its
 // name), opened lazily and closed after an idle time, so that local
 // processes keep opening the same files with the library while the
-// server serves them. Replies are written with github.com/tidwall/redcon's
-// Writer; requests are framed by the connection's guard (conn_guard.go),
+// server serves them. Replies are encoded by github.com/tidwall/redcon's
+// Append functions into the connection's reply writer (conn_writer.go),
+// which hands a command's reply bytes to the statistics without a copy;
+// requests are framed by the connection's guard (conn_guard.go),
 // which allocates nothing per command; the connection loop, the limits
 // (request size, clients, idle time) and the dispatch are here. The differences from RedisBloom
 // are listed in docs/server.md, each with its reason.
@@ -24,7 +26,8 @@
 //	             cluster slot) and its run, batched or in a transaction
 //	errors.go    the sentinel errors of the package
 //	conn_        one connection: the read loop and its input guard, TLS,
-//	             replies and error texts, descriptor fitting, a gone client
+//	             the reply writer, replies and error texts, RESP3 types,
+//	             descriptor fitting, a gone client
 //	acl_         users and their rules (ACL commands, ACL files, categories)
 //	generic_     Redis's generic commands: PING, HELLO, AUTH, KEYS, DEL...
 //	             in generic.go; INFO and COMMAND, COMMAND DOCS, MULTI, SCAN
@@ -42,10 +45,16 @@
 //	             replication log (replica_jetstream*: publishing, applying
 //	             and which errors stop a stream, the nodes' limits, WAIT
 //	             and INFO)
+//	obs_         what INFO, SLOWLOG, LATENCY, CLIENT LIST and Stats report,
+//	             rendered in Redis's formats from package obs's counters;
+//	             memory and residency (the library's Resident), persistence,
+//	             the run-time parameters (slowlog-max-len...)
 //
 // # Packages
 //
 // tools/server/keyname is the key to file name rule (pure functions);
 // tools/server/cluster the slot of a key and the static cluster config;
-// tools/server/e2e the end-to-end tests of `mmapbloom serve`.
+// tools/server/obs the statistics' data structures (latency histograms,
+// per-command counters, error counts, the slow log, the latency
+// monitor); tools/server/e2e the end-to-end tests of `mmapbloom serve`.
 package server

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"github.com/tidwall/redcon"
 )
 
 // BenchmarkObserve measures what the statistics add to one command:
@@ -20,7 +19,7 @@ func BenchmarkObserve(b *testing.B) {
 	s, err := New(Config{Dir: b.TempDir(), FilterIdle: -1, Log: log.New(io.Discard, "", 0)})
 	require.NoError(b, err)
 	defer func() { require.NoError(b, s.Shutdown()) }()
-	c := &client{s: s, w: redcon.NewWriter(io.Discard), id: 1, authed: true}
+	c := &client{s: s, w: newReplyWriter(io.Discard), id: 1, authed: true}
 	c.user.Store(s.acl.get("default"))
 	cmd := *lookup([]byte("bf.exists"))
 	cmd.run = func(c *client, _ [][]byte) { c.w.WriteInt(1) }
@@ -28,14 +27,14 @@ func BenchmarkObserve(b *testing.B) {
 	b.Run("bare", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			cmd.run(c, args)
-			c.w.SetBuffer(c.w.Buffer()[:0])
+			c.w.Reset()
 		}
 	})
 	b.Run("observed", func(b *testing.B) {
 		c.clock = s.obs.now()
 		for i := 0; i < b.N; i++ {
 			s.call(c, &cmd, args)
-			c.w.SetBuffer(c.w.Buffer()[:0])
+			c.w.Reset()
 		}
 	})
 	b.Run("batch16", func(b *testing.B) {
@@ -44,8 +43,8 @@ func BenchmarkObserve(b *testing.B) {
 			for range 16 {
 				cmd.run(c, args)
 			}
-			s.obs.record(c, &cmd, args, c.lap(), 16, replyBuf(c.w))
-			c.w.SetBuffer(c.w.Buffer()[:0])
+			s.obs.record(c, &cmd, args, c.lap(), 16, c.w.Bytes())
+			c.w.Reset()
 		}
 	})
 }

@@ -68,7 +68,7 @@ var latencyBoundsNs = func() []int64 {
 
 // Stats returns a snapshot of the server's counts.
 func (s *Server) Stats() Stats {
-	st := Stats{Errors: s.obs.errs.counts(), ErrorReplies: s.obs.errs.total.Load(), ProtocolErrors: s.protoErrs.Load(),
+	st := Stats{Errors: s.obs.errs.Counts(), ErrorReplies: s.obs.errs.Total(), ProtocolErrors: s.protoErrs.Load(),
 		CommandsProcessed: s.commands.Load(), ConnectionsReceived: s.accepted.Load(), RejectedConnections: s.rejected.Load(),
 		KeysAdded: s.obs.added.Load(), UptimeSeconds: time.Since(s.start).Seconds(), ResidentSetBytes: residentSetBytes(),
 		ReplicationLag: -1}
@@ -100,13 +100,13 @@ func (s *Server) Stats() Stats {
 // commandStats returns cmd's counts, false when it has none.
 func (s *Server) commandStats(cmd *command) (CommandStats, bool) {
 	c := &s.obs.cmds[cmd.id]
-	cs := CommandStats{Name: cmd.name, Calls: c.calls.Load(), Rejected: c.rejected.Load(), Failed: c.failed.Load(),
-		Seconds: float64(c.nanos.Load()) / 1e9}
+	cs := CommandStats{Name: cmd.name, Calls: c.Calls.Load(), Rejected: c.Rejected.Load(), Failed: c.Failed.Load(),
+		Seconds: float64(c.Nanos.Load()) / 1e9}
 	if cs.Calls == 0 && cs.Rejected == 0 && cs.Failed == 0 {
 		return cs, false
 	}
-	snap := c.hist.snapshot()
-	cs.LatencyCounts, cs.LatencyCount = snap.below(latencyBoundsNs), snap.total
+	snap := c.Hist.Snapshot()
+	cs.LatencyCounts, cs.LatencyCount = snap.Below(latencyBoundsNs), snap.Total
 	cs.LatencySumSeconds = cs.Seconds
 	return cs, true
 }

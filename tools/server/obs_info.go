@@ -4,8 +4,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -161,7 +163,7 @@ func (s *Server) statsInfo() [][2]string {
 		{"expired_keys", "0"}, {"evicted_keys", "0"}, {"evicted_clients", "0"},
 		{"pubsub_channels", "0"}, {"pubsub_patterns", "0"},
 		{"unexpected_error_replies", "0"},
-		{"total_error_replies", itoa(s.obs.errs.total.Load())},
+		{"total_error_replies", itoa(s.obs.errs.Total())},
 		{"total_error_replies_protocol", itoa(s.protoErrs.Load())},
 	}
 }
@@ -170,11 +172,11 @@ func (s *Server) commandStatsInfo() [][2]string {
 	var out [][2]string
 	for _, cmd := range commandList {
 		st := &s.obs.cmds[cmd.id]
-		calls, rej, failed := st.calls.Load(), st.rejected.Load(), st.failed.Load()
+		calls, rej, failed := st.Calls.Load(), st.Rejected.Load(), st.Failed.Load()
 		if calls == 0 && rej == 0 && failed == 0 {
 			continue
 		}
-		usec := st.nanos.Load() / 1000
+		usec := st.Nanos.Load() / 1000
 		per := 0.0
 		if calls > 0 {
 			per = float64(usec) / float64(calls)
@@ -186,9 +188,9 @@ func (s *Server) commandStatsInfo() [][2]string {
 }
 
 func (s *Server) errorStatsInfo() [][2]string {
-	counts := s.obs.errs.counts()
+	counts := s.obs.errs.Counts()
 	out := make([][2]string, 0, len(counts))
-	for _, k := range sortedKeys(counts) {
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
 		out = append(out, [2]string{"errorstat_" + k, "count=" + itoa(counts[k])})
 	}
 	return out
@@ -199,12 +201,12 @@ func (s *Server) errorStatsInfo() [][2]string {
 func (s *Server) latencyStatsInfo() [][2]string {
 	var out [][2]string
 	for _, cmd := range commandList {
-		snap := s.obs.cmds[cmd.id].hist.snapshot()
-		if snap.total == 0 {
+		snap := s.obs.cmds[cmd.id].Hist.Snapshot()
+		if snap.Total == 0 {
 			continue
 		}
 		out = append(out, [2]string{"latency_percentiles_usec_" + cmd.name, fmt.Sprintf("p50=%.3f,p99=%.3f,p99.9=%.3f",
-			float64(snap.percentile(0.50))/1000, float64(snap.percentile(0.99))/1000, float64(snap.percentile(0.999))/1000)})
+			float64(snap.Percentile(0.50))/1000, float64(snap.Percentile(0.99))/1000, float64(snap.Percentile(0.999))/1000)})
 	}
 	return out
 }

@@ -1,57 +1,18 @@
 package server
 
 import (
-	"sort"
 	"strings"
-	"sync"
-	"time"
+
+	"github.com/mmapbloom/mmapbloom/tools/server/obs"
 )
 
-// latencyMonitor is Redis's latency monitor: per event ("command", or
-// "fast-command" for commands flagged fast), the latest samples of
-// calls that took at least latency-monitor-threshold ms, one per second
-// (the larger kept), at most latencySamples of them.
-type latencyMonitor struct {
-	mu     sync.Mutex
-	events map[string]*latencySeries
-}
-
-// latencySamples is Redis's LATENCY_TS_LEN.
-const latencySamples = 160
-
-type latencySeries struct {
-	samples []latencySample // oldest first
-	max     int64           // ms, of every sample since the last reset
-}
-
-type latencySample struct{ unix, ms int64 }
-
-// add records that cmd took ms milliseconds.
-func (m *latencyMonitor) add(cmd *command, ms int64) {
-	event := "command"
+// latencyEvent is the latency monitor's event of cmd: "fast-command"
+// for a command flagged fast, else "command".
+func latencyEvent(cmd *command) string {
 	if hasFlag(cmd, "fast") {
-		event = "fast-command"
+		return "fast-command"
 	}
-	now := time.Now().Unix()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.events == nil {
-		m.events = map[string]*latencySeries{}
-	}
-	ts := m.events[event]
-	if ts == nil {
-		ts = &latencySeries{}
-		m.events[event] = ts
-	}
-	ts.max = max(ts.max, ms)
-	if n := len(ts.samples); n > 0 && ts.samples[n-1].unix == now {
-		ts.samples[n-1].ms = max(ts.samples[n-1].ms, ms)
-		return
-	}
-	ts.samples = append(ts.samples, latencySample{now, ms})
-	if len(ts.samples) > latencySamples {
-		ts.samples = ts.samples[1:]
-	}
+	return "command"
 }
 
 func hasFlag(cmd *command, flag string) bool {
@@ -66,59 +27,37 @@ func hasFlag(cmd *command, flag string) bool {
 // LATENCY LATEST: per event its name, the time and ms of its latest
 // sample, and its largest ms.
 func latencyLatest(c *client, _ [][]byte) {
-	m := &c.s.obs.mon
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	names := sortedKeys(m.events)
-	c.w.WriteArray(len(names))
-	for _, name := range names {
-		ts := m.events[name]
-		last := ts.samples[len(ts.samples)-1]
+	events := c.s.obs.mon.Latest()
+	c.w.WriteArray(len(events))
+	for _, e := range events {
 		c.w.WriteArray(4)
-		c.w.WriteBulkString(name)
-		c.w.WriteInt64(last.unix)
-		c.w.WriteInt64(last.ms)
-		c.w.WriteInt64(ts.max)
+		c.w.WriteBulkString(e.Name)
+		c.w.WriteInt64(e.Latest.Unix)
+		c.w.WriteInt64(e.Latest.Ms)
+		c.w.WriteInt64(e.Max)
 	}
 }
 
 // LATENCY HISTORY event: the event's samples, oldest first, as [time,
 // ms] pairs.
 func latencyHistory(c *client, args [][]byte) {
-	m := &c.s.obs.mon
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	ts := m.events[strings.ToLower(string(args[2]))]
-	if ts == nil {
-		c.w.WriteArray(0)
-		return
-	}
-	c.w.WriteArray(len(ts.samples))
-	for _, s := range ts.samples {
+	samples := c.s.obs.mon.History(strings.ToLower(string(args[2])))
+	c.w.WriteArray(len(samples))
+	for _, s := range samples {
 		c.w.WriteArray(2)
-		c.w.WriteInt64(s.unix)
-		c.w.WriteInt64(s.ms)
+		c.w.WriteInt64(s.Unix)
+		c.w.WriteInt64(s.Ms)
 	}
 }
 
 // LATENCY RESET [event...]: drops the events named (every event when
 // none) and answers how many it dropped.
 func latencyReset(c *client, args [][]byte) {
-	m := &c.s.obs.mon
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	n := 0
-	if len(args) == 2 {
-		n = len(m.events)
-		m.events = nil
+	events := make([]string, len(args)-2)
+	for i, a := range args[2:] {
+		events[i] = strings.ToLower(string(a))
 	}
-	for _, a := range args[2:] {
-		if _, ok := m.events[strings.ToLower(string(a))]; ok {
-			delete(m.events, strings.ToLower(string(a)))
-			n++
-		}
-	}
-	c.w.WriteInt(n)
+	c.w.WriteInt(c.s.obs.mon.Reset(events...))
 }
 
 // LATENCY HISTOGRAM [command...]: per command with calls (every one
@@ -137,11 +76,11 @@ func latencyHistogram(c *client, args [][]byte) {
 	}
 	type row struct {
 		name string
-		snap *histSnap
+		snap *obs.Snapshot
 	}
 	var rows []row
 	for _, cmd := range cmds {
-		if snap := c.s.obs.cmds[cmd.id].hist.snapshot(); snap.total > 0 {
+		if snap := c.s.obs.cmds[cmd.id].Hist.Snapshot(); snap.Total > 0 {
 			rows = append(rows, row{cmd.name, snap})
 		}
 	}
@@ -150,9 +89,9 @@ func latencyHistogram(c *client, args [][]byte) {
 		c.w.WriteBulkString(r.name)
 		c.writeMapLen(2)
 		c.w.WriteBulkString("calls")
-		c.w.WriteInt64(int64(r.snap.total))
+		c.w.WriteInt64(int64(r.snap.Total))
 		c.w.WriteBulkString("histogram_usec")
-		up, cum := r.snap.powerBuckets()
+		up, cum := r.snap.PowerBuckets()
 		c.writeMapLen(len(up))
 		for i := range up {
 			c.w.WriteInt64(up[i] / 1000)
@@ -174,14 +113,4 @@ func latencyHelpCmd(c *client, _ [][]byte) {
 		"    Return a cumulative distribution of latencies in the format of a histogram for the specified command names.",
 		"    If no commands are specified then all histograms are replied.",
 	})
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -1,9 +1,9 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -37,25 +37,25 @@ type filterMem struct {
 // memStats returns the open filters' counts and sizes, now, and their
 // page-cache residency, at most memStatsTTL old.
 func (s *Server) memStats() filterMem {
-	m, files := s.store.served()
+	m, blooms := s.store.served()
 	c := &s.obs.mem
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.at.IsZero() || time.Since(c.at) >= memStatsTTL {
-		c.resident, c.at = residentFiles(files), time.Now()
+		c.resident, c.at = resident(blooms), time.Now()
 	}
 	m.resident, m.residentAt = c.resident, c.at
 	return m
 }
 
-// served returns the counts and sizes of the open filters and the paths
-// of their files (a set's every file). Sizes are read under the store's
-// lock, which the idle closer takes before closing a filter.
-func (s *store) served() (filterMem, []string) {
+// served returns the counts and sizes of the open filters, and the
+// filters. Sizes are read under the store's lock, which the idle closer
+// takes before closing a filter.
+func (s *store) served() (filterMem, []Bloom) {
 	var m filterMem
-	var stems []string
+	var blooms []Bloom
 	s.mu.Lock()
-	for stem, e := range s.open {
+	for _, e := range s.open {
 		if e.b == nil || e.broken {
 			continue
 		}
@@ -67,39 +67,26 @@ func (s *store) served() (filterMem, []string) {
 		if n, err := e.b.SizeBytes(); err == nil {
 			m.mapped += int64(n)
 		}
-		stems = append(stems, stem)
+		blooms = append(blooms, e.b)
 	}
 	s.mu.Unlock()
-	var files []string
-	for _, stem := range stems {
-		file, set := s.stemPaths(stem)
-		if _, err := os.Stat(file); err == nil {
-			files = append(files, file)
-			continue
-		}
-		des, _ := os.ReadDir(set)
-		for _, de := range des {
-			if de.Type().IsRegular() {
-				files = append(files, filepath.Join(set, de.Name()))
-			}
-		}
-	}
-	return m, files
+	return m, blooms
 }
 
-// residentFiles sums the page-cache-resident bytes of files, -1 when
-// the system cannot tell.
-func residentFiles(files []string) int64 {
+// resident sums the page-cache-resident bytes of blooms' files, -1 when
+// the system cannot tell. It runs outside the store's lock: a filter
+// closed since (idle, removed, replaced) answers an error and no longer
+// counts.
+func resident(blooms []Bloom) int64 {
 	var sum int64
-	for _, f := range files {
-		n, err := residentBytes(f)
-		if err != nil {
-			if err == errNoMincore {
-				return -1
-			}
-			continue // removed or replaced since: not served any more
+	for _, b := range blooms {
+		n, err := b.Resident()
+		if errors.Is(err, errors.ErrUnsupported) {
+			return -1
 		}
-		sum += n
+		if err == nil {
+			sum += int64(n)
+		}
 	}
 	return sum
 }

@@ -61,5 +61,5 @@ func (s *Server) SetConfig(name, v string) error {
 // and latency counts, the keys-added count and the slow log.
 func (s *Server) ResetStats() {
 	s.obs.resetStats()
-	s.obs.slow.reset()
+	s.obs.slow.Reset()
 }

@@ -2,24 +2,26 @@ package server
 
 import (
 	"bytes"
-	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mmapbloom/mmapbloom/tools/server/obs"
 )
 
 // observer counts what the server does, for INFO, SLOWLOG, LATENCY and
-// the metrics endpoint: per command (by command id) its calls, time,
-// rejected and failed calls and a latency histogram; error replies by
-// their first word; keys added; the slow log and the latency monitor.
-// The per-command path is a few atomic adds, no lock.
+// the metrics endpoint, in the structures of package obs: per command
+// (by command id) its calls, time, rejected and failed calls and a
+// latency histogram; error replies by their first word; keys added;
+// the slow log and the latency monitor. The per-command path is a few
+// atomic adds, no lock.
 type observer struct {
 	epoch time.Time
 	runID string // INFO's run_id
-	cmds  []cmdStat
+	cmds  []obs.Counters
 	kind  []replyKind // by command id: what record reads in a reply
-	errs  errorStats
-	slow  slowlog
-	mon   latencyMonitor
+	errs  obs.ErrorStats
+	slow  obs.SlowLog
+	mon   obs.LatencyMonitor
 	mem   memCache
 	// added counts the keys BF.ADD, BF.MADD and BF.INSERT answered as
 	// new (1).
@@ -34,12 +36,6 @@ type observer struct {
 	slowMax    atomic.Int64
 	tracking   atomic.Bool
 	monitorMs  atomic.Int64
-}
-
-// cmdStat is one command's counters (INFO commandstats, latencystats).
-type cmdStat struct {
-	calls, nanos, rejected, failed atomic.Int64
-	hist                           latencyHist
 }
 
 // replyKind says what record reads in a command's reply beyond its
@@ -60,7 +56,7 @@ const (
 )
 
 func newObserver() *observer {
-	o := &observer{epoch: time.Now(), runID: runID(), cmds: make([]cmdStat, len(commandList)), kind: make([]replyKind, len(commandList)),
+	o := &observer{epoch: time.Now(), runID: runID(), cmds: make([]obs.Counters, len(commandList)), kind: make([]replyKind, len(commandList)),
 		syncs: newSyncStat()}
 	for _, cmd := range commandList {
 		switch cmd.name {
@@ -86,9 +82,9 @@ func (o *observer) now() int64 { return int64(time.Since(o.epoch)) }
 // command's time runs from the end of the previous one of its pipeline
 // (or the pipeline's start) to its own end.
 func (s *Server) call(c *client, cmd *command, args [][]byte) {
-	mark := len(replyBuf(c.w))
+	mark := len(c.w.Bytes())
 	s.run(c, cmd, args)
-	s.obs.record(c, cmd, args, c.lap(), 1, replyBuf(c.w)[mark:])
+	s.obs.record(c, cmd, args, c.lap(), 1, c.w.Bytes()[mark:])
 }
 
 // lap returns the ns since c's clock was last read and restarts it.
@@ -103,20 +99,21 @@ func (c *client) lap() int64 {
 // replies (n replies of one line each when n > 1: a batch).
 func (o *observer) record(c *client, cmd *command, args [][]byte, d int64, n int, replies []byte) {
 	st := &o.cmds[cmd.id]
-	st.calls.Add(int64(n))
-	st.nanos.Add(d)
+	st.Calls.Add(int64(n))
+	st.Nanos.Add(d)
 	per := d / int64(n)
 	if o.tracking.Load() {
-		st.hist.record(per, uint64(n))
+		st.Hist.Record(per, uint64(n))
 	}
 	if failed := o.readReplies(cmd, n, replies); failed > 0 {
-		st.failed.Add(failed)
+		st.Failed.Add(failed)
 	}
 	if slower := o.slowerThan.Load(); slower >= 0 && per/1000 >= slower {
-		o.slow.add(c, args, per/1000, int(o.slowMax.Load()))
+		o.slow.Add(obs.SlowEntry{Unix: time.Now().Unix(), Usec: per / 1000, Args: obs.SlowArgs(args),
+			Addr: c.remoteAddr(), Name: c.stat.getName()}, int(o.slowMax.Load()))
 	}
 	if ms := o.monitorMs.Load(); ms > 0 && per/1e6 >= ms {
-		o.mon.add(cmd, per/1e6)
+		o.mon.Add(latencyEvent(cmd), time.Now().Unix(), per/1e6)
 	}
 }
 
@@ -124,9 +121,9 @@ func (o *observer) record(c *client, cmd *command, args [][]byte, d int64, n int
 // authentication, permissions, cluster redirections) and answers msg.
 func (c *client) reject(cmd *command, msg string) {
 	if cmd != nil {
-		c.s.obs.cmds[cmd.id].rejected.Add(1)
+		c.s.obs.cmds[cmd.id].Rejected.Add(1)
 	}
-	c.s.obs.errs.add(msg, 1)
+	c.s.obs.errs.Add(msg, 1)
 	c.w.WriteError(msg)
 }
 
@@ -139,7 +136,7 @@ func (o *observer) readReplies(cmd *command, n int, replies []byte) (failed int6
 	if n == 1 && len(replies) > 0 && replies[0] == '*' && kind != replyPlain {
 		errs, ones := arrayItems(replies)
 		if errs > 0 {
-			o.errs.add(string(firstError(replies)), errs)
+			o.errs.Add(string(firstError(replies)), errs)
 			failed = 1
 		}
 		if kind == replyAdds {
@@ -149,7 +146,7 @@ func (o *observer) readReplies(cmd *command, n int, replies []byte) (failed int6
 	}
 	errs, ones := lineReplies(replies)
 	if errs > 0 {
-		o.errs.add(string(firstError(replies)), errs)
+		o.errs.Add(string(firstError(replies)), errs)
 	}
 	if kind == replyAdd {
 		o.added.Add(ones)
@@ -201,62 +198,13 @@ func firstError(b []byte) []byte {
 	return line
 }
 
-// errorStats counts error replies by their first word (INFO
-// errorstats), for at most maxErrorCodes words as Redis 7.0; the
-// total counts every error.
-type errorStats struct {
-	total atomic.Int64
-	mu    sync.Mutex
-	by    map[string]int64
-}
-
-// maxErrorCodes is Redis's bound on the error codes errorstats tracks.
-const maxErrorCodes = 128
-
-// add counts n error replies whose text (or first word) is msg.
-func (e *errorStats) add(msg string, n int64) {
-	e.total.Add(n)
-	if i := indexAny(msg, " \r"); i >= 0 {
-		msg = msg[:i]
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.by == nil {
-		e.by = map[string]int64{}
-	}
-	if _, ok := e.by[msg]; ok || len(e.by) < maxErrorCodes {
-		e.by[msg] += n
-	}
-}
-
-func indexAny(s, chars string) int { return bytes.IndexAny([]byte(s), chars) }
-
-// counts returns a copy of the counts by first word.
-func (e *errorStats) counts() map[string]int64 {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	out := make(map[string]int64, len(e.by))
-	for k, v := range e.by {
-		out[k] = v
-	}
-	return out
-}
-
 // resetStats clears the counters CONFIG RESETSTAT clears: the
 // per-command and error counts, histograms and keys added (the changes
 // since the last Sync stay as they were, as Redis's dirty count).
 func (o *observer) resetStats() {
 	for i := range o.cmds {
-		st := &o.cmds[i]
-		st.calls.Store(0)
-		st.nanos.Store(0)
-		st.rejected.Store(0)
-		st.failed.Store(0)
-		st.hist.reset()
+		o.cmds[i].Reset()
 	}
-	o.errs.mu.Lock()
-	o.errs.by = nil
-	o.errs.mu.Unlock()
-	o.errs.total.Store(0)
+	o.errs.Reset()
 	o.syncs.addedAt.Add(-o.added.Swap(0))
 }

@@ -2,16 +2,7 @@
 
 package server
 
-import (
-	"errors"
-	"runtime"
-)
-
-// errNoMincore: the system cannot report page-cache residency (only
-// Linux's is read).
-var errNoMincore = errors.New("mincore not available")
-
-func residentBytes(string) (int64, error) { return 0, errNoMincore }
+import "runtime"
 
 // residentSetBytes: -1, unknown off Linux.
 func residentSetBytes() int64 { return -1 }

@@ -245,19 +245,16 @@ func TestLatencyHistogramAndMonitor(t *testing.T) {
 	assert.Contains(t, all, "bf.add")
 
 	assert.Equal(t, []any{}, do(t, rdb, "LATENCY", "LATEST")) // latency-monitor-threshold 0: off
-	bfAdd, ping := lookupFull("bf.add"), lookupFull("ping")
-	s.obs.mon.add(bfAdd, 12)
-	s.obs.mon.add(bfAdd, 30)
-	s.obs.mon.add(ping, 7)
+	bfAdd, ping := latencyEvent(lookupFull("bf.add")), latencyEvent(lookupFull("ping"))
+	s.obs.mon.Add(bfAdd, 100, 12)
+	s.obs.mon.Add(bfAdd, 100, 30)
+	s.obs.mon.Add(ping, 100, 7)
 	latest := do(t, rdb, "LATENCY", "LATEST").([]any)
 	require.Len(t, latest, 2)
 	cmd, fast := latest[0].([]any), latest[1].([]any)
-	assert.Equal(t, "command", cmd[0])
-	assert.Equal(t, []any{int64(30), int64(30)}, cmd[2:]) // one sample a second: the larger
-	assert.Equal(t, "fast-command", fast[0])
-	assert.Equal(t, []any{int64(7), int64(7)}, fast[2:])
-	hist := do(t, rdb, "LATENCY", "HISTORY", "command").([]any)
-	require.Len(t, hist, 1)
+	assert.Equal(t, []any{"command", int64(100), int64(30), int64(30)}, cmd) // one sample a second: the larger
+	assert.Equal(t, []any{"fast-command", int64(100), int64(7), int64(7)}, fast)
+	assert.Equal(t, []any{[]any{int64(100), int64(30)}}, do(t, rdb, "LATENCY", "HISTORY", "COMMAND"))
 	assert.EqualValues(t, 1, do(t, rdb, "LATENCY", "RESET", "command", "nosuch"))
 	assert.EqualValues(t, 1, do(t, rdb, "LATENCY", "RESET"))
 	assert.Equal(t, []any{}, do(t, rdb, "LATENCY", "LATEST"))

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/tidwall/redcon"
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/tools/replication"
@@ -64,7 +63,7 @@ var errApplyClosed = errors.New("the store is closing")
 // records before it: the log applies the message again, from that
 // record.
 func (a *applier) Apply(stream int, seq uint64, origin string, recs []replication.Record, results []any) error {
-	lc := &client{s: a.s, w: new(redcon.Writer), authed: true, applying: true}
+	lc := &client{s: a.s, w: new(replyWriter), authed: true, applying: true}
 	lc.user.Store(a.s.acl.get("default"))
 	for i := a.resume(stream, seq, results); i < len(recs); {
 		n, err := 1, error(nil)
@@ -202,9 +201,9 @@ func applyCommand(lc *client, args [][]byte, results []any) error {
 		cmd.run(lc, args)
 	}
 	if results != nil {
-		results[0] = bytes.Clone(replyBuf(lc.w))
+		results[0] = bytes.Clone(lc.w.Bytes())
 	}
-	lc.w.SetBuffer(replyBuf(lc.w)[:0])
+	lc.w.Reset()
 	return lc.applyErr
 }
 

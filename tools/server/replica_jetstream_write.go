@@ -26,7 +26,7 @@ type jsConn struct {
 	ack     *replication.Ack // the record run queued
 	replies []loggedReply    // answers owed, in order
 	last    map[int]uint64   // stream -> sequence of this connection's last acknowledged write
-	early   *redcon.Writer   // execLogged's writer for a write's immediate answer (never flushed)
+	early   *replyWriter     // execLogged's writer for a write's immediate answer (never flushed)
 }
 
 // loggedReply is an answer owed: raw bytes ready, or a record's result,
@@ -101,17 +101,17 @@ func (s *Server) execLogged(c *client, args [][]byte) {
 		return
 	}
 	if c.js.early == nil {
-		c.js.early = new(redcon.Writer)
+		c.js.early = new(replyWriter)
 	}
 	w := c.w
 	c.w, c.js.async = c.js.early, true
 	s.exec(c, args)
 	c.w, c.js.async = w, false
 	r := loggedReply{ack: c.js.ack, n: 1}
-	if early := replyBuf(c.js.early); r.ack == nil {
-		r.raw = bytes.Clone(early)
+	if r.ack == nil {
+		r.raw = bytes.Clone(c.js.early.Bytes())
 	}
-	c.js.early.SetBuffer(replyBuf(c.js.early)[:0])
+	c.js.early.Reset()
 	c.js.ack = nil
 	c.js.replies = append(c.js.replies, r)
 }

@@ -22,6 +22,10 @@ type Bloom interface {
 	Capacity() uint64
 	// SizeBytes is the size of the bit arrays and headers, in bytes.
 	SizeBytes() (uint64, error)
+	// Resident is how many bytes of them the page cache holds
+	// (mmapbloom.Filter.Resident, Set.Resident), errors.ErrUnsupported
+	// where the system cannot tell.
+	Resident() (uint64, error)
 	// Layers is the number of sub-filters (1 for a fixed filter).
 	Layers() int
 	// Expansion is the growth factor of a set, 0 for a fixed filter.

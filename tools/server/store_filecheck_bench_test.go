@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"github.com/tidwall/redcon"
 )
 
 // BenchmarkReopenCheck measures one unbatched BF.EXISTS through exec on
@@ -24,7 +23,7 @@ func BenchmarkReopenCheck(b *testing.B) {
 			s, err := New(Config{Dir: b.TempDir(), FilterIdle: -1, FileCheck: check.every, Log: log.New(io.Discard, "", 0)})
 			require.NoError(b, err)
 			defer func() { require.NoError(b, s.Shutdown()) }()
-			c := &client{s: s, w: redcon.NewWriter(io.Discard), id: 1, authed: true}
+			c := &client{s: s, w: newReplyWriter(io.Discard), id: 1, authed: true}
 			c.user.Store(s.acl.get("default"))
 			s.exec(c, [][]byte{[]byte("BF.RESERVE"), []byte("seen"), []byte("0.01"), []byte("1000000")})
 			args := make([][][]byte, 1024)
@@ -33,7 +32,7 @@ func BenchmarkReopenCheck(b *testing.B) {
 			}
 			for i := 0; b.Loop(); i++ {
 				s.exec(c, args[i%len(args)])
-				c.w.SetBuffer(c.w.Buffer()[:0])
+				c.w.Reset()
 			}
 		})
 	}

@@ -7,7 +7,8 @@
 // sharing a file (LockShared, Upgrade, ...), reserves the blocks of new
 // and sparse files so that a full disk fails Create or Open and never an
 // add (Reserve, Allocate), tells whether a faulting address lies in a
-// mapping (Contains), and writes files durably (WriteSynced, WriteFile,
-// SyncDir). Errors are the sentinels of internal/errs, wrapped with the
+// mapping (Contains), asks how much of a mapping is in memory (Resident,
+// a sample; ResidentBytes, every page), and writes files durably
+// (WriteSynced, WriteFile, SyncDir). Errors are the sentinels of internal/errs, wrapped with the
 // file name and the "mmapbloom:" prefix.
 package mapping

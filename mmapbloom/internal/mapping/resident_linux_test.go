@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
@@ -40,4 +41,48 @@ func TestResident(t *testing.T) {
 		})
 	}
 	require.False(t, mapping.Resident(nil))
+}
+
+// TestResidentBytes counts the resident bytes of a mapping across more
+// than one mincore call (residentBatch pages) with a partial last page:
+// all of a file just written, none of it once dropped from the page
+// cache, and mincore's error for a range that is not a mapping's.
+func TestResidentBytes(t *testing.T) {
+	const size = 17<<20 + 100
+	path := filepath.Join(t.TempDir(), "r.bin")
+	require.NoError(t, os.WriteFile(path, make([]byte, size), 0o644))
+	file, err := os.OpenFile(path, os.O_RDWR, 0)
+	require.NoError(t, err)
+	defer file.Close()
+	for _, tc := range []struct {
+		name string
+		drop bool
+		want uint64
+	}{
+		{"written", false, size},
+		{"dropped", true, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.drop {
+				testkit.SkipUnlessReadsCounted(t, path) // drops the file, then reads it
+				testkit.DropFromCache(t, path)
+			}
+			m, err := mapping.Map(file, size, true, false)
+			require.NoError(t, err)
+			defer m.Unmap()
+			n, err := mapping.ResidentBytes(m)
+			require.NoError(t, err)
+			require.Equal(t, tc.want, n)
+		})
+	}
+
+	n, err := mapping.ResidentBytes(nil)
+	require.NoError(t, err)
+	require.Zero(t, n)
+
+	m, err := mapping.Map(file, size, true, false)
+	require.NoError(t, err)
+	defer m.Unmap()
+	_, err = mapping.ResidentBytes(m[1:]) // not at a page boundary
+	require.ErrorIs(t, err, unix.EINVAL)
 }
