@@ -9,8 +9,9 @@
 // # Caveats
 //
 // The library's only call into this package at run time is Crash, one
-// atomic load of a nil pointer unless a test set a hook. Nothing else
-// here runs in a program that is not a test.
+// atomic load of a nil pointer unless a test set a hook. Besides, package
+// mmapbloom's init stores a few closures and constants here, which only
+// tests call or read.
 package testhooks
 
 import (
