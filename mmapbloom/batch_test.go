@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/kernel/kerneltest"
 )
 
@@ -86,7 +87,7 @@ func TestBatchMatchesSingle(t *testing.T) {
 				require.NoError(t, err)
 				require.Equal(t, sc, c, "AddBatch and Add count alike")
 				if !batch.countCalls { // v1.1 counts Add calls, TestAndAdd's new keys
-					require.Equal(t, sequentialCount(batch, append(slices.Clone(added), queries...)), c)
+					require.Equal(t, testkit.SequentialCount(batch, batch.countCalls, append(slices.Clone(added), queries...)), c)
 				}
 			})
 		})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/internal/testkit/filtertest"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
@@ -57,13 +58,13 @@ func fillByBuilder(t *testing.T, path string, opts *mmapbloom.CreateOptions, mod
 // differs: the data crc is written only by Seal).
 func TestBuildMatchesAdds(t *testing.T) {
 	keys := buildKeys()
-	for _, opts := range mmapbloom.Layouts {
+	for _, opts := range filtertest.Layouts {
 		for _, mode := range []mmapbloom.BuildMode{mmapbloom.BuildPrivate, mmapbloom.BuildShared} {
-			t.Run(mmapbloom.LayoutName(opts)+"/"+mode.String(), func(t *testing.T) {
+			t.Run(filtertest.LayoutName(opts)+"/"+mode.String(), func(t *testing.T) {
 				dir := t.TempDir()
 				added, built := filepath.Join(dir, "added.bloom"), filepath.Join(dir, "built.bloom")
-				fillByAdds(t, added, mmapbloom.WithSeed(opts, 42), keys)
-				fillByBuilder(t, built, mmapbloom.WithSeed(opts, 42), mode, keys)
+				fillByAdds(t, added, filtertest.WithSeed(opts, 42), keys)
+				fillByBuilder(t, built, filtertest.WithSeed(opts, 42), mode, keys)
 				want, err := os.ReadFile(added)
 				require.NoError(t, err)
 				got, err := os.ReadFile(built)

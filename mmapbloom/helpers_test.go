@@ -10,12 +10,13 @@ import (
 	"github.com/mmapbloom/mmapbloom/internal/testkit/filecheck"
 )
 
-// update is the one switch that rewrites the golden files the Go code
-// writes (../testdata/py, ../testdata/set-sizing.md):
-// go test ./mmapbloom -run 'TestPythonGolden|TestSetSizingTable' -update.
-// The files of testdata/ computed by Python scripts are rewritten by those
-// scripts.
-var update = flag.Bool("update", false, "rewrite the golden files the Go code writes (../testdata/py, ../testdata/set-sizing.md)")
+// update rewrites the golden files this package's tests write
+// (../testdata/set-sizing.md):
+// go test ./mmapbloom -run TestSetSizingTable -update. Those of
+// ../testdata/py are rewritten by ./tests/python's TestPythonGolden with
+// its own -update; the files of testdata/ computed by Python scripts by
+// those scripts.
+var update = flag.Bool("update", false, "rewrite the golden files this package's tests write (../testdata/set-sizing.md)")
 
 // newTestFilter creates a filter in t.TempDir and, when the test ends,
 // checks its invariants (filecheck.Check: the file validates,

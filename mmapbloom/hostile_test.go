@@ -17,37 +17,33 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/internal/testkit/layouts"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/sizing"
 )
 
-// testLayouts lists the formats, layouts and hash schemes that the table
-// tests of the robustness suite (multi-process, crash, locks, faults,
-// durability, integrity, hostile input) run over. nil is Create's default
-// (blocked512 for p >= MinBlockedP, else classic; classic for
-// CreateWithMK). Add new layouts here.
-var testLayouts = []*CreateOptions{
-	nil,
-	{Layout: format.LayoutClassic},
-	{Scheme: format.SchemeMurmurSeeds},
-	{Format: format.V1},
+// testLayouts is layouts.All as CreateOptions: the formats, layouts and
+// hash schemes the robustness tables run over (nil is Create's default).
+// Add new layouts in internal/testkit/layouts.
+var testLayouts = createOptions(layouts.All)
+
+// createOptions returns the CreateOptions of each layout, nil for the
+// zero one (Create's default).
+func createOptions(all []layouts.Layout) []*CreateOptions {
+	out := make([]*CreateOptions, len(all))
+	for i, l := range all {
+		if l != (layouts.Layout{}) {
+			out[i] = &CreateOptions{Format: l.Format, Layout: l.Layout, Scheme: l.Scheme}
+		}
+	}
+	return out
 }
 
-// layoutName names an entry of testLayouts for subtests.
+// layoutName names opts for subtests (layouts.Layout.Name).
 func layoutName(opts *CreateOptions) string {
 	if opts == nil {
-		return "default"
+		return layouts.Layout{}.Name()
 	}
-	var parts []string
-	if opts.Format != 0 {
-		parts = append(parts, opts.Format.String())
-	}
-	if opts.Layout != 0 {
-		parts = append(parts, opts.Layout.String())
-	}
-	if opts.Scheme != 0 {
-		parts = append(parts, opts.Scheme.String())
-	}
-	return strings.Join(parts, "-")
+	return layouts.Layout{Format: opts.Format, Layout: opts.Layout, Scheme: opts.Scheme}.Name()
 }
 
 // isV1 reports whether opts creates v1.1 files.
@@ -372,7 +368,7 @@ func TestWritesStayInside(t *testing.T) {
 			require.Equal(t, before[end:format.HeaderSize], after[end:format.HeaderSize], "header bytes after the count")
 			var c [8]byte
 			copy(c[:], after[format.OffCount:end])
-			require.Equal(t, sequentialCount(f, keys), binary.LittleEndian.Uint64(c[:]), "count in the file")
+			require.Equal(t, testkit.SequentialCount(f, f.countCalls, keys), binary.LittleEndian.Uint64(c[:]), "count in the file")
 			m := f.M()
 			for bit := m; bit < uint64(len(after)-format.HeaderSize)*8; bit++ {
 				require.Zero(t, after[format.HeaderSize+bit/8]&(1<<(bit%8)), "padding bit %d (m = %d) set", bit, m)

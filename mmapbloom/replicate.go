@@ -166,11 +166,8 @@ func (s *Set) Manifest() (raw []byte, files []string, err error) {
 // ErrBadSet (raw is not a valid MANIFEST, or a layer it lists is not in
 // dir), ErrMismatch, I/O errors.
 func AdoptSetManifest(dir string, raw []byte) error {
-	m := new(manifest.Manifest)
-	if err := json.Unmarshal(raw, m); err != nil {
-		return fmt.Errorf("mmapbloom: adopt manifest: %w (%w)", ErrBadSet, err)
-	}
-	if err := m.Check(); err != nil {
+	m, err := manifest.Decode(raw)
+	if err != nil {
 		return fmt.Errorf("mmapbloom: adopt manifest: %w", err)
 	}
 	for _, l := range m.Layers {

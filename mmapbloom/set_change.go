@@ -10,25 +10,13 @@ import (
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/manifest"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/testhooks"
 )
 
 // lockName is the file of a set whose exclusive open file description
 // lock (mapping.Upgrade) is held while a layer is added or dropped
 // or garbage is collected, and only then.
 const lockName = "LOCK"
-
-// setCrashPoint, when not nil (tests only), is called at the points of a
-// change where a crash leaves work for the next handle: "layer-created"
-// (a layer file linked, the MANIFEST not yet renamed) and
-// "manifest-renamed" (the MANIFEST renamed, the generation not yet raised).
-var setCrashPoint func(point string)
-
-// crashPoint calls setCrashPoint.
-func crashPoint(name string) {
-	if setCrashPoint != nil {
-		setCrashPoint(name)
-	}
-}
 
 // changeFunc changes a freshly read MANIFEST in memory, creating any new
 // layer file; it returns the layer files to unlink once the change is
@@ -77,7 +65,7 @@ func changeDir(dir string, ctl *manifest.Control, wait bool, fn changeFunc) (boo
 	if err := manifest.Write(dir, m); err != nil {
 		return false, err
 	}
-	crashPoint("manifest-renamed")
+	testhooks.Crash("manifest-renamed")
 	ctl.Raise(m.Generation)
 	for _, name := range dropped {
 		_ = os.Remove(filepath.Join(dir, name))
@@ -168,7 +156,7 @@ func addLayer(dir string, m *manifest.Manifest, window int64, before func(int, u
 	if err := f.Close(); err != nil {
 		return err
 	}
-	crashPoint("layer-created")
+	testhooks.Crash("layer-created")
 	m.Layers = append(m.Layers, manifest.Layer{File: name, N: n, P: p, Window: window})
 	m.Next++
 	return nil

@@ -1,4 +1,4 @@
-"""Python's side of the Go tests in mmapbloom/python_test.go.
+"""Python's side of the Go tests in mmapbloom/tests/python/python_test.go.
 
 usage: interop.py create PATH N P LAYOUT SCHEME VERSION SEED PRIME
        interop.py test PATH KEY...      print 1 or 0 per key, on one line

@@ -150,19 +150,29 @@ func layerNumber(name string, num *uint64) bool {
 }
 
 // Read reads and validates dir's MANIFEST. Errors: errs.ErrBadSet (no
-// directory, no MANIFEST, bad JSON, a manifest Check refuses), the os
-// error.
+// directory, no MANIFEST, and those of Decode), the os error.
 func Read(dir string) (*Manifest, error) {
 	b, err := readIn(dir)
 	if err != nil {
 		return nil, err
 	}
+	m, err := Decode(b)
+	if err != nil {
+		return nil, fmt.Errorf("mmapbloom: %s: %w", dir, err)
+	}
+	return m, nil
+}
+
+// Decode decodes and validates the bytes of a MANIFEST. Errors:
+// errs.ErrBadSet (bad JSON, wrapped with the JSON error; a manifest
+// Check refuses).
+func Decode(b []byte) (*Manifest, error) {
 	m := new(Manifest)
 	if err := json.Unmarshal(b, m); err != nil {
-		return nil, fmt.Errorf("mmapbloom: %s: %s: %w (%w)", dir, Name, errs.ErrBadSet, err)
+		return nil, fmt.Errorf("%s: %w (%w)", Name, errs.ErrBadSet, err)
 	}
 	if err := m.Check(); err != nil {
-		return nil, fmt.Errorf("mmapbloom: %s: %w", dir, err)
+		return nil, err
 	}
 	return m, nil
 }
@@ -193,15 +203,25 @@ func readIn(dir string) ([]byte, error) {
 	return b, nil
 }
 
+// Encode returns the bytes of m's MANIFEST: indented JSON and a final
+// newline. The error is json's (a float field not finite).
+func Encode(m *Manifest) ([]byte, error) {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("mmapbloom: encode manifest: %w", err)
+	}
+	return append(b, '\n'), nil
+}
+
 // Write replaces dir's MANIFEST with m atomically and durably:
 // write a temporary file, fsync it, rename it over MANIFEST, fsync dir.
 func Write(dir string, m *Manifest) error {
-	b, err := json.MarshalIndent(m, "", "  ")
+	b, err := Encode(m)
 	if err != nil {
-		return fmt.Errorf("mmapbloom: encode manifest: %w", err)
+		return err
 	}
 	tmp := filepath.Join(dir, Name+".tmp."+strconv.Itoa(os.Getpid()))
-	if err := mapping.WriteSynced(tmp, append(b, '\n')); err != nil {
+	if err := mapping.WriteSynced(tmp, b); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp, filepath.Join(dir, Name)); err != nil {

@@ -1,6 +1,6 @@
 //go:build linux
 
-package mmapbloom_test
+package diskfull
 
 import (
 	"errors"

@@ -1,6 +1,6 @@
 //go:build linux
 
-package mmapbloom_test
+package proc
 
 import (
 	"fmt"
@@ -167,8 +167,8 @@ func roleReader(t *testing.T, h *testkit.Helper) {
 func TestManyProcesses(t *testing.T) {
 	const writers, readers = 8, 2
 	modes := []string{"add", "string", "batch"}
-	for li, opts := range mmapbloom.Layouts {
-		t.Run(mmapbloom.LayoutName(opts), func(t *testing.T) {
+	for li, opts := range filtertest.Layouts {
+		t.Run(filtertest.LayoutName(opts), func(t *testing.T) {
 			perWriter := uint64(220_000) // 200,000 own keys and 20,000 shared
 			if li > 0 && !testkit.Stress() {
 				perWriter /= 10
@@ -226,7 +226,7 @@ func TestManyProcesses(t *testing.T) {
 			for w := uint32(1); w < writers; w++ {
 				all = append(all, slices.DeleteFunc(testkit.WriterKeys(w, 0, perWriter), func(k []byte) bool { return k[0] == 's' })...)
 			}
-			mmapbloom.RequireConcurrentCount(t, f, all, adds, count, "after the writers")
+			testkit.RequireConcurrentCount(t, f, filtertest.CountsCalls(f), all, adds, count, "after the writers")
 			for w := range uint32(writers) {
 				testkit.RequireAllPresent(t, f, w, 0, perWriter)
 			}
@@ -296,8 +296,8 @@ func TestTestAndAddRace(t *testing.T) {
 	if testkit.Stress() {
 		keys = 200_000
 	}
-	for _, opts := range mmapbloom.Layouts {
-		t.Run(mmapbloom.LayoutName(opts), func(t *testing.T) {
+	for _, opts := range filtertest.Layouts {
+		t.Run(filtertest.LayoutName(opts), func(t *testing.T) {
 			f := filtertest.Create(t, keys, 0.01, opts)
 			path := f.Path()
 

@@ -1,6 +1,6 @@
 //go:build linux
 
-package mmapbloom_test
+package proc
 
 import (
 	"bufio"
@@ -16,6 +16,7 @@ import (
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/internal/testkit/filecheck"
+	"github.com/mmapbloom/mmapbloom/internal/testkit/filtertest"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
 )
@@ -120,8 +121,8 @@ func rolePlainRead(t *testing.T, h *testkit.Helper) {
 // page cache.
 func TestSyncDurable(t *testing.T) {
 	const keys = 50_000
-	for _, opts := range mmapbloom.Layouts {
-		t.Run(mmapbloom.LayoutName(opts), func(t *testing.T) {
+	for _, opts := range filtertest.Layouts {
+		t.Run(filtertest.LayoutName(opts), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "sync.bloom")
 			f, err := mmapbloom.Create(path, keys, 0.01, opts)
 			require.NoError(t, err)
@@ -150,7 +151,7 @@ func TestSyncDurable(t *testing.T) {
 			require.Equal(t, uint64(keys), got.Present, "keys found by plain reads")
 			f, err = mmapbloom.Open(path, &mmapbloom.OpenOptions{ReadOnly: true})
 			require.NoError(t, err)
-			require.Equal(t, mmapbloom.SequentialCount(f, testkit.WriterKeys(3, 0, keys)), got.Count, "count found by plain reads")
+			require.Equal(t, testkit.SequentialCount(f, filtertest.CountsCalls(f), testkit.WriterKeys(3, 0, keys)), got.Count, "count found by plain reads")
 			require.NoError(t, f.Close())
 			filecheck.Check(t, path, hdr)
 		})

@@ -1,6 +1,6 @@
 //go:build linux
 
-package mmapbloom_test
+package proc
 
 import (
 	"os"
@@ -15,6 +15,7 @@ import (
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/manifest"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/testhooks"
 )
 
 func init() {
@@ -43,7 +44,7 @@ func roleSetLaggard(t *testing.T, h *testkit.Helper) {
 	ok, err := s.Test([]byte("k"))
 	require.NoError(t, err)
 	require.True(t, ok)
-	_, old := s.ViewLayers()
+	_, old := viewLayers(s)
 	h.Send(t, "ready")
 	cmd, ok := h.Command()
 	require.True(t, ok && cmd == "probe", "command %q", cmd)
@@ -52,7 +53,7 @@ func roleSetLaggard(t *testing.T, h *testkit.Helper) {
 	require.NoError(t, err)
 	r.SetAnswers, err = s.Test([]byte("k"))
 	require.NoError(t, err)
-	r.Generation, _ = s.ViewLayers()
+	r.Generation, _ = viewLayers(s)
 	h.Send(t, r)
 	h.WaitStop()
 }
@@ -88,7 +89,7 @@ func roleSetCrash(t *testing.T, h *testkit.Helper) {
 	a := h.Args
 	s, err := mmapbloom.OpenSet(a.Path, nil)
 	require.NoError(t, err)
-	mmapbloom.SetCrashPoint(func(point string) {
+	testhooks.SetCrash(func(point string) {
 		if point == a.Mode {
 			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		}
@@ -127,7 +128,7 @@ func TestSetGrowthManyProcesses(t *testing.T) {
 			info, err := s.Info()
 			require.NoError(t, err)
 			assert.Equal(t, uint64(2), info.Generation, "one change")
-			assert.Equal(t, uint64(2), s.ControlGeneration())
+			assert.Equal(t, uint64(2), testhooks.ControlGeneration(s))
 			require.Len(t, info.Layers, 2, "exactly one new layer")
 			entries, err := os.ReadDir(dir)
 			require.NoError(t, err)
@@ -145,7 +146,7 @@ func TestSetGrowthManyProcesses(t *testing.T) {
 			t.Logf("layer counts after the race: %d (capacity %d), %d", st[0].Count, st[0].N, st[1].Count)
 			// The bound of set_grow.go: unpublished adds and one batch step
 			// per handle.
-			assert.LessOrEqual(t, st[0].Count, uint64(n0+procs*2*mmapbloom.CountBatch))
+			assert.LessOrEqual(t, st[0].Count, uint64(n0+procs*2*testhooks.CountBatch))
 		})
 	}
 }
@@ -173,7 +174,7 @@ func TestSetCrashDuringGrowth(t *testing.T) {
 			defer s.Close() // a handle open across the crash
 			p := testkit.StartHelper(t, "setcrash", testkit.HelperArgs{Path: dir, Keys: 10 * n0, Mode: tc.point})
 			require.Error(t, p.Wait(), "helper output:\n%s", p.Output())
-			assert.Equal(t, uint64(1), s.ControlGeneration(), "the crash left CONTROL behind")
+			assert.Equal(t, uint64(1), testhooks.ControlGeneration(s), "the crash left CONTROL behind")
 
 			r, err := mmapbloom.OpenSet(dir, nil)
 			require.NoError(t, err)
@@ -182,7 +183,7 @@ func TestSetCrashDuringGrowth(t *testing.T) {
 			info, err := r.Info()
 			require.NoError(t, err)
 			assert.Equal(t, uint64(tc.wantLayers), info.Generation)
-			assert.Equal(t, info.Generation, r.ControlGeneration(), "open repaired the generation")
+			assert.Equal(t, info.Generation, testhooks.ControlGeneration(r), "open repaired the generation")
 			assert.Equal(t, tc.wantLayers, s.Layers(), "the handle open across the crash follows")
 			removed, err := r.GC()
 			require.NoError(t, err)

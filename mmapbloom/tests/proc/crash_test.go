@@ -1,6 +1,6 @@
 //go:build linux
 
-package mmapbloom_test
+package proc
 
 import (
 	"fmt"
@@ -15,6 +15,7 @@ import (
 	"github.com/mmapbloom/mmapbloom/internal/testkit/filecheck"
 	"github.com/mmapbloom/mmapbloom/internal/testkit/filtertest"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/testhooks"
 )
 
 // TestCrashedWriters kills writer processes with SIGKILL at random
@@ -24,16 +25,16 @@ import (
 // round the file opens and validates, every key whose add returned before
 // the kill tests present, and the count grew by at most the adds that
 // returned plus the ones in flight, and holds at least every returned
-// add with a bit of its own (see ownBit), minus the countBatch-1 a writer
-// without OpenOptions.ExactCount may not have published (writers take
-// turns with and without it). After the last round the filter keeps
-// working. 8 rounds for the first layout and 3 for the others by
-// default, 100 each with MMAPBLOOM_STRESS=1.
+// add with a bit of its own (see testkit.OwnBit), minus the
+// testhooks.CountBatch-1 a writer without OpenOptions.ExactCount may not
+// have published (writers take turns with and without it). After the
+// last round the filter keeps working. 8 rounds for the first layout
+// and 3 for the others by default, 100 each with MMAPBLOOM_STRESS=1.
 func TestCrashedWriters(t *testing.T) {
 	const writers = 3
 	modes := []string{"add", "string", "batch"}
 	inFlight := map[string]uint64{"add": 1, "string": 1, "batch": batchSize}
-	for li, opts := range mmapbloom.Layouts {
+	for li, opts := range filtertest.Layouts {
 		rounds := 8
 		switch {
 		case testkit.Stress():
@@ -41,7 +42,7 @@ func TestCrashedWriters(t *testing.T) {
 		case li > 0:
 			rounds = 3
 		}
-		t.Run(mmapbloom.LayoutName(opts), func(t *testing.T) {
+		t.Run(filtertest.LayoutName(opts), func(t *testing.T) {
 			seed := rand.Uint64()
 			rng := rand.New(rand.NewPCG(seed, 0))
 			t.Logf("%d rounds, seed %d", rounds, seed)
@@ -86,7 +87,7 @@ func TestCrashedWriters(t *testing.T) {
 					done += mark
 					maxLost += inFlight[modes[w]]
 					if (r+w)%2 != 0 {
-						unpublished += mmapbloom.CountBatch - 1
+						unpublished += testhooks.CountBatch - 1
 					}
 					testkit.RequireAllPresent(t, f, id, 0, mark)
 					returned = append(returned, testkit.WriterKeys(id, 0, mark)...)
@@ -94,7 +95,7 @@ func TestCrashedWriters(t *testing.T) {
 				}
 				c, err := f.Count()
 				require.NoError(t, err)
-				require.GreaterOrEqual(t, c+unpublished, mmapbloom.OwnBit(f, returned, inflight), "round %d: count below the returned adds that set a bit of their own", r)
+				require.GreaterOrEqual(t, c+unpublished, testkit.OwnBit(f, returned, inflight), "round %d: count below the returned adds that set a bit of their own", r)
 				require.LessOrEqual(t, c, count+done+maxLost, "round %d: count above the adds made", r)
 				count, total = c, total+done
 				require.NoError(t, f.Close())

@@ -1,6 +1,6 @@
 //go:build linux
 
-package mmapbloom_test
+package diskfull
 
 import (
 	"os"
@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/internal/testkit/filtertest"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
@@ -20,14 +21,14 @@ import (
 // finishes and publishes, since NewBuilder reserved the file's blocks.
 func TestBuildDiskFull(t *testing.T) {
 	mnt := testkit.SmallFS(t, "1m")
-	for _, opts := range mmapbloom.Layouts {
+	for _, opts := range filtertest.Layouts {
 		for _, mode := range []mmapbloom.BuildMode{mmapbloom.BuildPrivate, mmapbloom.BuildShared} {
-			t.Run(mmapbloom.LayoutName(opts)+"/"+mode.String(), func(t *testing.T) {
+			t.Run(filtertest.LayoutName(opts)+"/"+mode.String(), func(t *testing.T) {
 				dir := filepath.Join(mnt, "d")
 				require.NoError(t, os.Mkdir(dir, 0o755))
 				defer func() { require.NoError(t, os.RemoveAll(dir)) }()
 				path := filepath.Join(dir, "f.bloom")
-				bo := &mmapbloom.BuildOptions{CreateOptions: *mmapbloom.WithSeed(opts, 5), Mode: mode}
+				bo := &mmapbloom.BuildOptions{CreateOptions: *filtertest.WithSeed(opts, 5), Mode: mode}
 
 				_, err := mmapbloom.NewBuilder(path, 1_000_000, 0.01, bo)
 				require.ErrorIs(t, err, syscall.ENOSPC)

@@ -1,6 +1,6 @@
 //go:build linux
 
-package mmapbloom_test
+package diskfull
 
 import (
 	"errors"
@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/internal/testkit/filtertest"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
@@ -72,8 +73,8 @@ func roleDiskFull(t *testing.T, h *testkit.Helper) {
 		}
 		res.Cases = append(res.Cases, c)
 	}
-	for _, opts := range mmapbloom.Layouts {
-		dir := filepath.Join(mnt, mmapbloom.LayoutName(opts))
+	for _, opts := range filtertest.Layouts {
+		dir := filepath.Join(mnt, filtertest.LayoutName(opts))
 		require.NoError(t, os.Mkdir(dir, 0o755))
 		path := filepath.Join(dir, "f.bloom")
 		filler := filepath.Join(dir, "filler")
@@ -81,24 +82,24 @@ func roleDiskFull(t *testing.T, h *testkit.Helper) {
 		// Larger than the whole disk.
 		f, err := mmapbloom.Create(path, 1_000_000, 0.01, opts)
 		require.Nil(t, f)
-		record(mmapbloom.LayoutName(opts)+"/larger-than-disk", dir, err)
+		record(filtertest.LayoutName(opts)+"/larger-than-disk", dir, err)
 
 		// Larger than the space left.
 		require.NoError(t, os.WriteFile(filler, make([]byte, 700<<10), 0o644))
 		f, err = mmapbloom.CreateWithMK(path, 500<<13, 7, opts) // 500 KiB of bits
 		require.Nil(t, f)
-		record(mmapbloom.LayoutName(opts)+"/larger-than-space-left", dir, err, "filler")
+		record(filtertest.LayoutName(opts)+"/larger-than-space-left", dir, err, "filler")
 		require.NoError(t, os.Remove(filler))
 
 		// Overwrite that does not fit: the old filter stays whole.
-		f, err = mmapbloom.Create(path, 10_000, 0.01, mmapbloom.WithSeed(opts, 77))
+		f, err = mmapbloom.Create(path, 10_000, 0.01, filtertest.WithSeed(opts, 77))
 		require.NoError(t, err)
 		require.NoError(t, f.AddBatch(testkit.WriterKeys(0, 0, 10_000)))
 		require.NoError(t, f.Close())
 		require.NoError(t, os.WriteFile(filler, make([]byte, 800<<10), 0o644))
 		g, err := mmapbloom.Create(path, 1_000_000, 0.01, &mmapbloom.CreateOptions{Overwrite: true})
 		require.Nil(t, g)
-		record(mmapbloom.LayoutName(opts)+"/overwrite", dir, err, "f.bloom", "filler")
+		record(filtertest.LayoutName(opts)+"/overwrite", dir, err, "f.bloom", "filler")
 		f, err = mmapbloom.Open(path, &mmapbloom.OpenOptions{ReadOnly: true})
 		require.NoError(t, err)
 		require.Equal(t, uint64(77), f.Header().Seed)
@@ -145,7 +146,7 @@ func TestDiskFull(t *testing.T) {
 	if res.Skip != "" {
 		t.Skip(res.Skip)
 	}
-	require.Len(t, res.Cases, 3*len(mmapbloom.Layouts))
+	require.Len(t, res.Cases, 3*len(filtertest.Layouts))
 	for _, c := range res.Cases {
 		t.Logf("%s: %s", c.Name, c.Err)
 		require.True(t, c.ENOSPC, "%s: not ENOSPC: %s", c.Name, c.Err)

@@ -1,6 +1,6 @@
 //go:build linux
 
-package mmapbloom_test
+package python
 
 // Python and Go writers on one filter set: a scalable set through growth
 // points and a windowed set through rotations, with an injected clock on
@@ -98,7 +98,7 @@ func compareSet(t *testing.T, py, dir string, now time.Time, queries []string) [
 	for i, l := range m.Layers {
 		f, err := mmapbloom.Open(filepath.Join(dir, l.File), &mmapbloom.OpenOptions{ReadOnly: true})
 		require.NoError(t, err)
-		want, err := mmapbloom.Create(filepath.Join(t.TempDir(), "w.bloom"), l.N, l.P, mmapbloom.LayerOptions(m, l.P))
+		want, err := mmapbloom.Create(filepath.Join(t.TempDir(), "w.bloom"), l.N, l.P, layerOptions(m, l.P))
 		require.NoError(t, err)
 		got, exp := f.Header(), want.Header()
 		assert.Equal(t, []any{exp.M, exp.K, exp.Layout, exp.Scheme}, []any{got.M, got.K, got.Layout, got.Scheme}, "layer %d sized as Go's", i)

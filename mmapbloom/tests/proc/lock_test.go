@@ -1,6 +1,6 @@
 //go:build linux
 
-package mmapbloom_test
+package proc
 
 import (
 	"errors"
@@ -13,7 +13,9 @@ import (
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/internal/testkit/filecheck"
+	"github.com/mmapbloom/mmapbloom/internal/testkit/filtertest"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/testhooks"
 )
 
 func init() {
@@ -50,7 +52,7 @@ func roleExclusive(t *testing.T, h *testkit.Helper) {
 	f, err := mmapbloom.Open(h.Args.Path, nil)
 	require.NoError(t, err)
 	defer f.Close()
-	require.NoError(t, f.HoldExclusive(func() error {
+	require.NoError(t, testhooks.HoldExclusive(f, func() error {
 		h.Send(t, "ready")
 		h.WaitStop()
 		return nil
@@ -61,7 +63,7 @@ func roleExclusive(t *testing.T, h *testkit.Helper) {
 // lockKeys) of writer 0, synced.
 func newLockFilter(t *testing.T, dir, name string, opts *mmapbloom.CreateOptions) *mmapbloom.Filter {
 	t.Helper()
-	f, err := mmapbloom.Create(filepath.Join(dir, name), lockKeys, 0.01, mmapbloom.WithSeed(opts, 42))
+	f, err := mmapbloom.Create(filepath.Join(dir, name), lockKeys, 0.01, filtertest.WithSeed(opts, 42))
 	require.NoError(t, err)
 	require.NoError(t, f.AddBatch(testkit.WriterKeys(0, 0, lockKeys)))
 	require.NoError(t, f.Sync())
@@ -126,9 +128,9 @@ func TestExclusiveOpsRefusedWhileOpen(t *testing.T) {
 		{"other-process", true, false},
 		{"other-process-read-only", true, true},
 	}
-	for _, opts := range mmapbloom.Layouts {
+	for _, opts := range filtertest.Layouts {
 		for _, hc := range holders {
-			t.Run(mmapbloom.LayoutName(opts)+"/"+hc.name, func(t *testing.T) {
+			t.Run(filtertest.LayoutName(opts)+"/"+hc.name, func(t *testing.T) {
 				dir := t.TempDir()
 				f := newLockFilter(t, dir, "f.bloom", opts)
 				defer f.Close()
@@ -157,10 +159,10 @@ func TestExclusiveOpsRefusedWhileOpen(t *testing.T) {
 
 				h := openHolder(t, path, hc.process, hc.readOnly)
 				for _, o := range ops {
-					if o.name == "seal" && mmapbloom.IsV1(opts) {
+					if o.name == "seal" && filtertest.IsV1(opts) {
 						continue
 					}
-					mmapbloom.RequireInUse(t, o.op(), o.name)
+					filtertest.RequireInUse(t, o.op(), o.name)
 					after, err := os.ReadFile(path)
 					require.NoError(t, err)
 					require.Equal(t, before, after, "%s changed the file", o.name)
@@ -170,10 +172,10 @@ func TestExclusiveOpsRefusedWhileOpen(t *testing.T) {
 				h.check(t)
 				h.close(t)
 
-				if !mmapbloom.IsV1(opts) {
+				if !filtertest.IsV1(opts) {
 					require.NoError(t, f.Seal())
 					h = openHolder(t, path, hc.process, hc.readOnly)
-					mmapbloom.RequireInUse(t, f.Unseal(), "unseal")
+					filtertest.RequireInUse(t, f.Unseal(), "unseal")
 					h.check(t)
 					h.close(t)
 					require.NoError(t, f.Unseal())
@@ -183,7 +185,7 @@ func TestExclusiveOpsRefusedWhileOpen(t *testing.T) {
 				ok, err := f.Test(testkit.WriterKey(make([]byte, 13), 0, 0))
 				require.NoError(t, err)
 				require.False(t, ok, "a key survived Clear")
-				mmapbloom.RequireInUse(t, overwrite(), "overwrite of a file this process has open")
+				filtertest.RequireInUse(t, overwrite(), "overwrite of a file this process has open")
 				require.NoError(t, f.Close())
 				require.NoError(t, overwrite())
 				require.Equal(t, names, testkit.DirNames(t, dir))
@@ -199,18 +201,18 @@ func TestExclusiveOpsRefusedWhileOpen(t *testing.T) {
 // once let the second handle's Clear run while the first had the file
 // mapped.
 func TestFailedExclusiveKeepsLock(t *testing.T) {
-	for _, opts := range mmapbloom.Layouts {
-		t.Run(mmapbloom.LayoutName(opts), func(t *testing.T) {
+	for _, opts := range filtertest.Layouts {
+		t.Run(filtertest.LayoutName(opts), func(t *testing.T) {
 			dir := t.TempDir()
 			a := newLockFilter(t, dir, "f.bloom", opts)
 			b, err := mmapbloom.Open(a.Path(), nil)
 			require.NoError(t, err)
 			for i := range 3 {
-				mmapbloom.RequireInUse(t, a.Clear(), "a.Clear")
-				mmapbloom.RequireInUse(t, b.Clear(), "b.Clear")
-				if !mmapbloom.IsV1(opts) {
-					mmapbloom.RequireInUse(t, b.Seal(), "b.Seal")
-					mmapbloom.RequireInUse(t, a.Seal(), "a.Seal")
+				filtertest.RequireInUse(t, a.Clear(), "a.Clear")
+				filtertest.RequireInUse(t, b.Clear(), "b.Clear")
+				if !filtertest.IsV1(opts) {
+					filtertest.RequireInUse(t, b.Seal(), "b.Seal")
+					filtertest.RequireInUse(t, a.Seal(), "a.Seal")
 				}
 				testkit.RequireAllPresent(t, a, 0, 0, lockKeys)
 				testkit.RequireAllPresent(t, b, 0, 0, lockKeys)
@@ -228,8 +230,8 @@ func TestFailedExclusiveKeepsLock(t *testing.T) {
 // read-write or read-only, and Create with Overwrite fail at once with
 // ErrInUse, and work once it is done.
 func TestOpenRefusedDuringExclusive(t *testing.T) {
-	for _, opts := range mmapbloom.Layouts {
-		t.Run(mmapbloom.LayoutName(opts), func(t *testing.T) {
+	for _, opts := range filtertest.Layouts {
+		t.Run(filtertest.LayoutName(opts), func(t *testing.T) {
 			dir := t.TempDir()
 			f := newLockFilter(t, dir, "f.bloom", opts)
 			path := f.Path()
@@ -240,11 +242,11 @@ func TestOpenRefusedDuringExclusive(t *testing.T) {
 			p.Recv(t, &ready)
 			require.Equal(t, "ready", ready)
 			_, err := mmapbloom.Open(path, nil)
-			mmapbloom.RequireInUse(t, err, "open")
+			filtertest.RequireInUse(t, err, "open")
 			_, err = mmapbloom.Open(path, &mmapbloom.OpenOptions{ReadOnly: true})
-			mmapbloom.RequireInUse(t, err, "open read-only")
+			filtertest.RequireInUse(t, err, "open read-only")
 			_, err = mmapbloom.Create(path, 10, 0.01, &mmapbloom.CreateOptions{Overwrite: true})
-			mmapbloom.RequireInUse(t, err, "overwrite")
+			filtertest.RequireInUse(t, err, "overwrite")
 			require.Equal(t, names, testkit.DirNames(t, dir), "temporary files left")
 			p.Finish(t)
 			f, err = mmapbloom.Open(path, nil)
@@ -316,8 +318,8 @@ func TestExclusiveContention(t *testing.T) {
 	if testkit.Stress() {
 		attempts = 10_000
 	}
-	for _, opts := range mmapbloom.Layouts {
-		t.Run(mmapbloom.LayoutName(opts), func(t *testing.T) {
+	for _, opts := range filtertest.Layouts {
+		t.Run(filtertest.LayoutName(opts), func(t *testing.T) {
 			dir := t.TempDir()
 			f := newLockFilter(t, dir, "f.bloom", opts)
 			path := f.Path()

@@ -1,8 +1,8 @@
 //go:build linux
 
-package mmapbloom_test
+package python
 
-// Interoperability with the Python package in ../python: golden files
+// Interoperability with the Python package in ../../../python: golden files
 // that Go writes and the Python tests read (testdata/py), and tests that
 // run Python processes beside Go ones on the same file. These need a
 // python3 that imports xxhash (Debian python3-xxhash): with CI=true a
@@ -27,8 +27,10 @@ import (
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/internal/testkit/filecheck"
+	"github.com/mmapbloom/mmapbloom/internal/testkit/filtertest"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/sizing"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/testhooks"
 )
 
 // pyCase is one format, layout and hash scheme the Python tests cover,
@@ -158,7 +160,7 @@ func sizingTable(t *testing.T) []byte {
 	}
 	for _, n := range ns { // Create's default layout and sizing
 		for _, p := range append(ps, 0.3, 0.9, 0.99) {
-			layout, m, k, err := mmapbloom.DefaultSizing(n, p)
+			layout, m, k, err := testhooks.DefaultSizing(n, p)
 			ps := strconv.FormatFloat(p, 'g', -1, 64)
 			if err != nil {
 				fmt.Fprintf(&b, "default %d %s error\n", n, ps)
@@ -180,19 +182,19 @@ func TestPythonGolden(t *testing.T) {
 	writePyGolden(t, dir)
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
-	if *mmapbloom.Update {
+	if *update {
 		require.NoError(t, os.MkdirAll(want, 0o755))
 	}
 	for _, e := range entries {
 		got, err := os.ReadFile(filepath.Join(dir, e.Name()))
 		require.NoError(t, err)
-		if *mmapbloom.Update {
+		if *update {
 			require.NoError(t, os.WriteFile(filepath.Join(want, e.Name()), got, 0o644))
 			continue
 		}
 		committed, err := os.ReadFile(filepath.Join(want, e.Name()))
-		require.NoError(t, err, "run go test ./mmapbloom -run TestPythonGolden -update")
-		require.True(t, bytes.Equal(committed, got), "%s differs from testdata/py (go test ./mmapbloom -run TestPythonGolden -update)", e.Name())
+		require.NoError(t, err, "run go test ./mmapbloom/tests/python -run TestPythonGolden -update")
+		require.True(t, bytes.Equal(committed, got), "%s differs from testdata/py (go test ./mmapbloom/tests/python -run TestPythonGolden -update)", e.Name())
 	}
 }
 
@@ -361,7 +363,7 @@ func TestPythonAndGoWriters(t *testing.T) {
 	switch {
 	case testkit.Stress():
 		keys = 200_000
-	case mmapbloom.RaceEnabled: // the Go writers run 5-10 times slower
+	case testhooks.RaceEnabled: // the Go writers run 5-10 times slower
 		keys = 5_000
 	}
 	for _, c := range pyCases() {
@@ -460,7 +462,7 @@ func TestPythonLocks(t *testing.T) {
 				require.NotContains(t, stdout.String(), "Error")
 				time.Sleep(10 * time.Millisecond)
 			}
-			if !mmapbloom.IsV1(&opts) {
+			if !filtertest.IsV1(&opts) {
 				require.ErrorIs(t, f.Seal(), mmapbloom.ErrInUse, "Seal while Python holds the file")
 			}
 			require.ErrorIs(t, f.Clear(), mmapbloom.ErrInUse, "Clear while Python holds the file")

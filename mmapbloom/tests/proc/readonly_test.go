@@ -1,6 +1,6 @@
 //go:build linux
 
-package mmapbloom_test
+package proc
 
 import (
 	"errors"
@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/internal/testkit/filtertest"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
@@ -44,13 +45,13 @@ func stateOf(t *testing.T, path string) fileState {
 // for v2) and requires answers, ErrReadOnly from every writing call, and
 // the file's bytes, mtime and ctime unchanged afterwards.
 func TestReadOnlyOpenNeverWrites(t *testing.T) {
-	for _, opts := range mmapbloom.Layouts {
-		t.Run(mmapbloom.LayoutName(opts), func(t *testing.T) {
+	for _, opts := range filtertest.Layouts {
+		t.Run(filtertest.LayoutName(opts), func(t *testing.T) {
 			dir := t.TempDir()
 			f := newLockFilter(t, dir, "ro.bloom", opts)
 			src := newLockFilter(t, dir, "src.bloom", opts)
 			defer src.Close()
-			if !mmapbloom.IsV1(opts) {
+			if !filtertest.IsV1(opts) {
 				require.NoError(t, f.Seal())
 			}
 			path := f.Path()
@@ -66,10 +67,10 @@ func TestReadOnlyOpenNeverWrites(t *testing.T) {
 			testkit.RequireAllPresent(t, g, 0, 0, lockKeys)
 			c, err := g.Count()
 			require.NoError(t, err)
-			require.Equal(t, mmapbloom.SequentialCount(g, testkit.WriterKeys(0, 0, lockKeys)), c)
+			require.Equal(t, testkit.SequentialCount(g, filtertest.CountsCalls(g), testkit.WriterKeys(0, 0, lockKeys)), c)
 			_, err = g.Stats()
 			require.NoError(t, err)
-			if mmapbloom.IsV1(opts) {
+			if filtertest.IsV1(opts) {
 				require.ErrorIs(t, g.Verify(), mmapbloom.ErrNotSealed)
 			} else {
 				require.NoError(t, g.Verify())

@@ -1,4 +1,4 @@
-package mmapbloom_test
+package diskfull
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mmapbloom/mmapbloom/internal/testkit/filtertest"
 	"github.com/mmapbloom/mmapbloom/internal/testkit/powercut"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
@@ -27,8 +28,8 @@ func powercutKeys(r, n int) [][]byte {
 // page again, since the kernel marks pages whose write-back failed clean
 // and a plain msync would never write them.
 func TestSyncSurvivesPowerCut(t *testing.T) {
-	for _, opts := range mmapbloom.Layouts {
-		t.Run(mmapbloom.LayoutName(opts), func(t *testing.T) {
+	for _, opts := range filtertest.Layouts {
+		t.Run(filtertest.LayoutName(opts), func(t *testing.T) {
 			disk := t.TempDir()
 			p := powercut.Mount(t, disk)
 			const n = 20_000
