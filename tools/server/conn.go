@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mmapbloom/mmapbloom/tools/server/acl"
 	"github.com/tidwall/redcon"
 )
 
@@ -19,8 +20,8 @@ type client struct {
 	in     *guard
 	w      *redcon.Writer
 	id     int64
-	authed bool                 // AUTH succeeded, or the default user needs none
-	user   atomic.Pointer[user] // the ACL user it runs as (acl.go)
+	authed bool                     // AUTH succeeded, or the default user needs none
+	user   atomic.Pointer[acl.User] // the ACL user it runs as (acl.go)
 	// readonly: READONLY was sent (cluster mode): a replica serves this
 	// connection's reads of its primary's slots; READWRITE clears it.
 	readonly bool
@@ -55,8 +56,8 @@ type client struct {
 func newClient(s *Server, nc net.Conn) *client {
 	in := &guard{r: nc, max: s.cfg.MaxRequest}
 	c := &client{s: s, nc: nc, in: in, w: redcon.NewWriter(nc),
-		id: s.nextID.Add(1), authed: s.acl.open()}
-	c.user.Store(s.acl.get("default"))
+		id: s.nextID.Add(1), authed: s.acl.Open()}
+	c.user.Store(s.acl.Get("default"))
 	c.stat.init(nc, s.obs.now())
 	return c
 }

@@ -25,9 +25,11 @@
 //	errors.go    the sentinel errors of the package
 //	conn_        one connection: the read loop and its input guard, TLS,
 //	             replies and error texts, descriptor fitting, a gone client
-//	acl_         users and their rules (ACL commands, ACL files, categories)
+//	acl_         the ACL commands and each connection's user; the users,
+//	             their rules, categories and ACL files are package acl's
 //	generic_     Redis's generic commands: PING, HELLO, AUTH, KEYS, DEL...
 //	             in generic.go; INFO and COMMAND, COMMAND DOCS, MULTI, SCAN
+//	             (glob matching: package glob)
 //	bf_          BF.* and MBF.* commands on filters and sets: batches of
 //	             pipelined adds, dumps and loads, set dumps, windows, the
 //	             NONSCALING full rule
@@ -43,5 +45,9 @@
 //
 // tools/server/keyname is the key to file name rule (pure functions);
 // tools/server/cluster the slot of a key and the static cluster config;
-// tools/server/e2e the end-to-end tests of `mmapbloom serve`.
+// tools/server/acl the ACL rule engine (users, rules, categories, ACL
+// files, the check of a command and its keys), given the command table
+// as acl.Command values by register (aclCommands); tools/server/glob
+// Redis's glob matching (KEYS, SCAN MATCH, CONFIG GET, ACL key
+// patterns); tools/server/e2e the end-to-end tests of `mmapbloom serve`.
 package server

@@ -40,7 +40,7 @@ var errApplyClosed = errors.New("the store is closing")
 // *addOutcome, or an OpCommand's RESP reply.
 func (a *applier) Apply(_ int, _ uint64, _ string, recs []replication.Record, results []any) error {
 	lc := &client{s: a.s, w: new(redcon.Writer), authed: true, applying: true}
-	lc.user.Store(a.s.acl.get("default"))
+	lc.user.Store(a.s.acl.Get("default"))
 	for len(recs) > 0 {
 		n := 1
 		switch recs[0].Op {
