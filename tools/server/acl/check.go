@@ -20,19 +20,23 @@ const (
 	vKeys                       // allowed if every key it names matches a key pattern
 )
 
-// verdict is the verdict on one command and, for vKey and vKeyWord, the
-// position of its one key (Command.First), read with the verdict.
-type verdict struct {
-	kind verdictKind
-	key  int32
-}
+// verdict is the verdict on one command (its low byte) and, for vKey
+// and vKeyWord, the position of its one key (Command.First, the bytes
+// above): one load gives both.
+type verdict uint32
+
+func (v verdict) kind() verdictKind { return verdictKind(v) }
+func (v verdict) key() int          { return int(v >> 8) }
+
+// maxFirst is the largest key position a verdict holds.
+const maxFirst = 1<<24 - 1
 
 // publish compiles r's verdicts and makes r u's rules; r is not changed
 // afterwards.
 func (u *User) publish(r *Rules) {
 	r.verdicts = make([]verdict, len(r.t.cmds))
 	for id := range r.t.cmds {
-		r.verdicts[id] = verdict{kind: r.verdictOf(id), key: int32(r.t.cmds[id].First)}
+		r.verdicts[id] = verdict(r.verdictOf(id)) | verdict(r.t.cmds[id].First)<<8
 	}
 	u.rules.Store(r)
 }
@@ -64,16 +68,16 @@ func (r *Rules) verdictOf(id int) verdictKind {
 // common verdicts are decided here, the others by refusal.
 func (u *User) Allowed(id int, args [][]byte) string {
 	r := u.rules.Load()
-	switch v := r.verdicts[id]; v.kind {
+	switch v := r.verdicts[id]; v.kind() {
 	case vAllow:
 		return ""
 	case vKeyWord:
-		if r.keys[0].wordMatches(args[v.key]) {
+		if r.keys[0].wordMatches(args[v.key()]) {
 			return ""
 		}
 		fallthrough
 	case vKey:
-		if r.keyAllowed(args[v.key]) {
+		if r.keyAllowed(args[v.key()]) {
 			return ""
 		}
 	}
@@ -84,7 +88,7 @@ func (u *User) Allowed(id int, args [][]byte) string {
 // "" when every key it names matches one of r's key patterns.
 func (r *Rules) refusal(id int, args [][]byte) string {
 	cmd := &r.t.cmds[id]
-	if r.verdicts[id].kind == vDeny {
+	if r.verdicts[id].kind() == vDeny {
 		return fmt.Sprintf("NOPERM this user has no permissions to run the '%s' command", cmd.Name)
 	}
 	for i, last := cmd.First, LastKey(cmd.Last, len(args)); i <= last; i += cmd.Step {

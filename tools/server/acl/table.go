@@ -2,7 +2,6 @@ package acl
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 )
@@ -58,7 +57,7 @@ func (t *Table) add(id int, cmd *Command) error {
 	if _, dup := t.byName[cmd.Name]; dup {
 		return fmt.Errorf("%w: %s listed twice", ErrTable, cmd.Name)
 	}
-	if cmd.First < 0 || cmd.First > math.MaxInt32 || cmd.First > 0 && cmd.Step < 1 {
+	if cmd.First < 0 || cmd.First > maxFirst || cmd.First > 0 && cmd.Step < 1 {
 		return fmt.Errorf("%w: %s: key positions %d %d %d", ErrTable, cmd.Name, cmd.First, cmd.Last, cmd.Step)
 	}
 	cats, err := categoriesOf(cmd)

@@ -63,6 +63,7 @@ func TestNewTableRefuses(t *testing.T) {
 		{{Name: "a"}, {Name: "a"}},
 		{{Name: "a", First: -1}},
 		{{Name: "a", First: 1, Last: 1}},
+		{{Name: "a", First: 1 << 24, Last: 1 << 24, Step: 1}},
 	} {
 		_, err := acl.NewTable(cmds)
 		require.ErrorIs(t, err, acl.ErrTable, "%v", cmds)
