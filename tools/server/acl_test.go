@@ -1,6 +1,8 @@
 package server
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"testing"
@@ -18,6 +20,12 @@ func do(t *testing.T, rdb *redis.Client, args ...any) any {
 		return err.Error()
 	}
 	return v
+}
+
+// passwordHash is a password as ACL LIST shows it: SHA-256, hex.
+func passwordHash(pass string) string {
+	sum := sha256.Sum256([]byte(pass))
+	return hex.EncodeToString(sum[:])
 }
 
 // dialUser is dial as user, in RESP2 (the replies compared with Redis's).
@@ -70,8 +78,8 @@ func TestACLUsers(t *testing.T) {
 	assert.Equal(t, []any{
 		"user bob on #30c952fab122c3f9759f02a6d95c3758b246b4fee239957b2d4fee46e26170c4 #5e884898da28047151d0e56f8dc6292773603d0d6aabbdd62a11ef721d1542d8 ~* resetchannels +@all -del",
 		"user carol on nopass ~a* resetchannels -@all +ping",
-		"user crawler on #" + hashPassword([]byte("crawlpw")) + " ~seen:* resetchannels -@all +@bloom -bf.loadchunk",
-		"user default on #" + hashPassword([]byte("adminpw")) + " ~* &* +@all",
+		"user crawler on #" + passwordHash("crawlpw") + " ~seen:* resetchannels -@all +@bloom -bf.loadchunk",
+		"user default on #" + passwordHash("adminpw") + " ~* &* +@all",
 		"user dis off #148de9c5a7a44d19e56cd9ae1a554bf67847afb0c58f6e12fa29ac7ddfca9940 resetchannels -@all",
 	}, list, "hashes, never passwords")
 
@@ -145,7 +153,7 @@ func TestACLFile(t *testing.T) {
 	saved, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.NotContains(t, string(saved), ">w", "hashes only")
-	assert.Contains(t, string(saved), "user w on #"+hashPassword([]byte("w"))+" ~* resetchannels -@all +@write")
+	assert.Contains(t, string(saved), "user w on #"+passwordHash("w")+" ~* resetchannels -@all +@write")
 
 	require.NoError(t, os.WriteFile(path, []byte("user default on >adm ~* &* +@all\nuser ro on >ro ~* -@all +@bloom\n"), 0o600))
 	assert.Equal(t, "OK", do(t, admin, "ACL", "LOAD"))
@@ -168,4 +176,31 @@ func TestCommandInfoCategories(t *testing.T) {
 		v := do(t, rdb, "COMMAND", "INFO", name).([]any)[0].([]any)
 		assert.Equal(t, want, v[6], name)
 	}
+}
+
+// TestACLAdminAndDangerous: CONFIG, the movers and loaders are in @admin
+// and @dangerous, so a user without them is refused with Redis's text;
+// a user limited to a prefix pattern is refused other keys, shorter ones
+// too.
+func TestACLAdminAndDangerous(t *testing.T) {
+	_, addr := startServer(t, Config{Password: "adminpw"})
+	admin := dialUser(t, addr, "default", "adminpw")
+	for _, cat := range []string{"admin", "dangerous"} {
+		v, err := admin.Do(ctx(t), "ACL", "CAT", cat).StringSlice()
+		require.NoError(t, err)
+		for _, cmd := range []string{"config|get", "config|set", "mbf.migrate", "mbf.pull", "bf.loadchunk"} {
+			assert.Contains(t, v, cmd, "@%s", cat)
+		}
+	}
+	require.NoError(t, admin.Do(ctx(t), "ACL", "SETUSER", "ops", "on", ">pw", "~*", "+@all", "-@dangerous").Err())
+	ops := dialUser(t, addr, "ops", "pw")
+	assert.Equal(t, "NOPERM this user has no permissions to run the 'config|get' command", do(t, ops, "CONFIG", "GET", "maxclients"))
+	assert.Equal(t, "NOPERM this user has no permissions to run the 'mbf.pull' command", do(t, ops, "MBF.PULL"))
+	assert.Equal(t, int64(1), do(t, ops, "BF.ADD", "seen:a", "x"))
+	require.NoError(t, admin.Do(ctx(t), "ACL", "SETUSER", "crawler", "on", ">pw", "~seen*", "-@all", "+@bloom").Err())
+	crawler := dialUser(t, addr, "crawler", "pw")
+	assert.Equal(t, int64(1), do(t, crawler, "BF.ADD", "seen:example.com", "x"))
+	assert.Equal(t, int64(1), do(t, crawler, "BF.ADD", "seen", "x"))
+	assert.Equal(t, "NOPERM this user has no permissions to access one of the keys used as arguments", do(t, crawler, "BF.ADD", "other:example.com", "x"))
+	assert.Equal(t, "NOPERM this user has no permissions to access one of the keys used as arguments", do(t, crawler, "BF.ADD", "s", "x"))
 }

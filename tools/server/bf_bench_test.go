@@ -96,7 +96,7 @@ func benchExec(b *testing.B, dir, cmd string, batch, resp3 bool) {
 	defer func() { require.NoError(b, s.Shutdown()) }()
 	s.noBatch = !batch
 	c := &client{s: s, w: newReplyWriter(io.Discard), id: 1, authed: true, resp3: resp3}
-	c.user.Store(s.acl.get("default"))
+	c.user.Store(s.acl.Get("default"))
 	s.exec(c, [][]byte{[]byte("BF.RESERVE"), []byte("k"), []byte("0.01"), []byte("100000000"), []byte("NONSCALING")})
 	cmds := make([]redcon.Command, 1<<16)
 	for i := range cmds {
@@ -118,7 +118,7 @@ func BenchmarkExecMExists(b *testing.B) {
 	require.NoError(b, err)
 	defer func() { require.NoError(b, s.Shutdown()) }()
 	c := &client{s: s, w: newReplyWriter(io.Discard), id: 1, authed: true}
-	c.user.Store(s.acl.get("default"))
+	c.user.Store(s.acl.Get("default"))
 	s.exec(c, [][]byte{[]byte("BF.RESERVE"), []byte("k"), []byte("0.01"), []byte("100000000"), []byte("NONSCALING")})
 	cmds := make([]redcon.Command, 1<<10)
 	for i := range cmds {

@@ -8,6 +8,8 @@ import (
 	"net"
 	"sync/atomic"
 	"time"
+
+	"github.com/mmapbloom/mmapbloom/tools/server/acl"
 )
 
 // client is one connection and its session state.
@@ -17,8 +19,8 @@ type client struct {
 	in     *guard
 	w      *replyWriter
 	id     int64
-	authed bool                 // AUTH succeeded, or the default user needs none
-	user   atomic.Pointer[user] // the ACL user it runs as (acl.go)
+	authed bool                     // AUTH succeeded, or the default user needs none
+	user   atomic.Pointer[acl.User] // the ACL user it runs as (acl.go)
 	// readonly: READONLY was sent (cluster mode): a replica serves this
 	// connection's reads of its primary's slots; READWRITE clears it.
 	readonly bool
@@ -58,8 +60,8 @@ type client struct {
 func newClient(s *Server, nc net.Conn) *client {
 	in := &guard{r: nc, max: s.cfg.MaxRequest}
 	c := &client{s: s, nc: nc, in: in, w: newReplyWriter(nc),
-		id: s.nextID.Add(1), authed: s.acl.open()}
-	c.user.Store(s.acl.get("default"))
+		id: s.nextID.Add(1), authed: s.acl.Open()}
+	c.user.Store(s.acl.Get("default"))
 	c.stat.init(nc, s.obs.now())
 	return c
 }

@@ -66,7 +66,7 @@ func FuzzFront(f *testing.F) {
 func frontOnce(t *testing.T, s *Server, data []byte) {
 	var out bytes.Buffer
 	c := &client{s: s, w: newReplyWriter(&out), id: 1, authed: true}
-	c.user.Store(s.acl.get("default"))
+	c.user.Store(s.acl.Get("default"))
 	c.in = &guard{r: bytes.NewReader(data), max: 1 << 20}
 	for !c.quit {
 		cmds, err := c.in.readPipeline()

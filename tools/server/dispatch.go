@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mmapbloom/mmapbloom/tools/server/acl"
 	"github.com/tidwall/redcon"
 )
 
@@ -21,8 +22,7 @@ type command struct {
 	// keySpecFlags would derive others (DEL: RM delete).
 	keyFlags []string
 	acl      []string     // ACL categories beyond the flags', "@name"
-	cats     catBits      // every ACL category (categoriesOf)
-	id       int          // index in commandList, for ACL rules
+	id       int          // index in commandList, and in aclCommands
 	docs     *commandDocs // COMMAND DOCS (every command has them)
 	tips     []string     // COMMAND INFO's tips (request_policy:...)
 	noAuth   bool         // allowed before AUTH
@@ -52,13 +52,7 @@ type argSpec struct {
 
 // lastKey returns the index of the last key of a call of cmd with n
 // arguments (the name included): below cmd.first when it has no key.
-func (cmd *command) lastKey(n int) int {
-	last := cmd.last
-	if last < 0 {
-		last = n + last
-	}
-	return min(last, n-1)
-}
+func (cmd *command) lastKey(n int) int { return acl.LastKey(cmd.last, n) }
 
 // commands indexes the table of commands.go by name.
 var commands = map[string]*command{}
@@ -66,8 +60,8 @@ var commands = map[string]*command{}
 // commandList is the table in name order; a command's id is its index.
 var commandList []*command
 
-// register indexes the table, numbers its commands and works out their
-// ACL categories.
+// register indexes the table, numbers its commands and makes their ACL
+// table (aclCommands).
 func register(cmds ...*command) {
 	for _, c := range cmds {
 		commands[c.name] = c
@@ -85,8 +79,9 @@ func register(cmds ...*command) {
 		if c.docs == nil {
 			panic("server: command without docs: " + c.name)
 		}
-		c.id, c.cats, c.write = i, categoriesOf(c), slices.Contains(c.flags, "write")
+		c.id, c.write = i, slices.Contains(c.flags, "write")
 	}
+	aclCommands = newACLTable(commandList)
 }
 
 // lookup returns the command named by name, in any case.
@@ -106,12 +101,12 @@ func lookup(name []byte) *command {
 }
 
 // lookupFull is lookup that also finds a subcommand by its full name,
-// "container|sub" (ACL rules, COMMAND INFO).
+// "container|sub" (COMMAND INFO), as ACL rules name it.
 func lookupFull(name string) *command {
-	if parent, sub, ok := strings.Cut(strings.ToLower(name), "|"); ok {
-		return subcommand(lookup([]byte(parent)), sub)
+	if id, ok := aclCommands.Lookup(name); ok {
+		return commandList[id]
 	}
-	return lookup([]byte(name))
+	return nil
 }
 
 // subcommand returns the subcommand named sub (lower case) of cmd, or

@@ -28,9 +28,11 @@
 //	conn_        one connection: the read loop and its input guard, TLS,
 //	             the reply writer, replies and error texts, RESP3 types,
 //	             descriptor fitting, a gone client
-//	acl_         users and their rules (ACL commands, ACL files, categories)
+//	acl_         the ACL commands and each connection's user; the users,
+//	             their rules, categories and ACL files are package acl's
 //	generic_     Redis's generic commands: PING, HELLO, AUTH, KEYS, DEL...
 //	             in generic.go; INFO and COMMAND, COMMAND DOCS, MULTI, SCAN
+//	             (glob matching: package glob)
 //	bf_          BF.* and MBF.* commands on filters and sets: batches of
 //	             pipelined adds, dumps and loads, set dumps, windows, the
 //	             NONSCALING full rule
@@ -54,7 +56,9 @@
 //
 // tools/server/keyname is the key to file name rule (pure functions);
 // tools/server/cluster the slot of a key and the static cluster config;
-// tools/server/obs the statistics' data structures (latency histograms,
-// per-command counters, error counts, the slow log, the latency
-// monitor); tools/server/e2e the end-to-end tests of `mmapbloom serve`.
+//
+//	             the reply writer, replies and error texts, RESP3 types,
+//	             descriptor fitting, a gone client
+//	acl_         the ACL commands and each connection's user; the users,
+//	             their rules, categories and ACL files are package acl's
 package server

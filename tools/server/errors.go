@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 
+	"github.com/mmapbloom/mmapbloom/tools/server/acl"
 	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
 )
 
@@ -13,6 +14,11 @@ var (
 	// keyname.MaxKeyBytes, or longer than keyname.MaxStemBytes once
 	// escaped. It is keyname.ErrBadKey.
 	ErrBadKey = keyname.ErrBadKey
+
+	// ErrACLFile wraps every error of an ACL file (Config.ACLFile) New
+	// returns: Redis's texts, each ending ". ", or the file's read error.
+	// It is acl.ErrFile.
+	ErrACLFile = acl.ErrFile
 
 	// ErrProtectedMode is returned by New for a non-loopback address
 	// without a password, unless Config.AllowUnprotected is set.

@@ -115,7 +115,7 @@ func (c *client) helloReply() {
 func auth(c *client, args [][]byte) {
 	switch len(args) {
 	case 2:
-		if c.s.acl.open() {
+		if c.s.acl.Open() {
 			c.w.WriteError("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
 			return
 		}
@@ -134,7 +134,7 @@ func auth(c *client, args [][]byte) {
 // login authenticates c as user with pass, answering the error and
 // reporting false when that fails.
 func (c *client) login(user, pass []byte) bool {
-	u, err := c.s.acl.authenticate(user, pass)
+	u, err := c.s.acl.Authenticate(user, pass)
 	if err != nil {
 		c.w.WriteError(err.Error())
 		return false

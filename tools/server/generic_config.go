@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/mmapbloom/mmapbloom/tools/server/glob"
 )
 
 // CONFIG GET and CONFIG SET: every parameter is declared once, in a
@@ -215,7 +217,7 @@ func configGet(c *client, args [][]byte) {
 			continue
 		}
 		for _, name := range configNames() {
-			if !seen[name] && globMatch(pat, name, true) {
+			if !seen[name] && glob.Match(pat, name, true) {
 				seen[name] = true
 				out = append(out, name, configParams[name].get(c.s))
 			}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mmapbloom/mmapbloom/tools/server/glob"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -31,7 +32,7 @@ var globCases = []struct {
 
 func TestGlobMatch(t *testing.T) {
 	for _, tc := range globCases {
-		assert.Equal(t, tc.want, globMatch(tc.pattern, tc.subject, tc.nocase), "%q %q nocase=%v", tc.pattern, tc.subject, tc.nocase)
+		assert.Equal(t, tc.want, glob.Match(tc.pattern, tc.subject, tc.nocase), "%q %q nocase=%v", tc.pattern, tc.subject, tc.nocase)
 	}
 }
 
@@ -60,7 +61,7 @@ func redisMatches(t testing.TB, rdb *redis.Client, pattern, subject string) bool
 	return len(keys.Val()) == 1
 }
 
-// FuzzGlob compares keyMatch (globMatch, case-sensitive) with
+// FuzzGlob compares keyMatch (glob.Match, case-sensitive) with
 // redis-server's KEYS on the pattern and key it is given.
 func FuzzGlob(f *testing.F) {
 	for _, tc := range globCases {
@@ -79,7 +80,7 @@ func FuzzGlob(f *testing.F) {
 	})
 }
 
-// FuzzGlobNocase compares globMatch with nocase against redis-server's
+// FuzzGlobNocase compares glob.Match with nocase against redis-server's
 // CONFIG GET, which matches its parameter names in any case, on the
 // patterns it is given, read as CONFIG GET reads them (configPattern;
 // those with a glob character: a plain name is looked up, not matched).
@@ -99,7 +100,7 @@ func FuzzGlobNocase(f *testing.F) {
 		require.NoError(t, err)
 		for name := range all {
 			_, want := got[name]
-			require.Equal(t, want, globMatch(configPattern([]byte(pattern)), name, true), "%q %q", pattern, name)
+			require.Equal(t, want, glob.Match(configPattern([]byte(pattern)), name, true), "%q %q", pattern, name)
 		}
 	})
 }

@@ -79,7 +79,7 @@ func (c *client) writeCommandInfo(cmd *command) {
 	c.w.WriteInt(cmd.first)
 	c.w.WriteInt(cmd.last)
 	c.w.WriteInt(cmd.step)
-	cats := cmd.cats.names()
+	cats := aclCommands.CategoriesOf(cmd.id)
 	c.writeSetLen(len(cats))
 	for _, cat := range cats {
 		c.w.WriteString("@" + cat)

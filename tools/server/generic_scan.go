@@ -5,7 +5,16 @@ import (
 	"hash/fnv"
 	"slices"
 	"strconv"
+
+	"github.com/mmapbloom/mmapbloom/tools/server/glob"
 )
+
+// keyMatch is KEYS's and SCAN MATCH's test: the pattern "*" lists
+// every key (the empty key included, which Redis's glob would not
+// match), any other pattern is glob.Match's.
+func keyMatch(pattern, key string) bool {
+	return pattern == "*" || glob.Match(pattern, key, false)
+}
 
 // SCAN cursor [MATCH pattern] [COUNT count] [TYPE type].
 //

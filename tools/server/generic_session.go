@@ -12,8 +12,8 @@ func reset(c *client, _ [][]byte) {
 	c.setName("")
 	c.setResp3(false)
 	c.readonly = false
-	c.authed = c.s.acl.open()
-	c.user.Store(c.s.acl.get("default"))
+	c.authed = c.s.acl.Open()
+	c.user.Store(c.s.acl.Get("default"))
 	c.w.WriteString("RESET")
 }
 

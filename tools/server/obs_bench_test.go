@@ -20,7 +20,7 @@ func BenchmarkObserve(b *testing.B) {
 	require.NoError(b, err)
 	defer func() { require.NoError(b, s.Shutdown()) }()
 	c := &client{s: s, w: newReplyWriter(io.Discard), id: 1, authed: true}
-	c.user.Store(s.acl.get("default"))
+	c.user.Store(s.acl.Get("default"))
 	cmd := *lookup([]byte("bf.exists"))
 	cmd.run = func(c *client, _ [][]byte) { c.w.WriteInt(1) }
 	args := [][]byte{[]byte("BF.EXISTS"), []byte("k"), []byte("https://example.com/")}

@@ -131,7 +131,7 @@ func (c *client) line(caller *client) string {
 		c.id, c.remoteAddr(), c.nc.LocalAddr(), st.fd, st.getName(), (now-st.created)/1e9, (now-st.used.Load())/1e9,
 		*st.flags.Load(), st.multi.Load())
 	fmt.Fprintf(&sb, "qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=%s redir=-1 resp=%d\n",
-		cmd, c.user.Load().name, st.resp.Load())
+		cmd, c.user.Load().Name(), st.resp.Load())
 	return sb.String()
 }
 
@@ -237,10 +237,10 @@ func killFilter(c *client, args [][]byte) (match func(*client) bool, skipMe bool
 		case eq(opt, "LADDR"):
 			tests = append(tests, func(o *client) bool { return o.nc.LocalAddr().String() == v })
 		case eq(opt, "USER"):
-			if c.s.acl.get(v) == nil {
+			if c.s.acl.Get(v) == nil {
 				return nil, false, "ERR No such user '" + v + "'"
 			}
-			tests = append(tests, func(o *client) bool { return o.user.Load().name == v })
+			tests = append(tests, func(o *client) bool { return o.user.Load().Name() == v })
 		case eq(opt, "TYPE"):
 			t := strings.ToLower(v)
 			if !knownClientType(t) {

@@ -64,7 +64,7 @@ var errApplyClosed = errors.New("the store is closing")
 // record.
 func (a *applier) Apply(stream int, seq uint64, origin string, recs []replication.Record, results []any) error {
 	lc := &client{s: a.s, w: new(replyWriter), authed: true, applying: true}
-	lc.user.Store(a.s.acl.get("default"))
+	lc.user.Store(a.s.acl.Get("default"))
 	for i := a.resume(stream, seq, results); i < len(recs); {
 		n, err := 1, error(nil)
 		switch recs[i].Op {

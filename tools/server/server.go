@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mmapbloom/mmapbloom/tools/server/acl"
 )
 
 // Config is the server's configuration. The zero value of each field
@@ -24,7 +26,7 @@ type Config struct {
 	Password string
 
 	// ACLFile, when set, is an ACL file in Redis's users.acl syntax
-	// (acl_file.go) defining every user, read by New and by ACL LOAD,
+	// (package acl) defining every user, read by New and by ACL LOAD,
 	// written by ACL SAVE. It excludes Password (give the default user's
 	// password in the file). Default: none (only the default user).
 	ACLFile string
@@ -157,7 +159,7 @@ type Server struct {
 	cfg   Config
 	conf  liveConfig // what CONFIG SET changes (generic_config.go)
 	store *store
-	acl   *acl
+	acl   *acl.Users
 	start time.Time
 
 	mu       sync.Mutex
@@ -221,7 +223,7 @@ func New(cfg Config) (*Server, error) {
 	} else if n > 0 {
 		cfg.Log.Printf("removed %d temporary files of loads interrupted by a crash", n)
 	}
-	users, err := newACL(cfg.Password, cfg.ACLFile)
+	users, err := acl.NewUsers(aclCommands, cfg.Password, cfg.ACLFile)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
@@ -322,7 +324,7 @@ func (s *Server) Listen(addr string, unprotected bool) (net.Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: address %q: %w", addr, err)
 	}
-	if s.acl.open() && !unprotected && !loopback(host) {
+	if s.acl.Open() && !unprotected && !loopback(host) {
 		return nil, fmt.Errorf("server: %s: %w (set a password or users, or pass --protected-mode no)", addr, ErrProtectedMode)
 	}
 	return net.Listen("tcp", addr)

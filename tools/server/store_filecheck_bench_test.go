@@ -24,7 +24,7 @@ func BenchmarkReopenCheck(b *testing.B) {
 			require.NoError(b, err)
 			defer func() { require.NoError(b, s.Shutdown()) }()
 			c := &client{s: s, w: newReplyWriter(io.Discard), id: 1, authed: true}
-			c.user.Store(s.acl.get("default"))
+			c.user.Store(s.acl.Get("default"))
 			s.exec(c, [][]byte{[]byte("BF.RESERVE"), []byte("seen"), []byte("0.01"), []byte("1000000")})
 			args := make([][][]byte, 1024)
 			for i := range args {

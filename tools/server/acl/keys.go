@@ -1,15 +1,17 @@
-package server
+package acl
 
 import (
 	"encoding/binary"
 	"strings"
+
+	"github.com/mmapbloom/mmapbloom/tools/server/glob"
 )
 
 // keyPattern is one of a user's key patterns (~pattern), compiled when
 // the rule is applied so that the check of a command compares bytes:
 // a pattern with no glob character is the key itself, one whose only
 // glob character is a final '*' (seen:*) a prefix; any other is matched
-// by Redis's glob rules (globMatch), as KEYS and SCAN MATCH match.
+// by Redis's glob rules (glob.Match), as KEYS and SCAN MATCH match.
 type keyPattern struct {
 	pat    string // as the rule gave it
 	prefix string // the literal part before a final '*' (kind prefixKey)
@@ -24,7 +26,7 @@ type keyKind uint8
 const (
 	exactKey  keyKind = iota // no glob character: the key itself
 	prefixKey                // a literal prefix and a final '*'
-	globKey                  // anything else: globMatch
+	globKey                  // anything else: glob.Match
 )
 
 // globChars are the characters Redis's glob rules treat specially.
@@ -56,15 +58,15 @@ func (k *keyPattern) matches(key []byte) bool {
 	case exactKey:
 		return string(key) == k.pat
 	}
-	return globMatch(k.pat, string(key), false)
+	return glob.Match(k.pat, string(key), false)
 }
 
-// keyAllowed reports whether key matches one of p's key patterns. A
+// keyAllowed reports whether key matches one of r's key patterns. A
 // prefix of at most 8 bytes is compared with the key as one word
 // (wordMatches).
-func (p *perms) keyAllowed(key []byte) bool {
-	for i := range p.keys {
-		k := &p.keys[i]
+func (r *Rules) keyAllowed(key []byte) bool {
+	for i := range r.keys {
+		k := &r.keys[i]
 		if k.mask != 0 {
 			if k.wordMatches(key) {
 				return true
@@ -79,8 +81,8 @@ func (p *perms) keyAllowed(key []byte) bool {
 // wordMatches reports whether key begins with k's prefix of 1 to 8
 // bytes (mask != 0), comparing one word of the key under the mask: no
 // loop, no byte comparison. A key of 8 bytes or more is loaded inline;
-// a shorter one is read within its length by shortWord (the connection's
-// guard gives arguments with no room past them).
+// a shorter one is read within its length by shortWord (a server's
+// connection may give arguments with no room past them).
 func (k *keyPattern) wordMatches(key []byte) bool {
 	if len(key) >= 8 { // at least the prefix's length
 		return binary.LittleEndian.Uint64(key)&k.mask == k.word
@@ -108,10 +110,10 @@ func shortWord(key []byte) uint64 {
 	return 0
 }
 
-// keyPatterns returns p's key patterns as the rules gave them.
-func (p *perms) keyPatterns() []string {
-	out := make([]string, len(p.keys))
-	for i, k := range p.keys {
+// keyPatterns returns r's key patterns as the rules gave them.
+func (r *Rules) keyPatterns() []string {
+	out := make([]string, len(r.keys))
+	for i, k := range r.keys {
 		out[i] = k.pat
 	}
 	return out

@@ -1,10 +1,11 @@
-package server
+package acl
 
 import (
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -15,57 +16,47 @@ func FuzzACLRules(f *testing.F) {
 	for _, s := range []string{
 		"on >secret ~seen:* -@all +@bloom -bf.loadchunk",
 		"+@all -del -@dangerous allkeys", "reset nopass +acl|whoami", "#" + strings.Repeat("ab", 32),
-		"<nope", "~a allkeys ~b", "&chan allchannels resetchannels", "+@read +@write -@keyspace +keys",
+		"<nope", "~a allkeys ~b", "&chan allchannels resetchannels", "+@read +@write -@keyspace +exists",
 		"+config|get", "-@all +acl -acl|setuser", "off resetpass >a >a <a", "+", "-@", "~", "\x00",
 	} {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, rules string) {
-		p := newPerms()
+	t := NewTestTable()
+	f.Fuzz(func(tt *testing.T, rules string) {
+		p := newRules(t)
 		for _, r := range strings.Split(rules, " ") {
 			_ = p.apply(r)
 		}
-		q := newPerms()
-		for _, r := range strings.Split(p.describe(), " ") {
-			require.NoError(t, q.apply(r), "rule %q of %q", r, p.describe())
+		q := newRules(t)
+		for _, r := range strings.Split(p.Describe(), " ") {
+			require.NoError(tt, q.apply(r), "rule %q of %q", r, p.Describe())
 		}
-		require.Equal(t, p.describe(), q.describe())
-		require.Equal(t, p.cmds, q.cmds)
-		require.Equal(t, p.on, q.on)
-		require.Equal(t, p.allKeys, q.allKeys)
-		require.ElementsMatch(t, p.keys, q.keys)
+		require.Equal(tt, p.Describe(), q.Describe())
+		require.Equal(tt, p.cmds, q.cmds)
+		require.Equal(tt, p.on, q.on)
+		require.Equal(tt, p.allKeys, q.allKeys)
+		require.ElementsMatch(tt, p.keys, q.keys)
 	})
 }
 
-// FuzzACLFile parses arbitrary ACL files: no panic; a file that parses
-// holds valid user names only, and what ACL SAVE would write of it
-// parses to the same users.
-func FuzzACLFile(f *testing.F) {
-	for _, s := range []string{
-		"user default on >adm ~* &* +@all\n\nuser ro on >ro ~* -@all +@read\n",
-		"user a\r\nuser b on nopass  ~x*\t\n", "user\n", "# comment\n", "user a on\nuser a off\n",
-		"user x +@nosuch\nbad\n", "   \n\t\n", "user default off\n",
+// TestKeyPatternKinds: a pattern with no glob character is compiled to
+// the key itself, one whose only glob character is a final '*' to a
+// prefix (compared as one word up to 8 bytes), any other to Redis's
+// glob.
+func TestKeyPatternKinds(t *testing.T) {
+	for _, tc := range []struct {
+		pat  string
+		kind keyKind
+		word bool
+	}{
+		{"seen", exactKey, false}, {"seen*", prefixKey, true}, {"seen:urls:*", prefixKey, false},
+		{"a*", prefixKey, true}, {"abcdefgh*", prefixKey, true}, {"abcdefghi*", prefixKey, false},
+		{"*", prefixKey, false}, {"s?en*", globKey, false}, {"h[ae]llo:*", globKey, false}, {"a\\*", globKey, false},
 	} {
-		f.Add([]byte(s))
+		k := compileKeyPattern(tc.pat)
+		assert.Equal(t, tc.kind, k.kind, tc.pat)
+		assert.Equal(t, tc.word, k.mask != 0, tc.pat)
 	}
-	f.Fuzz(func(t *testing.T, text []byte) {
-		users, err := parseACLFile("f", text)
-		if err != nil {
-			require.ErrorIs(t, err, ErrACLFile)
-			return
-		}
-		var sb strings.Builder
-		for name, p := range users {
-			require.True(t, validUserName(name), "%q", name) // "" is a name, as in Redis
-			sb.WriteString("user " + name + " " + p.describe() + "\n")
-		}
-		again, err := parseACLFile("f", []byte(sb.String()))
-		require.NoError(t, err, sb.String())
-		require.Len(t, again, len(users))
-		for name, p := range users {
-			require.Equal(t, p.describe(), again[name].describe())
-		}
-	})
 }
 
 // FuzzACLKeyWord compares the one-word check of a prefix pattern of 1

@@ -1,8 +1,8 @@
-package server
-
-// Glob patterns as Redis matches them (stringmatchlen in Redis 7.0's
-// util.c), for KEYS, SCAN MATCH, CONFIG GET and ACL key patterns:
+// Package glob matches glob patterns as Redis does (stringmatchlen in
+// Redis 7.0's util.c), for the server's KEYS, SCAN MATCH, CONFIG GET and
+// ACL key patterns (package acl):
 //
+//	glob   matches
 //	*      any bytes, none included
 //	?      one byte
 //	[abc]  one byte of the class; [^abc] one byte outside it; a-z a range
@@ -15,18 +15,14 @@ package server
 // letters in any case (CONFIG GET). No library matches these rules
 // exactly: tidwall/match has no classes, path.Match refuses malformed
 // patterns and stops '*' at '/', gobwas/glob reads [!...] and {a,b}.
+// A pure function: no state, safe for concurrent use.
+package glob
 
-// globMatch reports whether subject matches pattern by Redis's rules.
-func globMatch(pattern, subject string, nocase bool) bool {
+// Match reports whether subject matches pattern by Redis's rules; nocase
+// compares ASCII letters in any case.
+func Match(pattern, subject string, nocase bool) bool {
 	g := glob{nocase: nocase}
 	return g.match(pattern, subject)
-}
-
-// keyMatch is KEYS's and SCAN MATCH's test: the pattern "*" lists
-// every key (the empty key included, which stringmatchlen would not
-// match), any other pattern is globMatch's.
-func keyMatch(pattern, key string) bool {
-	return pattern == "*" || globMatch(pattern, key, false)
 }
 
 // glob is one match: its case rule, and whether a '*' has already found
