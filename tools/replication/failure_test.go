@@ -166,10 +166,14 @@ func TestFollowerStopsOnApplyError(t *testing.T) {
 	assert.Contains(t, l.FollowerError(0), "MBF_LOG_00 seq 3: apply: no space left on device")
 	assert.False(t, b.has("seen", "3"))
 	assert.Equal(t, 1, logged.count("stopped here"), "logged once, not at every retry: %q", logged.all())
+	_, _, err := l.Execute(ctx, 0, addRec("seen", "6"))
+	require.ErrorIs(t, err, ErrStopped, "a record behind the stop is not waited for")
+	assert.ErrorContains(t, err, "no space left on device")
+	last++
 
 	b.broken.Store(false)
 	require.NoError(t, l.WaitApplied(ctx, 0, last))
-	for i := range 6 {
+	for i := range 7 {
 		assert.True(t, b.has("seen", fmt.Sprint(i)), "item %d", i)
 	}
 	assert.Equal(t, uint64(0), l.Stopped(0))

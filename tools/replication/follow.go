@@ -58,6 +58,7 @@ type follower struct {
 	stopped     atomic.Uint64
 	applyErrors atomic.Uint64
 	fails       int
+	halted      chan struct{} // closed while stopped (under mu; a new one at resume)
 }
 
 // The pause before a stopped follower applies its message again: it
@@ -75,7 +76,7 @@ func (l *Log) durable() string { return "mbf_" + l.cfg.Node }
 // Call it once.
 func (l *Log) Follow(streams []int, a Applier) {
 	for _, i := range streams {
-		f := &follower{l: l, stream: i, a: a, changed: make(chan struct{})}
+		f := &follower{l: l, stream: i, a: a, changed: make(chan struct{}), halted: make(chan struct{})}
 		f.applied.Store(l.pos.get(i))
 		l.mu.Lock()
 		l.followers[i] = f
@@ -226,7 +227,14 @@ func (f *follower) stop(ctx context.Context, seq uint64, err error) error {
 	f.applyErrors.Add(1)
 	f.fails++
 	last, _ := f.lastErr.Load().(string)
-	if ctx.Err() == nil && (f.stopped.Swap(seq) != seq || last != err.Error()) {
+	f.lastErr.Store(err.Error()) // before halted closes: Ack.Result reads it then
+	prev := f.stopped.Swap(seq)
+	if prev == 0 {
+		f.mu.Lock()
+		close(f.halted)
+		f.mu.Unlock()
+	}
+	if ctx.Err() == nil && (prev != seq || last != err.Error()) {
 		f.l.logf("replication: %v (stopped here: retried with a pause growing to %v until it applies)", err, ApplyRetryMax)
 	}
 	return err
@@ -239,8 +247,23 @@ func (f *follower) resume(seq uint64) {
 	}
 	f.l.logf("replication: %s seq %d applied after %d failed attempts: resumed", StreamName(f.stream), seq, f.fails)
 	f.fails = 0
-	f.stopped.Store(0)
 	f.lastErr.Store("")
+	f.mu.Lock()
+	f.halted = make(chan struct{})
+	f.mu.Unlock()
+	f.stopped.Store(0)
+}
+
+// halted returns a channel closed while this node's follower of stream
+// is stopped (nil when it does not follow stream).
+func (l *Log) halted(stream int) <-chan struct{} {
+	f := l.follower(stream)
+	if f == nil {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.halted
 }
 
 // bootstrap copies the stream's data from a peer after a gap

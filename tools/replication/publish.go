@@ -25,6 +25,13 @@ var ErrPublishTimeout = errors.New("replication: publish timed out")
 // ErrClosed is returned after Close.
 var ErrClosed = errors.New("replication: log closed")
 
+// ErrStopped is returned (wrapped, with the follower's error) for a
+// record of ExecuteAsync while this node's follower of its stream is
+// stopped on a message it cannot apply (Log.Stopped): the record may be
+// in the log, and then reaches every node that applies it, but this
+// node answers nothing for it until the follower goes on.
+var ErrStopped = errors.New("replication: this node's follower of the stream is stopped")
+
 // Ack is the future of one submitted record: done once its PubAck
 // came and, for a record of ExecuteAsync, once this node applied it.
 type Ack struct {
@@ -57,12 +64,24 @@ func (a *Ack) Wait(ctx context.Context) (uint64, error) {
 
 // Result waits until the record is done (its PubAck, and for
 // ExecuteAsync its application on this node) and returns its sequence
-// and, for ExecuteAsync, the Applier's result.
+// and, for ExecuteAsync, the Applier's result; for ExecuteAsync it
+// returns an error wrapping ErrStopped once this node's follower of the
+// stream is stopped (the record is behind the message it cannot apply).
 func (a *Ack) Result(ctx context.Context) (seq uint64, result any, err error) {
+	var halted <-chan struct{}
+	if a.execute {
+		halted = a.l.halted(a.stream)
+	}
 	select {
 	case <-a.done:
 	case <-ctx.Done():
 		return 0, nil, ctx.Err()
+	case <-halted:
+		select {
+		case <-a.done:
+		default:
+			return 0, nil, fmt.Errorf("%w: %s", ErrStopped, a.l.FollowerError(a.stream))
+		}
 	case <-a.l.closing:
 		select {
 		case <-a.done:

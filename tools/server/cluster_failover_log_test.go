@@ -4,12 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/tools/replication/natstest"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/mmapbloom/mmapbloom/tools/replication"
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
@@ -120,4 +125,75 @@ func TestLogApplying(t *testing.T) {
 	a.broken.Store(false)
 	require.NoError(t, follower.WaitApplied(c, 1, seq))
 	assert.True(t, applying(shard(1)), "applying again: eligible")
+}
+
+// TestFailoverOwnerStoppedOnApplyError: three nodes on the log with
+// failover, node1 the owner. node1's directory goes past --disk-reserve
+// and a write creating a key fails there: its stream stops, it gives
+// its lease up and does not take it back while stopped, a replica
+// serves the slots, and every acknowledged add answers present there
+// and, once node1's disk is freed and it applied the log, on node1.
+// The write node1 could not apply is answered TRYAGAIN there at once.
+func TestFailoverOwnerStoppedOnApplyError(t *testing.T) {
+	natstest.RequireEmbedded(t)
+	dir := testkit.SmallFS(t, "16m")
+	srvs, err := replication.StartLocalCluster(t.TempDir(), []string{"n1", "n2", "n3"})
+	require.NoError(t, err)
+	for _, s := range srvs {
+		t.Cleanup(s.Shutdown)
+	}
+	tc := startCluster(t, []string{"0-16383", "replica-of node1", "replica-of node1"}, func(c *Config) {
+		i, err := strconv.Atoi(strings.TrimPrefix(c.NodeID, "node"))
+		require.NoError(t, err)
+		c.Replication, c.Replicate.NATSURLs = ReplicationJetStream, []string{srvs[i-1].ClientURL()}
+		c.Replicate.Streams, c.Replicate.LeaseTTL = 4, 3*time.Second
+		if c.NodeID == "node1" {
+			c.Dir, c.Limits.DiskReserve = dir, 8<<20
+		}
+	})
+	c := ctx(t)
+	n1 := dial(t, tc.addrs[0], "")
+	require.Eventually(t, func() bool { return n1.Do(c, "BF.ADD", "{t}a", "a0").Err() == nil }, 2*time.Minute, 50*time.Millisecond,
+		"node1 serves its slots")
+	acked := []string{"a0"}
+	stream := replication.Layout{Streams: 4}.StreamOf(cluster.KeySlot([]byte("{t}a")))
+
+	ballast := fillDisk(t, dir, 4<<20)
+	err = n1.Do(c, "BF.ADD", "{t}new", "x").Err() // published; its create fails on node1
+	require.ErrorContains(t, err, "TRYAGAIN this node cannot apply the replication log now", "answered at once, not after a minute")
+	require.ErrorContains(t, err, "--disk-reserve")
+	owner := waitNewOwner(t, c, tc)
+	assert.Regexp(t, `^[1-9][0-9]*$`, logField(t, tc.srvs[0], stream, "stopped"))
+	for range 8 { // two lease TTLs: node1, the config's (preferred) owner, does not take the free lease back
+		require.False(t, tc.srvs[0].failover.holds("node1"), "node1 is stopped on its log of the shard")
+		time.Sleep(250 * time.Millisecond)
+	}
+
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: tc.addrs, MaxRedirects: 16,
+		DialTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second, ClusterStateReloadInterval: time.Second})
+	t.Cleanup(func() { _ = cc.Close() })
+	for i := 1; i <= 20; i++ {
+		item := fmt.Sprint("a", i)
+		require.NoError(t, cc.Do(c, "BF.ADD", "{t}a", item).Err(), "served by %s", owner)
+		acked = append(acked, item)
+	}
+	byOwner := dial(t, tc.addrs[slices.Index(tc.ids, owner)], "")
+	for _, it := range acked {
+		assert.True(t, byOwner.BFExists(c, "{t}a", it).Val(), "%s answers acknowledged add %s present", owner, it)
+	}
+	assert.True(t, byOwner.BFExists(c, "{t}new", "x").Val(), "the record node1 could not apply is applied by the new owner")
+
+	require.NoError(t, os.Remove(ballast))
+	require.Eventually(t, func() bool { return logField(t, tc.srvs[0], stream, "stopped") == "0" }, time.Minute, 50*time.Millisecond,
+		"node1 applies the record once its disk is freed")
+	last, err := tc.srvs[0].repl.log().LastSeq(c, stream)
+	require.NoError(t, err)
+	require.NoError(t, tc.srvs[0].repl.log().WaitApplied(c, stream, last))
+	conn := n1.Conn()
+	t.Cleanup(func() { _ = conn.Close() })
+	require.NoError(t, conn.ReadOnly(c).Err())
+	for _, it := range append(acked, "x") {
+		key := map[bool]string{true: "{t}new", false: "{t}a"}[it == "x"]
+		assert.True(t, conn.BFExists(c, key, it).Val(), "node1 answers %s %s present", key, it)
+	}
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -151,11 +152,17 @@ func (s *Server) answerLogged(c *client) {
 // answerAck waits for the result of a record of n commands and answers
 // it (an OpAdd's answers, one per item, or a command's reply), or n
 // -TRYAGAIN when the log did not acknowledge it (nothing was applied
-// here; a retry answers as the first call would).
+// here; a retry answers as the first call would), or when this node's
+// stream is stopped on a record it cannot apply (the write may be in
+// the log: a retry, routed to a node that applies it, may answer 0).
 func (c *client) answerAck(ctx context.Context, ack *replication.Ack, n int) {
 	seq, res, err := ack.Result(ctx)
 	if err != nil {
-		msg := "TRYAGAIN the replication log did not acknowledge the write: " + strings.ReplaceAll(err.Error(), "\n", " ")
+		msg := "TRYAGAIN the replication log did not acknowledge the write: "
+		if errors.Is(err, replication.ErrStopped) {
+			msg = "TRYAGAIN this node cannot apply the replication log now: "
+		}
+		msg += strings.ReplaceAll(err.Error(), "\n", " ")
 		for range n {
 			c.w.WriteError(msg)
 		}
