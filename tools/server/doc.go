@@ -36,8 +36,16 @@
 //	             limits on disk, layers and loads, temporary load files)
 //	fold.go      hash-tag folding of commands (the names: package keyname)
 //	cluster_     Redis Cluster: routing and redirections, CLUSTER commands,
-//	             MBF.MIGRATE (slot computations: package cluster)
-//	replica_     replicas: pulling a primary, absorbing the copies
+//	             MBF.MIGRATE (slot computations: package cluster), failover
+//	             with leases (package tools/replication/lease)
+//	replica_     replicas: pulling a primary, absorbing the copies; the
+//	             JetStream log: publishing, applying, WAIT and WAITAOF
+//	             (the log itself: package tools/replication)
+//	obs_         what the server observes of itself: per-command counts
+//	             and latency histograms, INFO's sections, SLOWLOG,
+//	             LATENCY, CLIENT LIST's per-client figures, memory and
+//	             page-cache residency, the Syncs in INFO persistence, the
+//	             Stats snapshot of a metrics exporter (package tools/metrics)
 //
 // # Packages
 //

@@ -53,11 +53,12 @@ func serveLn(t testing.TB, s *Server, ln net.Listener) {
 }
 
 // dial returns a go-redis client of addr speaking RESP2, the replies
-// the tests assert (dialProto chooses; resp3_test.go covers RESP3),
-// closed when the test ends. Its read timeout is the
-// tests' context bound (ctx): a 1,000-command pipeline that creates sets
-// took over 30 s on a 2-core machine at load 12 (TestFoldCrawl), and a
-// hung server still fails the test through the context.
+// the tests assert (dialProto chooses; bf_test.go's TestGoRedisHelpers
+// and bf_replies_test.go cover RESP3), closed when the test ends. Its
+// read timeout is the tests' context bound (ctx): a 1,000-command
+// pipeline that creates sets took over 30 s on a 2-core machine at
+// load 12 (TestFoldCrawl), and a hung server still fails the test
+// through the context.
 func dial(t *testing.T, addr, password string) *redis.Client {
 	t.Helper()
 	return dialProto(t, addr, password, 2)
