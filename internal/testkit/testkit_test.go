@@ -1,7 +1,9 @@
 package testkit
 
 import (
+	"os/exec"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -27,3 +29,13 @@ func TestPoissonLimit(t *testing.T) {
 	}
 }
 
+// A child still running at its context's deadline is killed, and Wait
+// returns: a hung child fails its test instead of holding the test
+// binary until go test's -timeout.
+func TestCommandKilledAtDeadline(t *testing.T) {
+	cmd := commandUntil(t, time.Now().Add(100*time.Millisecond), "sleep", "600")
+	err := cmd.Run()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	require.Equal(t, -1, exit.ExitCode(), "killed by a signal")
+}
