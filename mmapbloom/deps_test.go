@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 )
 
 // serverDeps are the import-path prefixes of the command's and the
@@ -26,7 +28,7 @@ func TestLibraryDeps(t *testing.T) {
 	if err != nil {
 		t.Skip("the go command is not on PATH: cannot list the library's dependencies")
 	}
-	out, err := exec.Command(goBin, "list", "-deps",
+	out, err := testkit.Command(t, goBin, "list", "-deps",
 		"github.com/mmapbloom/mmapbloom/mmapbloom",
 		"github.com/mmapbloom/mmapbloom/format").CombinedOutput()
 	require.NoError(t, err, "go list -deps: %s", out)
@@ -34,7 +36,7 @@ func TestLibraryDeps(t *testing.T) {
 	require.Contains(t, deps, "github.com/mmapbloom/mmapbloom/mmapbloom")
 	requireNone(t, deps, "package")
 
-	cmd := exec.Command(goBin, "list", "-m", "-f", "{{.Path}}", "all")
+	cmd := testkit.Command(t, goBin, "list", "-m", "-f", "{{.Path}}", "all")
 	cmd.Env = append(cmd.Environ(), "GOWORK=off")
 	out, err = cmd.CombinedOutput()
 	require.NoError(t, err, "go list -m all: %s", out)

@@ -2,6 +2,7 @@ package testkit
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -11,10 +12,60 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+// CommandTimeout bounds a child process a test runs to completion
+// (Command): generous on a loaded 2-core machine, and well under go
+// test's default -timeout of 10 minutes, so that a hung child fails its
+// own test, with its output, instead of the whole test binary's panic.
+const CommandTimeout = 5 * time.Minute
+
+// waitDelay is how long Wait waits for a killed or exited child's output
+// pipes to close (exec.Cmd.WaitDelay): a grandchild that inherited them
+// cannot hold the test past it.
+const waitDelay = 10 * time.Second
+
+// Command returns exec.CommandContext for name and args under a context
+// that ends CommandTimeout from now, or when the test ends: the process
+// is killed then (SIGKILL), and Wait returns at most waitDelay later.
+// For a child that runs to completion: a client, a script, a build.
+func Command(t testing.TB, name string, args ...string) *exec.Cmd {
+	return commandUntil(t, time.Now().Add(CommandTimeout), name, args...)
+}
+
+// processGrace is how long before the test binary's deadline (go test
+// -timeout) Process kills its child, so that the test fails with the
+// child's output first.
+const processGrace = time.Minute
+
+// Process is Command for a child that lives as long as its test (a
+// server the test stops itself): its context ends processGrace before
+// the test binary's deadline (go test -timeout, 10 minutes by default;
+// CommandTimeout from now where the binary has none), or when the test
+// ends.
+func Process(t testing.TB, name string, args ...string) *exec.Cmd {
+	deadline := time.Now().Add(CommandTimeout)
+	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if end, ok := d.Deadline(); ok {
+			deadline = end.Add(-processGrace)
+		}
+	}
+	return commandUntil(t, deadline, name, args...)
+}
+
+// commandUntil is exec.CommandContext under a context that ends at
+// deadline or when the test ends.
+func commandUntil(t testing.TB, deadline time.Time, name string, args ...string) *exec.Cmd {
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.WaitDelay = waitDelay
+	return cmd
+}
 
 // built holds the programs Binary built in this test binary, by import
 // path, in one temporary directory.
@@ -64,7 +115,9 @@ func build(pkg string) (string, error) {
 		built.dir = dir
 	}
 	out := filepath.Join(built.dir, fmt.Sprintf("%d-%s", len(built.paths), path.Base(pkg)))
-	if msg, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), CommandTimeout)
+	defer cancel()
+	if msg, err := exec.CommandContext(ctx, "go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build %s: %w\n%s", pkg, err, msg)
 	}
 	return out, nil
@@ -87,11 +140,12 @@ type Result struct {
 	Code           int
 }
 
-// Run runs the program bin with args and stdin as its input, and returns
-// its output and exit status. The test fails if bin cannot be started.
+// Run runs the program bin with args and stdin as its input (killed
+// after CommandTimeout: Command), and returns its output and exit
+// status. The test fails if bin cannot be started.
 func Run(t testing.TB, bin string, stdin []byte, args ...string) Result {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
+	cmd := Command(t, bin, args...)
 	var out, errOut bytes.Buffer
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(stdin), &out, &errOut
 	err := cmd.Run()

@@ -164,7 +164,7 @@ func TryStartHelper(t *testing.T, role string, args HelperArgs, opts ...func(*ex
 	enc, err := json.Marshal(args)
 	require.NoError(t, err)
 	p := &Proc{Name: fmt.Sprintf("%s[%d]", role, args.ID), exited: make(chan struct{})}
-	p.cmd = exec.Command(exe, "-test.run=^TestHelperProcess$", "-test.count=1", "-test.v")
+	p.cmd = Process(t, exe, "-test.run=^TestHelperProcess$", "-test.count=1", "-test.v")
 	// A race-enabled helper would sleep a second before exiting
 	// (GORACE atexit_sleep_ms defaults to 1000).
 	p.cmd.Env = append(os.Environ(), envHelperRole+"="+role, envHelperArgs+"="+string(enc),

@@ -1,5 +1,8 @@
 // Package testkit holds helpers shared by the project's tests: locating
-// the repository's test data and reading key files.
+// the repository's test data and reading key files, running child
+// processes under a context with a deadline (Command, Process), bounding
+// a count of false positives of a filter with a random seed
+// (FalsePositiveLimit).
 package testkit
 
 import (

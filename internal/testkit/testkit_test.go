@@ -1,7 +1,9 @@
 package testkit
 
 import (
+	"os/exec"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -12,4 +14,28 @@ func TestTestdata(t *testing.T) {
 	for _, rel := range []string{"vectors/README.md", "vectors/seed003/urls-n10000-p0.0001-seed0.bin", "phishing-sample.txt.gz"} {
 		require.FileExists(t, Testdata(rel))
 	}
+}
+
+// PoissonLimit gives the quantiles of Poisson tables: P(X > 4) = 0.0037
+// and P(X > 5) = 0.00059 for mean 1; P(X > 20) = 0.0016 and
+// P(X > 21) = 0.00070 for mean 10. A mean of thousands does not
+// underflow.
+func TestPoissonLimit(t *testing.T) {
+	for _, tt := range []struct {
+		mean, tail float64
+		want       int
+	}{{1, 0.001, 5}, {10, 0.001, 21}, {0, 0.001, 0}, {220, 1e-6, 294}, {5000, 1e-6, 5340}} {
+		require.Equal(t, tt.want, PoissonLimit(tt.mean, tt.tail), "mean %g tail %g", tt.mean, tt.tail)
+	}
+}
+
+// A child still running at its context's deadline is killed, and Wait
+// returns: a hung child fails its test instead of holding the test
+// binary until go test's -timeout.
+func TestCommandKilledAtDeadline(t *testing.T) {
+	cmd := commandUntil(t, time.Now().Add(100*time.Millisecond), "sleep", "600")
+	err := cmd.Run()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	require.Equal(t, -1, exit.ExitCode(), "killed by a signal")
 }

@@ -5,7 +5,6 @@ import (
 	"io"
 	"log"
 	"net"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/tools/server"
 )
 
@@ -124,7 +124,7 @@ func TestMetricsAfterLoad(t *testing.T) {
 // and the server compile no Prometheus package: only this package does.
 func TestNoPrometheusInLibrary(t *testing.T) {
 	deps := func(pkgs ...string) string {
-		out, err := exec.Command("go", append([]string{"list", "-deps"}, pkgs...)...).CombinedOutput()
+		out, err := testkit.Command(t, "go", append([]string{"list", "-deps"}, pkgs...)...).CombinedOutput()
 		require.NoError(t, err, "%s", out)
 		return string(out)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -117,7 +116,7 @@ func TestCreateKeysInterrupted(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL} {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := t.TempDir()
-			cmd := exec.Command(binary(t), "create", filepath.Join(dir, "f.bloom"), "-n", "1000000", "-p", "0.001", "--keys", "-")
+			cmd := testkit.Command(t, binary(t), "create", filepath.Join(dir, "f.bloom"), "-n", "1000000", "-p", "0.001", "--keys", "-")
 			stdin, err := cmd.StdinPipe()
 			require.NoError(t, err)
 			defer stdin.Close()

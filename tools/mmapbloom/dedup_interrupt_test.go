@@ -6,7 +6,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -17,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 )
 
 // interruptedLine is dedup's one line on stderr after SIGINT or SIGTERM.
@@ -107,7 +108,7 @@ func countPrinted(p printed) int {
 // (through a slow pipe when pipe is set), sends sig once at bytes were
 // written, and returns the exit status (exitOf) and stderr.
 func interruptAt(t *testing.T, bin string, args []string, out string, pipe bool, sig syscall.Signal, at int64) (int, string) {
-	cmd := exec.Command(bin, args...)
+	cmd := testkit.Command(t, bin, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	f, err := os.Create(out)
@@ -180,7 +181,7 @@ func rerunInto(t *testing.T, bin, out string, args ...string) {
 	f, err := os.Create(out)
 	require.NoError(t, err)
 	defer f.Close()
-	cmd := exec.Command(bin, args...)
+	cmd := testkit.Command(t, bin, args...)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = f, &stderr
 	require.NoError(t, cmd.Run(), "rerun: %s", stderr.String())

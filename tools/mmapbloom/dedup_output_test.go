@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -37,7 +36,7 @@ func TestDedupOutputFull(t *testing.T) {
 
 	f, err := os.Create(out1)
 	require.NoError(t, err)
-	cmd := exec.Command(bin, "dedup", store, "-n", "100000", "-p", "0.001", input)
+	cmd := testkit.Command(t, bin, "dedup", store, "-n", "100000", "-p", "0.001", input)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = f, &stderr
 	err = cmd.Run()
@@ -68,7 +67,7 @@ func TestDedupBrokenPipe(t *testing.T) {
 	dir := t.TempDir()
 	input := u.write(t, dir, "urls.txt", u.all())
 	store := filepath.Join(dir, "seen.bloom")
-	cmd := exec.Command(bin, "dedup", store, "-n", "200000", "-p", "0.001", input)
+	cmd := testkit.Command(t, bin, "dedup", store, "-n", "200000", "-p", "0.001", input)
 	pr, pw, err := os.Pipe()
 	require.NoError(t, err)
 	var stderr bytes.Buffer
@@ -99,7 +98,7 @@ func TestDedupSync(t *testing.T) {
 		store := filepath.Join(dir, fmt.Sprintf("s%d.bloom", i))
 		var out []byte
 		var err error
-		cmd := exec.Command(binary(t), "dedup", "--sync", store, "-n", "100000", "-p", "0.0001", keys)
+		cmd := testkit.Command(t, binary(t), "dedup", "--sync", store, "-n", "100000", "-p", "0.0001", keys)
 		if stdout == "file" {
 			path := filepath.Join(dir, "out")
 			f, ferr := os.Create(path)

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 )
 
 // dedupWorkers is the number of dedup processes of TestDedupWorkers.
@@ -71,7 +73,7 @@ func runWorkers(t *testing.T, bin, store string, inputs []string) []string {
 		f, err := os.Create(outs[i])
 		require.NoError(t, err)
 		defer f.Close()
-		cmds[i] = exec.Command(bin, "dedup", store, "-n", "1000000", "-p", "0.001", in)
+		cmds[i] = testkit.Command(t, bin, "dedup", store, "-n", "1000000", "-p", "0.001", in)
 		cmds[i].Stdout, cmds[i].Stderr = f, &stderrs[i]
 	}
 	for _, c := range cmds {

@@ -1,11 +1,12 @@
 package replication
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 )
 
 // A program importing only the library (mmapbloom/ and format/)
@@ -14,7 +15,7 @@ import (
 // nats package. As a check of the check, this package's list does.
 func TestLibraryHasNoNATS(t *testing.T) {
 	deps := func(pkgs ...string) string {
-		out, err := exec.Command("go", append([]string{"list", "-deps"}, pkgs...)...).CombinedOutput()
+		out, err := testkit.Command(t, "go", append([]string{"list", "-deps"}, pkgs...)...).CombinedOutput()
 		require.NoError(t, err, "%s", out)
 		return string(out)
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // layered is a Bloom made of layers that can describe each of them
-// (the library's sets; see set in sets.go).
+// (the library's sets; see set in store_sets.go).
 type layered interface {
 	Stats() ([]mmapbloom.Stats, error)
 }

@@ -1,17 +1,22 @@
 package server
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
-
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
 // RedisBloom tests/flow/test_overall.py: a NONSCALING filter of
-// capacity 2 refuses a third new item (rebloom.c bfInsertCommon).
+// capacity 2 refuses a third new item (rebloom.c bfInsertCommon). The
+// filter has a fixed seed (fixSeeds), so that x is not a false positive.
 func TestNonScalingFull(t *testing.T) {
-	_, addr := startServer(t, Config{})
+	s, addr := startServer(t, Config{})
+	fixSeeds(t, s)
 	rdb := dial(t, addr, "")
 	c := ctx(t)
 	require.NoError(t, rdb.Do(c, "BF.RESERVE", "f", "0.01", "2", "NONSCALING").Err())
@@ -29,9 +34,11 @@ func TestNonScalingFull(t *testing.T) {
 
 // TestNonScalingFullPipelined: a run of pipelined BF.ADDs on one key,
 // answered by one batch call (execBatch), refuses the new items of a full
-// NONSCALING filter as single BF.ADDs do, each on its own.
+// NONSCALING filter as single BF.ADDs do, each on its own (a fixed
+// seed: fixSeeds).
 func TestNonScalingFullPipelined(t *testing.T) {
-	_, addr := startServer(t, Config{})
+	s, addr := startServer(t, Config{})
+	fixSeeds(t, s)
 	rdb := dial(t, addr, "")
 	c := ctx(t)
 	require.NoError(t, rdb.Do(c, "BF.RESERVE", "f", "0.01", "3", "NONSCALING").Err())
@@ -50,4 +57,25 @@ func TestNonScalingFullPipelined(t *testing.T) {
 		require.NoError(t, err, "item %d", i)
 		require.Equal(t, want, v, "item %d", i)
 	}
+}
+
+// TestFixSeeds: after fixSeeds, BF.RESERVE and BF.INSERT make the
+// filters of fullShapes with fullShapesSeed, and other shapes with a
+// random seed as before.
+func TestFixSeeds(t *testing.T) {
+	s, addr := startServer(t, Config{})
+	fixSeeds(t, s)
+	rdb, c := dial(t, addr, ""), ctx(t)
+	require.NoError(t, rdb.Do(c, "BF.RESERVE", "two", "0.01", "2", "NONSCALING").Err())
+	require.NoError(t, rdb.Do(c, "BF.INSERT", "three", "CAPACITY", "3", "ERROR", "0.01", "NONSCALING", "ITEMS", "a").Err())
+	require.NoError(t, rdb.Do(c, "BF.RESERVE", "four", "0.01", "4", "NONSCALING").Err())
+	seed := func(key string) uint64 {
+		f, err := mmapbloom.Open(filepath.Join(s.cfg.Dir, key+".bloom"), &mmapbloom.OpenOptions{ReadOnly: true})
+		require.NoError(t, err)
+		defer f.Close()
+		return f.Header().Seed
+	}
+	assert.Equal(t, uint64(fullShapesSeed), seed("two"))
+	assert.Equal(t, uint64(fullShapesSeed), seed("three"))
+	assert.NotEqual(t, uint64(fullShapesSeed), seed("four"), "a random seed (equal with probability 2^-64)")
 }

@@ -10,7 +10,7 @@ import (
 
 // BF.LOADCHUNK into a key that exists: RedisBloom copies the piece into
 // the live filter (SBChain_LoadEncodedChunk in sb.c); this server builds
-// a load in a new file and links it whole (dump.go), so it refuses the
+// a load in a new file and links it whole (bf_dump.go), so it refuses the
 // piece, with RedisBloom's error where RedisBloom refuses it too.
 var (
 	errChunkOffset  = errors.New("ERR invalid offset - no link found")

@@ -60,11 +60,13 @@ func respCommand(args ...string) string {
 
 // TestRedisBloomReplies sends each block of testdata/redisbloom/
 // replies.txt on a new connection (HELLO 3 first for RESP3) and compares
-// the reply to its last command, byte for byte, with RedisBloom's.
+// the reply to its last command, byte for byte, with RedisBloom's. The
+// full NONSCALING filter (full3) has a fixed seed (fixSeeds).
 func TestRedisBloomReplies(t *testing.T) {
 	blocks := readReplyBlocks(t, "testdata/redisbloom/replies.txt")
 	require.NotEmpty(t, blocks)
-	_, addr := startServer(t, redisBloomDefaults)
+	s, addr := startServer(t, redisBloomDefaults)
+	fixSeeds(t, s)
 	for _, b := range blocks {
 		nc := rawConn(t, addr)
 		var req string

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/tools/replication/natstest"
 
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/tools/replication"
 	"github.com/mmapbloom/mmapbloom/tools/replication/lease"
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
@@ -167,18 +168,18 @@ func realClientsFollow(t *testing.T, addr string) {
 	if err != nil {
 		needOrSkip(t, "redis-cli not found: apt-get install redis-tools")
 	}
-	out, err := exec.Command(cli, "-h", host, "-p", port, "-c", "BF.EXISTS", "k", "b").CombinedOutput()
+	out, err := testkit.Command(t, cli, "-h", host, "-p", port, "-c", "BF.EXISTS", "k", "b").CombinedOutput()
 	require.NoError(t, err, string(out))
 	assert.Equal(t, "1", strings.TrimSpace(string(out)), "redis-cli -c followed MOVED to the new owner")
 
 	py := cmp.Or(os.Getenv("MMAPBLOOM_PYTHON"), "python3")
-	if exec.Command(py, "-c", "import redis.cluster").Run() != nil {
+	if testkit.Command(t, py, "-c", "import redis.cluster").Run() != nil {
 		needOrSkip(t, py+" has no redis-py: apt-get install python3-redis")
 	}
 	script := "import sys\nfrom redis.cluster import RedisCluster\n" +
 		"rc = RedisCluster(host=sys.argv[1], port=int(sys.argv[2]))\n" +
 		"print(rc.execute_command('BF.EXISTS', 'k', 'b'))\n"
-	out, err = exec.Command(py, "-c", script, host, port).CombinedOutput()
+	out, err = testkit.Command(t, py, "-c", script, host, port).CombinedOutput()
 	require.NoError(t, err, string(out))
 	assert.Equal(t, "1", strings.TrimSpace(string(out)), "redis-py's RedisCluster routed to the new owner")
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
 )
 
@@ -64,7 +65,7 @@ func TestClusterIPv6Endpoints(t *testing.T) {
 	if err != nil {
 		needOrSkip(t, "redis-cli not found: apt-get install redis-tools")
 	}
-	out, err := exec.Command(cli, "-h", "::1", "-p", ports[0], "-c", "BF.ADD", key, "y").CombinedOutput()
+	out, err := testkit.Command(t, cli, "-h", "::1", "-p", ports[0], "-c", "BF.ADD", key, "y").CombinedOutput()
 	require.NoError(t, err, string(out))
 	assert.Equal(t, "1", strings.TrimSpace(string(out)), "redis-cli -c followed MOVED to node2")
 	ok, err := dial(t, addrs[1], "").BFExists(c, key, "y").Result()

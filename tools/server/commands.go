@@ -24,7 +24,7 @@ package server
 //	       files, are @dangerous.
 //	tips   COMMAND INFO's tips, Redis 7.0's for its own commands
 //	docs   COMMAND DOCS: group, since, summary and argument specs (doc,
-//	       commanddocs.go); every command and subcommand has them
+//	       generic_commanddocs.go); every command and subcommand has them
 //	noAuth runs before AUTH
 
 // Flag sets shared by many entries.

@@ -51,6 +51,8 @@
 //	             rendered in Redis's formats from package obs's counters;
 //	             memory and residency (the library's Resident), persistence,
 //	             the run-time parameters (slowlog-max-len...)
+//	save.go      Syncs as Redis's saves: writes refused (MISCONF) after a
+//	             failed one
 //
 // # Packages
 //

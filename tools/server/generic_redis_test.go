@@ -11,6 +11,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 )
 
 // startRedisRef runs Debian's redis-server 7.0 on a free loopback port,
@@ -31,7 +33,7 @@ func startRedisRef(t testing.TB) string {
 	require.NoError(t, err)
 	addr := ln.Addr().String()
 	require.NoError(t, ln.Close())
-	cmd := exec.Command(bin, "--port", addr[strings.LastIndexByte(addr, ':')+1:], "--bind", "127.0.0.1",
+	cmd := testkit.Process(t, bin, "--port", addr[strings.LastIndexByte(addr, ':')+1:], "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--dir", t.TempDir(), "--enable-debug-command", "local")
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {

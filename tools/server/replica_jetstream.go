@@ -20,9 +20,9 @@ import (
 // slot's stream and answered once this node has read it back from the
 // log and applied it there; every node applies the streams of the
 // slots it serves (followedStreams). The log itself is package
-// replication; this file starts it, the others of replica_jetstream*
-// publish (…_write.go), apply (…_apply.go) and answer WAIT, WAITAOF
-// and INFO replication (…_wait.go).
+// replication; this file starts it, replica_jetstream_write.go
+// publishes, replica_jetstream_apply.go applies, and
+// replica_jetstream_wait.go answers WAIT, WAITAOF and INFO replication.
 
 // ReplicationJetStream is Config.Replication's value for the log.
 const ReplicationJetStream = "jetstream"

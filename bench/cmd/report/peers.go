@@ -8,7 +8,7 @@ import (
 	"github.com/mmapbloom/mmapbloom/bench/internal/result"
 )
 
-// Benchmark functions of peers_test.go.
+// Benchmark functions of bench/peers_test.go.
 const (
 	peersFunc    = "BenchmarkPeers"
 	phishingFunc = "BenchmarkPeersPhishing"

@@ -80,7 +80,7 @@ func TestSeed003Answers(t *testing.T) {
 // TestPythonGoldenPositions checks every scheme against the positions
 // of testdata/py (the first 300 queries of queries.hex, per file): the
 // Go library wrote them and the Python package's independent twin
-// (python/mmapbloom/hashing.py) is tested against them, so a change of
+// (python/src/mmapbloom/hashing.py) is tested against them, so a change of
 // either breaks one of the two.
 func TestPythonGoldenPositions(t *testing.T) {
 	dir := testkit.Testdata("py")

@@ -1,5 +1,5 @@
 // This file is the only one of the library that uses unsafe for more than
-// a size (internal/kernel's layer.go takes one): it views the mapped bytes
+// a size (internal/kernel/layer.go takes one): it views the mapped bytes
 // as 64-bit words for sync/atomic, and gives the set kernels
 // (kernel.TestLayers) the addresses of mappings.
 

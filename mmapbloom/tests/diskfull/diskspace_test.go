@@ -3,6 +3,7 @@
 package diskfull
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -39,10 +40,14 @@ func mountSmall(mode, mnt string) error {
 	if err := os.Truncate(img, 3<<20); err != nil {
 		return err
 	}
-	if out, err := exec.Command("mkfs.ext2", "-q", "-F", "-m", "0", img).CombinedOutput(); err != nil {
+	// The helper process has no test: its commands get
+	// testkit.CommandTimeout by hand.
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.CommandTimeout)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, "mkfs.ext2", "-q", "-F", "-m", "0", img).CombinedOutput(); err != nil {
 		return errors.New("mkfs.ext2: " + err.Error() + ": " + string(out))
 	}
-	if out, err := exec.Command("mount", "-o", "loop", img, mnt).CombinedOutput(); err != nil {
+	if out, err := exec.CommandContext(ctx, "mount", "-o", "loop", img, mnt).CombinedOutput(); err != nil {
 		return errors.New("mount -o loop: " + err.Error() + ": " + string(out))
 	}
 	return nil

@@ -144,7 +144,7 @@ func TestSetGrowthManyProcesses(t *testing.T) {
 			st, err := s.Stats()
 			require.NoError(t, err)
 			t.Logf("layer counts after the race: %d (capacity %d), %d", st[0].Count, st[0].N, st[1].Count)
-			// The bound of set_grow.go: unpublished adds and one batch step
+			// The bound of mmapbloom/set_grow.go: unpublished adds and one batch step
 			// per handle.
 			assert.LessOrEqual(t, st[0].Count, uint64(n0+procs*2*testhooks.CountBatch))
 		})

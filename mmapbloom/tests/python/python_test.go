@@ -208,7 +208,7 @@ func python(t *testing.T) string {
 		if py == "" {
 			continue
 		}
-		out, err := exec.Command(py, "-c", "import xxhash").CombinedOutput()
+		out, err := testkit.Command(t, py, "-c", "import xxhash").CombinedOutput()
 		if err == nil {
 			return py
 		}

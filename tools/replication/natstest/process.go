@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/tools/replication"
 )
 
@@ -89,7 +90,7 @@ func StartProcesses(t testing.TB, n int) *Processes {
 // Start starts process i (again) and waits until it accepts clients.
 func (p *Processes) Start(t testing.TB, i int) {
 	t.Helper()
-	cmd := exec.Command(p.bin, "-c", p.confs[i])
+	cmd := testkit.Process(t, p.bin, "-c", p.confs[i])
 	cmd.Stdout, cmd.Stderr = nil, nil
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("natstest: %s: %v", p.bin, err)

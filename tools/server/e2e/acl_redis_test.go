@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os/exec"
 	"strconv"
 	"testing"
 	"time"
@@ -12,6 +11,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 )
 
 // startRedisServer runs Debian's redis-server on a free loopback port
@@ -23,7 +24,7 @@ func startRedisServer(t *testing.T, pass string) string {
 	require.NoError(t, err)
 	addr := ln.Addr().String()
 	require.NoError(t, ln.Close())
-	cmd := exec.Command(bin, "--port", port(addr), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+	cmd := testkit.Process(t, bin, "--port", port(addr), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
 		"--dir", t.TempDir(), "--requirepass", pass)
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {

@@ -23,7 +23,7 @@ func needTool(t *testing.T, path string, check ...string) string {
 	t.Helper()
 	p, err := exec.LookPath(path)
 	if err == nil && len(check) > 0 {
-		err = exec.Command(p, check...).Run()
+		err = testkit.Command(t, p, check...).Run()
 	}
 	if err != nil {
 		msg := fmt.Sprintf("%s not usable (%v): apt-get install redis-tools python3-redis", path, err)
@@ -55,7 +55,7 @@ func TestRedisCLITranscript(t *testing.T) {
 			if strings.HasSuffix(script, ".resp3.redis") {
 				args = append(args, "-3")
 			}
-			cmd := exec.Command(cli, args...)
+			cmd := testkit.Command(t, cli, args...)
 			cmd.Stdin = bytes.NewReader(in)
 			out, err := cmd.CombinedOutput()
 			require.NoError(t, err, string(out))
@@ -75,7 +75,7 @@ func TestRedisCLIPipe(t *testing.T) {
 		fmt.Fprintf(&proto, "*3\r\n$6\r\nBF.ADD\r\n$8\r\nphishing\r\n$%d\r\n%s\r\n", len(u), u)
 	}
 	s := startServe(t, t.TempDir(), nil)
-	cmd := exec.Command(cli, "-h", "127.0.0.1", "-p", port(s.addr), "--pipe")
+	cmd := testkit.Command(t, cli, "-h", "127.0.0.1", "-p", port(s.addr), "--pipe")
 	cmd.Stdin = &proto
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, string(out))
@@ -113,7 +113,7 @@ func sampleURLs(t *testing.T) []string {
 func TestRedisPy(t *testing.T) {
 	py := needTool(t, "/usr/bin/python3", "-c", "import redis")
 	s := startServe(t, t.TempDir(), nil)
-	out, err := exec.Command(py, "testdata/serve/redis_py_check.py", port(s.addr)).CombinedOutput()
+	out, err := testkit.Command(t, py, "testdata/serve/redis_py_check.py", port(s.addr)).CombinedOutput()
 	require.NoError(t, err, string(out))
 	assert.Equal(t, "ok\n", string(out))
 }
@@ -125,7 +125,7 @@ func TestRedisBenchmark(t *testing.T) {
 	bench := needTool(t, "redis-benchmark", "--version")
 	s := startServe(t, t.TempDir(), nil)
 	for _, cmd := range []string{"BF.ADD", "BF.EXISTS"} {
-		out, err := exec.Command(bench, "-h", "127.0.0.1", "-p", port(s.addr), "-n", "20000", "-c", "8", "-P", "16",
+		out, err := testkit.Command(t, bench, "-h", "127.0.0.1", "-p", port(s.addr), "-n", "20000", "-c", "8", "-P", "16",
 			"-r", "1000000", "--csv", cmd, "seen", "__rand_int__").CombinedOutput()
 		require.NoError(t, err, string(out))
 		assert.Contains(t, string(out), `"`+cmd+` seen __rand_int__",`)

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/tools/metrics"
 )
 
@@ -98,7 +99,7 @@ func TestRedisExporter(t *testing.T) {
 	require.Error(t, rdb.Do(c, "BF.RESERVE", "seen", "0.01", "10").Err()) // failed: exists
 
 	webAddr := freeAddr(t)
-	cmd := exec.Command(exporter, "-redis.addr", "redis://"+srv.addr, "-web.listen-address", webAddr)
+	cmd := testkit.Process(t, exporter, "-redis.addr", "redis://"+srv.addr, "-web.listen-address", webAddr)
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()

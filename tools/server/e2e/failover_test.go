@@ -370,7 +370,7 @@ func TestFailoverRealClients(t *testing.T) {
 	owner := ownerOf(t, ctx, r, 0)
 	other := r.nodes[3-owner]
 	last := items[keys[0]][len(items[keys[0]])-1]
-	out, err := exec.Command(cli, "-h", "127.0.0.1", "-p", port(other.addr), "-c", "BF.EXISTS", keys[0], last).CombinedOutput()
+	out, err := testkit.Command(t, cli, "-h", "127.0.0.1", "-p", port(other.addr), "-c", "BF.EXISTS", keys[0], last).CombinedOutput()
 	require.NoError(t, err, string(out))
 	assert.Equal(t, "1", strings.TrimSpace(string(out)), "redis-cli -c follows MOVED to node%d", owner+1)
 }
@@ -388,7 +388,7 @@ type lines struct {
 // process is killed, if still running, when the test ends.
 func startLines(t *testing.T, name string, args ...string) *lines {
 	t.Helper()
-	l := &lines{cmd: exec.Command(name, args...)}
+	l := &lines{cmd: testkit.Process(t, name, args...)}
 	l.cmd.Stderr = &l.stderr
 	stdout, err := l.cmd.StdoutPipe()
 	require.NoError(t, err)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 )
 
 // needPrlimit returns the argv prefix running a program with
@@ -96,7 +97,7 @@ func TestServeKilledLoadRemoved(t *testing.T) {
 	s := startServe(t, dir, nil)
 	rdb, c := goRedis(t, s.addr, "")
 	src := filepath.Join(t.TempDir(), "src.bloom")
-	out, err := exec.Command(binary(t), "create", src, "-n", "100000", "-p", "0.01").CombinedOutput()
+	out, err := testkit.Command(t, binary(t), "create", src, "-n", "100000", "-p", "0.01").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	dump, err := os.ReadFile(src)
 	require.NoError(t, err)

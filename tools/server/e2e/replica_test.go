@@ -3,7 +3,6 @@ package e2e_test
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -13,6 +12,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 )
 
 // Failover measurement: adds at failRate a second for failSeconds,
@@ -105,7 +106,7 @@ func infoField(info, field string) string {
 func TestServeReplicaRedisPy(t *testing.T) {
 	py := needTool(t, "/usr/bin/python3", "-c", "import redis.cluster")
 	nodes, _ := startServeNodes(t, []string{"0-16383", "replica-of node1"}, "--pull-interval", "1h")
-	out, err := exec.Command(py, "testdata/serve/redis_cluster_replica_check.py", port(nodes[1].addr), "2000").CombinedOutput()
+	out, err := testkit.Command(t, py, "testdata/serve/redis_cluster_replica_check.py", port(nodes[1].addr), "2000").CombinedOutput()
 	require.NoError(t, err, string(out))
 	assert.Equal(t, "ok 2000\n", string(out))
 }

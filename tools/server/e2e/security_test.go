@@ -13,7 +13,6 @@ import (
 	"math/big"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -146,7 +145,7 @@ func TestServeTLSRedisCLI(t *testing.T) {
 	acl := testkit.WriteFile(t, t.TempDir(), "users.acl", []byte(securityACL))
 	s := startServe(t, t.TempDir(), nil, append(c.tlsArgs(), "--aclfile", acl)...)
 	run := func(pass string, args ...string) string {
-		cmd := exec.Command(cli, append([]string{"--tls", "--cacert", c.ca, "--cert", c.clientCert, "--key", c.clientKey,
+		cmd := testkit.Command(t, cli, append([]string{"--tls", "--cacert", c.ca, "--cert", c.clientCert, "--key", c.clientKey,
 			"-h", "127.0.0.1", "-p", port(s.addr), "--user", "crawler"}, args...)...)
 		cmd.Env = append(os.Environ(), "REDISCLI_AUTH="+pass)
 		out, err := cmd.CombinedOutput()
@@ -167,7 +166,7 @@ func TestServeTLSRedisPy(t *testing.T) {
 	c := makeCerts(t)
 	acl := testkit.WriteFile(t, t.TempDir(), "users.acl", []byte(securityACL))
 	s := startServe(t, t.TempDir(), nil, append(c.tlsArgs(), "--aclfile", acl)...)
-	out, err := exec.Command(py, filepath.Join("testdata", "serve", "redis_py_tls.py"), "127.0.0.1", port(s.addr),
+	out, err := testkit.Command(t, py, filepath.Join("testdata", "serve", "redis_py_tls.py"), "127.0.0.1", port(s.addr),
 		c.ca, c.clientCert, c.clientKey).CombinedOutput()
 	require.NoError(t, err, string(out))
 	assert.Equal(t, strings.Join([]string{

@@ -43,7 +43,7 @@ func startServe(t *testing.T, dir string, env []string, args ...string) *served 
 func startServeUnder(t *testing.T, wrap []string, dir string, env []string, args ...string) *served {
 	t.Helper()
 	argv := append(append(slices.Clone(wrap), binary(t), "serve", "--dir", dir, "--addr", "127.0.0.1:0"), args...)
-	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd := testkit.Process(t, argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
@@ -188,7 +188,7 @@ func TestServeSharingProcess(t *testing.T) {
 		fmt.Fprintf(&local, "local-%d\n", i)
 	}
 	keys := testkit.WriteFile(t, t.TempDir(), "keys.txt", []byte(local.String()))
-	add := exec.Command(binary(t), "add", filepath.Join(dir, "shared.bloom"), keys)
+	add := testkit.Command(t, binary(t), "add", filepath.Join(dir, "shared.bloom"), keys)
 	var addErr strings.Builder
 	add.Stderr = &addErr
 	require.NoError(t, add.Start())
