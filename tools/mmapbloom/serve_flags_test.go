@@ -35,6 +35,7 @@ func TestServeBadFlags(t *testing.T) {
 		{[]string{"--fold-buckets", "128"}, "--fold-buckets 128 without --fold-hashtags"},
 		{append(replicated, "--lease-ttl", "100ms"), "--lease-ttl 100ms: want 0 (no failover) or at least 200ms"},
 		{append(replicated, "--lease-ttl", "-1s"), "--lease-ttl -1s: want 0 (no failover) or at least 200ms"},
+		{[]string{"--appendfsync", "sometimes"}, "--appendfsync must be one of \"always\",\"everysec\",\"no\""},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			args := append([]string{"serve", "--dir", dir, "--addr", "127.0.0.1:0"}, tc.args...)
