@@ -3,8 +3,8 @@ package server
 import (
 	"context"
 	"fmt"
-	"os"
 	"math/rand/v2"
+	"os"
 	"testing"
 	"time"
 
