@@ -39,10 +39,11 @@ var cutKeys = []string{"k0", "k1", "k2", "k3"}
 
 // powerCutInProcess skips a power-cut test of the server outside
 // MMAPBLOOM_STRESS=1: the server runs in the test's process, beside the
-// FUSE server of its mount, and a run can hang for good (seen 1 run in
-// about 6 under -race, and with Limits.FilterFiles 2, whose closes and
-// reopens fault pages in often): a page fault of the server on a
-// mapping of the mount waits in the kernel for an answer the FUSE
+// FUSE server of its mount, and a run can hang for good (seen: always,
+// seed 2 under -race; everysec, seed 5 of 10 without; always with
+// Limits.FilterFiles 2, whose closes and reopens fault pages in often,
+// 3 runs of 4): the server's goroutine faulting on a mapping of the
+// mount waits in the kernel (fuse_read_folio) for an answer the FUSE
 // server in the same process never gives. A process-level test
 // (`mmapbloom serve` as a child, SIGKILLed) is the fix.
 func powerCutInProcess(t *testing.T) {
