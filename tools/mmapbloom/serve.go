@@ -66,6 +66,7 @@ type serveCmd struct {
 	FilterFiles         int           `default:"1024" help:"Most file descriptors the open filters hold (least recently used closed first); fitted with --maxclients to RLIMIT_NOFILE."`
 	SlowlogSlower       int64         `name:"slowlog-log-slower-than" default:"10000" help:"SLOWLOG logs commands taking at least this many microseconds (0: every command; negative: none)."`
 	SlowlogMaxLen       int64         `name:"slowlog-max-len" default:"128" help:"Most entries SLOWLOG keeps."`
+	Appendfsync         string        `default:"everysec" enum:"always,everysec,no" help:"When writes reach the disk, as Redis's appendfsync: always (a write is answered once synced; concurrent writes share a Sync), everysec (a Sync each second: a power cut loses at most about 2 s of writes), no (at WAITAOF 1 and shutdown; the kernel's write-back otherwise). CONFIG SET appendfsync changes it (docs/operations.md)."`
 	MetricsAddr         string        `name:"metrics-addr" help:"Serve Prometheus metrics at http://HOST:PORT/metrics (docs/operations.md); empty: none."`
 }
 
@@ -127,7 +128,7 @@ func (c *serveCmd) Run(e *env) error {
 		ClientIdle: c.Timeout, TLSHandshake: c.TLSHandshakeTimeout, FilterIdle: c.FilterIdle, Log: logger,
 		DefaultCapacity: c.DefaultCapacity, DefaultErrorRate: c.DefaultErrorRate, DefaultExpansion: c.DefaultExpansion,
 		ClusterConfig: c.ClusterConfig, NodeID: c.NodeID, PullInterval: c.PullInterval,
-		FoldHashtags: c.FoldHashtags, FoldBuckets: c.FoldBuckets,
+		FoldHashtags: c.FoldHashtags, FoldBuckets: c.FoldBuckets, AppendFsync: c.Appendfsync,
 		Replication: c.Replication, Replicate: server.ReplicationConfig{NATSURLs: splitURLs(c.NatsURL),
 			Streams: c.ReplicationStreams, MaxAge: c.ReplicationMaxAge, MaxBytes: c.ReplicationMaxBytes, SyncAlways: c.NatsSyncAlways,
 			LeaseTTL: c.LeaseTTL, ConfirmReads: c.LeaseRead == "confirm"},

@@ -36,6 +36,7 @@ func TestServeBadFlags(t *testing.T) {
 		{append(replicated, "--lease-ttl", "100ms"), "--lease-ttl 100ms: want 0 (no failover) or at least 200ms"},
 		{append(replicated, "--lease-ttl", "-1s"), "--lease-ttl -1s: want 0 (no failover) or at least 200ms"},
 		{append(replicated, "--lease-read", "never"), `--lease-read must be one of "clock","confirm" but got "never"`},
+		{[]string{"--appendfsync", "sometimes"}, "--appendfsync must be one of \"always\",\"everysec\",\"no\""},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			args := append([]string{"serve", "--dir", dir, "--addr", "127.0.0.1:0"}, tc.args...)

@@ -26,6 +26,7 @@ type client struct {
 	readonly bool
 	name     string
 	quit     bool
+	wrote    bool // the pipeline ran a write command (save_appendfsync.go)
 	resp3    bool // HELLO 3 was sent: replies in RESP3 (conn_resp3.go)
 	tx       tx   // MULTI ... EXEC (generic_multi.go)
 

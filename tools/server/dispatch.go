@@ -159,6 +159,7 @@ func (s *Server) execPipeline(c *client, cmds []redcon.Command) {
 		i++
 	}
 	s.answerLogged(c)
+	s.afterWrites(c)
 	c.afterPipeline()
 }
 
@@ -235,6 +236,7 @@ func (s *Server) prepare(c *client, cmd *command, args [][]byte) (*command, stri
 		s.leave(sub)
 		return sub, msg
 	}
+	c.noteWrite(sub)
 	return sub, ""
 }
 

@@ -71,7 +71,7 @@ func (l *liveConfig) createSpec() *createSpec {
 
 func init() {
 	registerConfig(
-		constParam("databases", "1"), constParam("save", ""), constParam("appendonly", "no"),
+		constParam("databases", "1"), constParam("save", ""),
 		constParam("maxmemory", "0"), constParam("maxmemory-policy", "noeviction"),
 		&configParam{name: "dir", get: func(s *Server) string { return s.cfg.Dir }},
 		&configParam{name: "port", get: func(s *Server) string { return s.port() }},

@@ -62,6 +62,9 @@ var genericScript = []struct {
 	{"CONFIG GET maxmemory-policy\r\n", exact},
 	{"CONFIG GET cluster-enabled\r\n", exact},
 	{"CONFIG GET appendonly\r\n", exact},
+	{"CONFIG SET appendfsync sometimes\r\n", exact},
+	{"CONFIG SET appendfsync EVERYSEC\r\n", exact},
+	{"CONFIG GET appendfsync\r\n", exact},
 	{"CONFIG GET save\r\n", exact},
 	{"CONFIG GET maxclients maxmemory maxclients\r\n", pairs},
 	{"CONFIG GET nosuch\r\n", exact},
@@ -125,7 +128,8 @@ var genericScript = []struct {
 // redis-server 7.0 and to the server and compares the replies.
 func TestGenericAsRedis(t *testing.T) {
 	ref := startRedisRef(t)
-	_, addr := startServer(t, Config{ClientIdle: -1})
+	// appendfsync no: redis-server runs with --appendonly no.
+	_, addr := startServer(t, Config{ClientIdle: -1, AppendFsync: AppendFsyncNo})
 	keys := []string{"hello", "hallo", "hillo", "h*llo"}
 	for _, k := range keys {
 		send(t, ref, "*3\r\n$3\r\nSET\r\n$"+strconv.Itoa(len(k))+"\r\n"+k+"\r\n$1\r\n1\r\n")

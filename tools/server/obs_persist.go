@@ -90,7 +90,8 @@ func (st *syncStat) info(startup time.Time, added int64, now time.Time) [][2]str
 	}
 }
 
-// persistenceInfo is INFO persistence (syncStat.info).
+// persistenceInfo is INFO persistence (syncStat.info, with
+// appendfsync's AOF fields: aofInfo).
 func (s *Server) persistenceInfo() [][2]string {
-	return s.obs.syncs.info(s.start, s.obs.added.Load(), time.Now())
+	return s.aofInfo(s.obs.syncs.info(s.start, s.obs.added.Load(), time.Now()))
 }

@@ -266,9 +266,11 @@ func bootstrapPeer(cs *clusterState, slot int) *cluster.Node {
 	return nil
 }
 
-// syncAll msyncs every open filter.
+// syncAll msyncs every open filter, and reports the failed Syncs of
+// the filters closed since the last call (closeEvicted).
 func (s *store) syncAll() error {
 	s.mu.Lock()
+	err := s.takeEvictErr()
 	var es []*entry
 	for _, e := range s.open {
 		if e.b != nil && !e.broken {
@@ -277,7 +279,6 @@ func (s *store) syncAll() error {
 		}
 	}
 	s.mu.Unlock()
-	var err error
 	for _, e := range es {
 		if serr := e.b.Sync(); serr != nil && !errors.Is(serr, mmapbloom.ErrClosed) {
 			err = errors.Join(err, serr)

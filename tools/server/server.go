@@ -137,6 +137,13 @@ type Config struct {
 	// Replication and Replicate.LeaseTTL, leases on the log's NATS
 	// (logFailover); else none, the config file alone decides.
 	Failover *Failover
+
+	// AppendFsync is when writes reach the disk, Redis's appendfsync
+	// (save_appendfsync.go): "always" (a write is answered once a Sync
+	// after it completed), "everysec" (a Sync each second) or "no" (at
+	// WAITAOF 1 and shutdown; the kernel's write-back otherwise). CONFIG
+	// SET appendfsync changes it. Default DefaultAppendFsync.
+	AppendFsync string
 }
 
 // Defaults of Config.
@@ -194,6 +201,8 @@ type Server struct {
 	repl *jsRepl
 	// failover keeps this node's leases; nil without Config.Failover.
 	failover *failover
+	// fsync runs appendfsync's Syncs (save_appendfsync.go).
+	fsync *syncer
 
 	// trace, when set (by tests), sees every command before it runs.
 	trace func(args [][]byte)
@@ -230,6 +239,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, store: newStore(cfg.Dir, cfg.Sets, cfg.FilterIdle, cfg.FileCheck, lim), acl: users,
 		start: time.Now(), clients: map[*client]struct{}{}, refusing: make(chan struct{}, maxRefusing), puller: newPuller(), obs: newObserver()}
 	s.conf.init(&s.cfg)
+	s.fsync = s.newSyncer()
 	var leases *logLeases
 	if cs != nil && cfg.Replication != "" && cfg.Failover == nil && cfg.Replicate.LeaseTTL > 0 {
 		s.cfg.Failover, leases = logFailover(cfg.Replicate.LeaseTTL, cfg.Replicate.ConfirmReads)
@@ -254,6 +264,7 @@ func New(cfg Config) (*Server, error) {
 	} else {
 		close(s.puller.done)
 	}
+	go s.fsyncLoop()
 	return s, nil
 }
 
@@ -308,6 +319,9 @@ func fillDefaults(cfg *Config) error {
 	}
 	if cfg.FoldBuckets == 0 {
 		cfg.FoldBuckets = DefaultFoldBuckets
+	}
+	if err := checkAppendFsync(cfg); err != nil {
+		return err
 	}
 	if err := checkReplication(cfg); err != nil {
 		return err
@@ -446,6 +460,7 @@ func (s *Server) Shutdown() error {
 	s.stopFailover()
 	s.puller.close()
 	s.handlers.Wait()
+	s.stopFsync()
 	s.repl.close()
 	return errors.Join(err, s.store.Close())
 }

@@ -41,6 +41,11 @@ type store struct {
 	// period is the file check period (store_filecheck.go): an open entry is
 	// checked against its file at its first use in each.
 	period atomic.Uint64
+	// syncOnClose: appendfsync is not no, closeEvicted syncs a filter
+	// before closing it; evictErr holds the errors of those Syncs until
+	// syncAll reports them (save_appendfsync.go).
+	syncOnClose atomic.Bool
+	evictErr    error
 }
 
 // entry is an open filter and the commands using it.
@@ -323,7 +328,7 @@ func (s *store) closeIdle(idle time.Duration) {
 		for k, e := range s.open {
 			if e.refs == 0 && !e.used {
 				delete(s.open, k)
-				_ = e.b.Close() // adds are in the mapping already
+				s.closeEvicted(e)
 			}
 			e.used = false
 		}

@@ -149,7 +149,7 @@ func (s *store) evictLocked(all bool) {
 			return
 		}
 		delete(s.open, lru.stem)
-		_ = lru.b.Close() // adds are in the mapping already
+		s.closeEvicted(lru)
 		total -= lru.fds
 	}
 }
