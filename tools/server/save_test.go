@@ -29,7 +29,7 @@ func TestMisconfAfterFailedSync(t *testing.T) {
 	}
 	require.Equal(t, "ok", status())
 
-	p.Fail()
+	require.NoError(t, p.Fail())
 	require.Error(t, rdb.Do(c, "WAITAOF", 1, 0, 0).Err(), "the Sync fails")
 	assert.Equal(t, "err", status())
 	for _, args := range [][]any{{"BF.ADD", "seen", "b"}, {"BF.MADD", "seen", "b", "c"}, {"BF.RESERVE", "new", 0.01, 100},
@@ -54,7 +54,7 @@ func TestMisconfAfterFailedSync(t *testing.T) {
 	require.NoError(t, rdb.ConfigSet(c, "stop-writes-on-bgsave-error", "yes").Err())
 	assert.EqualError(t, rdb.BFAdd(c, "seen", "c").Err(), msgMisconf)
 
-	p.Heal()
+	require.NoError(t, p.Heal())
 	require.NoError(t, rdb.Do(c, "WAITAOF", 1, 0, 0).Err(), "the disk is back")
 	assert.Equal(t, "ok", status())
 	require.NoError(t, rdb.BFAdd(c, "seen", "c").Err())

@@ -9,7 +9,11 @@
 //
 // # Basics
 //
-// Mount(t, dir) serves dir (the "disk") at a new mount point. Writes go
+// Mount(t, dir) serves dir (the "disk") at a new mount point, from a
+// child process (the test binary run again, which init turns into the
+// FUSE server): a FUSE server in the process whose threads fault on
+// mapped pages of the mount can deadlock it, the faulting thread holding
+// the mmap lock the server's own allocations wait for. Writes go
 // through to dir at once, each keeping an undo record of the bytes and
 // size it replaced; an fsync or fdatasync of a file (msync(MS_SYNC) of a
 // shared mapping ends in one) drops that file's records. Cut stops every

@@ -3,23 +3,48 @@
 package powercut
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 )
 
-// ErrCut is returned by Cut and Unmount when restoring the directory
-// underneath failed: the test's result would mean nothing.
+// ErrCut is returned by Cut, Fail, Heal and Unmount when the filesystem
+// process did not do what was asked (restoring the directory underneath
+// failed, or the process is gone): the test's result would mean nothing.
 var ErrCut = errors.New("powercut")
+
+// serveEnv, in a test binary's environment, makes it serve a mount
+// instead of running tests (serve, called from init): the FUSE server
+// runs in a process of its own, since a page fault on a mapped file of
+// the mount that waits for a FUSE server in the same process can
+// deadlock it (the faulting thread holds the process's mmap lock, which
+// the server's own memory allocation then waits for).
+const serveEnv = "MMAPBLOOM_POWERCUT_SERVE"
+
+// mountEnv is the mount point of serveEnv's directory.
+const mountEnv = "MMAPBLOOM_POWERCUT_MOUNT"
+
+func init() {
+	if spec := os.Getenv(serveEnv); spec != "" {
+		os.Exit(serve(spec, os.Getenv(mountEnv), os.Stdin, os.Stdout))
+	}
+}
 
 // state is what the filesystem does with a write.
 type state int
@@ -30,7 +55,8 @@ const (
 	cut                  // the power is off: EIO, nothing reaches the disk
 )
 
-// FS is a mounted filesystem that can lose power.
+// FS is a mounted filesystem that can lose power, served by a child
+// process (the test binary run again).
 type FS struct {
 	// Dir is the mount point: the path the processes under test use.
 	Dir string
@@ -38,40 +64,41 @@ type FS struct {
 	// synced.
 	Disk string
 
-	server *fuse.Server
-	abort  string // the connection's abort file in the fusectl filesystem
-
-	mu    sync.Mutex
-	state state
-	files map[uint64]*undoLog // by the inode number of the mount
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	in     io.WriteCloser // commands to the child, a line each
+	out    *bufio.Reader  // its answers, a line each
+	abort  string         // the connection's abort file in the fusectl filesystem
+	closed bool
 }
 
-// Mount serves disk at a new temporary directory and returns it; the
-// mount is removed when the test ends. Without /dev/fuse or the right to
-// mount (root), the test is skipped with a message, and under CI=true it
-// fails.
+// Mount serves disk at a new temporary directory from a child process
+// and returns it; the mount is removed when the test ends. Without
+// /dev/fuse or the right to mount (root), the test is skipped with a
+// message, and under CI=true it fails.
 func Mount(t testing.TB, disk string) *FS {
 	t.Helper()
-	p := &FS{Dir: t.TempDir(), Disk: disk, files: map[uint64]*undoLog{}}
-	root := &fs.LoopbackRoot{Path: disk}
-	var st syscall.Stat_t
-	if err := syscall.Stat(disk, &st); err != nil {
-		t.Fatalf("powercut: %v", err)
-	}
-	root.Dev = st.Dev
-	root.RootNode = &node{LoopbackNode: &fs.LoopbackNode{RootData: root}, fs: p}
-	server, err := fs.Mount(p.Dir, root.RootNode, &fs.Options{MountOptions: fuse.MountOptions{
-		DirectMount: true, DirectMountStrict: true, FsName: "powercut", Name: "powercut", AllowOther: true}})
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true: powercut: mount FUSE on %s: %v (CI runs as root with /dev/fuse)", p.Dir, err)
-		}
-		t.Skipf("powercut: mount FUSE: %v (needs root and /dev/fuse)", err)
-	}
-	p.server = server
-	if p.abort, err = abortFile(p.Dir); err != nil {
+	p := &FS{Dir: t.TempDir(), Disk: disk}
+	p.cmd = testkit.Process(t, os.Args[0], "-test.run=^$")
+	p.cmd.Env = append(os.Environ(), serveEnv+"="+disk, mountEnv+"="+p.Dir)
+	p.cmd.Stderr = os.Stderr
+	in, err := p.cmd.StdinPipe()
+	require.NoError(t, err)
+	out, err := p.cmd.StdoutPipe()
+	require.NoError(t, err)
+	p.in, p.out = in, bufio.NewReader(out)
+	require.NoError(t, p.cmd.Start())
+	line, err := p.out.ReadString('\n')
+	verb, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
+	switch {
+	case err == nil && verb == "ready":
+		p.abort = arg
+	case os.Getenv("CI") == "true":
 		_ = p.Unmount()
-		t.Fatalf("powercut: %v", err)
+		t.Fatalf("CI=true: powercut: mount FUSE on %s: %s %v (CI runs as root with /dev/fuse)", p.Dir, arg, err)
+	default:
+		_ = p.Unmount()
+		t.Skipf("powercut: mount FUSE: %s %v (needs root and /dev/fuse)", arg, err)
 	}
 	t.Cleanup(func() {
 		if err := p.Unmount(); err != nil {
@@ -83,61 +110,158 @@ func Mount(t testing.TB, disk string) *FS {
 
 // Fail makes every later write, truncation, allocation and fsync answer
 // EIO until Heal, as a failed disk does; reads go on.
-func (p *FS) Fail() { p.set(failing) }
+func (p *FS) Fail() error { return p.ask("fail") }
 
 // Heal ends Fail: writes go through again.
-func (p *FS) Heal() { p.set(live) }
-
-func (p *FS) set(s state) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.state != cut {
-		p.state = s
-	}
-}
+func (p *FS) Heal() error { return p.ask("heal") }
 
 // Cut cuts the power: every later write and fsync answers EIO and
 // reaches nothing, and every file of Disk goes back to what its last
-// fsync made durable. It returns an error wrapping ErrCut when a file
-// could not be restored.
-func (p *FS) Cut() error {
+// fsync made durable.
+func (p *FS) Cut() error { return p.ask("cut") }
+
+// ask sends the child a command and waits for its answer: nil for "ok",
+// else an error wrapping ErrCut.
+func (p *FS) ask(verb string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.state = cut
-	var err error
-	for ino, l := range p.files {
-		if rerr := l.restore(); rerr != nil {
-			err = errors.Join(err, fmt.Errorf("%w: restore inode %d: %w", ErrCut, ino, rerr))
-		}
-		delete(p.files, ino)
+	if p.closed {
+		return fmt.Errorf("%w: %s after Unmount", ErrCut, verb)
 	}
-	return err
+	if _, err := io.WriteString(p.in, verb+"\n"); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrCut, verb, err)
+	}
+	line, err := p.out.ReadString('\n')
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrCut, verb, err)
+	}
+	if line = strings.TrimSpace(line); line != "ok" {
+		return fmt.Errorf("%w: %s: %s", ErrCut, verb, line)
+	}
+	return nil
 }
 
 // Unmount removes the mount and aborts its FUSE connection, so that
 // what the kernel still holds for it (dirty pages, open files) is
 // dropped, never written, and no process waits on it: call it after
 // killing the processes that used Dir (their files then answer
-// ENOTCONN). It is idempotent.
+// ENOTCONN). The child then exits. It is idempotent.
 func (p *FS) Unmount() error {
-	if p.server == nil {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
 		return nil
 	}
-	if err := unix.Unmount(p.Dir, unix.MNT_DETACH); err != nil && !errors.Is(err, unix.EINVAL) {
-		return fmt.Errorf("%w: unmount %s: %w", ErrCut, p.Dir, err)
+	p.closed = true
+	var err error
+	if p.abort != "" {
+		if uerr := unix.Unmount(p.Dir, unix.MNT_DETACH); uerr != nil && !errors.Is(uerr, unix.EINVAL) {
+			err = fmt.Errorf("%w: unmount %s: %w", ErrCut, p.Dir, uerr)
+		}
+		if aerr := os.WriteFile(p.abort, []byte("1"), 0); aerr != nil && !errors.Is(aerr, os.ErrNotExist) {
+			err = errors.Join(err, fmt.Errorf("%w: abort the FUSE connection: %w", ErrCut, aerr))
+		}
 	}
-	if err := os.WriteFile(p.abort, []byte("1"), 0); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("%w: abort the FUSE connection: %w", ErrCut, err)
+	_ = p.in.Close()
+	if werr := p.cmd.Wait(); werr != nil && err == nil && p.abort != "" {
+		err = fmt.Errorf("%w: the filesystem process: %w", ErrCut, werr)
 	}
-	p.server.Wait()
-	p.server = nil
+	return err
+}
+
+// lossy is the child's filesystem state: what happens to writes, and the
+// undo records of the files written since their last fsync.
+type lossy struct {
+	mu    sync.Mutex
+	state state
+	files map[uint64]*undoLog // by the inode number of the mount
+}
+
+// serve mounts disk at mnt, answers "ready ABORTFILE" (or "skip REASON")
+// on out, then runs the commands of in (fail, heal, cut), answering "ok"
+// or "err MESSAGE" to each, until in ends; it returns the exit code.
+func serve(disk, mnt string, in io.Reader, out io.Writer) int {
+	p := &lossy{files: map[uint64]*undoLog{}}
+	server, err := mountLossy(p, disk, mnt)
+	if err != nil {
+		fmt.Fprintf(out, "skip %v\n", err)
+		return 0
+	}
+	abort, err := abortFile(mnt)
+	if err != nil {
+		_ = unix.Unmount(mnt, unix.MNT_DETACH)
+		fmt.Fprintf(out, "skip %v\n", err)
+		return 0
+	}
+	fmt.Fprintf(out, "ready %s\n", abort)
+	sc := bufio.NewScanner(in)
+	for sc.Scan() {
+		answer := "ok"
+		if err := p.do(sc.Text()); err != nil {
+			answer = "err " + err.Error()
+		}
+		fmt.Fprintln(out, answer)
+	}
+	_ = unix.Unmount(mnt, unix.MNT_DETACH)
+	_ = os.WriteFile(abort, []byte("1"), 0)
+	server.Wait()
+	p.closeAll()
+	return 0
+}
+
+// mountLossy serves disk at mnt through p.
+func mountLossy(p *lossy, disk, mnt string) (*fuse.Server, error) {
+	var st syscall.Stat_t
+	if err := syscall.Stat(disk, &st); err != nil {
+		return nil, err
+	}
+	root := &fs.LoopbackRoot{Path: disk, Dev: st.Dev}
+	root.RootNode = &node{LoopbackNode: &fs.LoopbackNode{RootData: root}, fs: p}
+	return fs.Mount(mnt, root.RootNode, &fs.Options{MountOptions: fuse.MountOptions{
+		DirectMount: true, DirectMountStrict: true, FsName: "powercut", Name: "powercut", AllowOther: true}})
+}
+
+// do runs one command of the parent.
+func (p *lossy) do(verb string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case p.state == cut:
+		return nil // the power stays off
+	case verb == "fail":
+		p.state = failing
+	case verb == "heal":
+		p.state = live
+	case verb == "cut":
+		return p.cut()
+	default:
+		return fmt.Errorf("unknown command %q", verb)
+	}
+	return nil
+}
+
+// cut turns the power off and restores every file to its last fsync.
+// The caller holds p.mu.
+func (p *lossy) cut() error {
+	p.state = cut
+	var err error
+	for ino, l := range p.files {
+		if rerr := l.restore(); rerr != nil {
+			err = errors.Join(err, fmt.Errorf("restore inode %d: %w", ino, rerr))
+		}
+		delete(p.files, ino)
+	}
+	return err
+}
+
+// closeAll closes the files the undo records were read from.
+func (p *lossy) closeAll() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for ino, l := range p.files {
 		_ = l.disk.Close()
 		delete(p.files, ino)
 	}
-	return nil
 }
 
 // fusectl is where the kernel's fusectl filesystem lists FUSE
@@ -168,7 +292,7 @@ func abortFile(dir string) (string, error) {
 // before runs before a change of file ino (its path on Disk): it
 // answers EIO unless the power is on and the disk healthy, and records
 // with rec what the change will replace.
-func (p *FS) before(ino uint64, path string, rec func(*undoLog) error) syscall.Errno {
+func (p *lossy) before(ino uint64, path string, rec func(*undoLog) error) syscall.Errno {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.state != live {
@@ -188,7 +312,7 @@ func (p *FS) before(ino uint64, path string, rec func(*undoLog) error) syscall.E
 
 // synced drops file ino's undo records after a successful fsync, or
 // answers EIO when the power is off or the disk failing.
-func (p *FS) synced(ino uint64, sync func() syscall.Errno) syscall.Errno {
+func (p *lossy) synced(ino uint64, sync func() syscall.Errno) syscall.Errno {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.state != live {
@@ -206,7 +330,7 @@ func (p *FS) synced(ino uint64, sync func() syscall.Errno) syscall.Errno {
 // node is a loopback node whose files keep undo records.
 type node struct {
 	*fs.LoopbackNode
-	fs *FS
+	fs *lossy
 }
 
 var (
@@ -249,7 +373,7 @@ func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out 
 }
 
 // frozen reports whether the power is off or the disk failing.
-func (p *FS) frozen() bool {
+func (p *lossy) frozen() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.state != live

@@ -22,11 +22,11 @@ func Mount(t testing.TB, disk string) *FS {
 	return nil
 }
 
-// Fail is Linux's.
-func (p *FS) Fail() {}
+// Fail is Linux's (nil here).
+func (p *FS) Fail() error { return nil }
 
 // Heal is Linux's.
-func (p *FS) Heal() {}
+func (p *FS) Heal() error { return nil }
 
 // Cut is Linux's.
 func (p *FS) Cut() error { return nil }

@@ -41,9 +41,9 @@ func TestSyncSurvivesPowerCut(t *testing.T) {
 
 			failed := powercutKeys(1, n)
 			require.NoError(t, f.AddBatch(failed))
-			p.Fail()
+			require.NoError(t, p.Fail())
 			require.Error(t, f.Sync(), "the disk answers EIO")
-			p.Heal()
+			require.NoError(t, p.Heal())
 			require.NoError(t, f.Sync(), "the disk is back")
 			synced = append(synced, failed...)
 
