@@ -153,14 +153,14 @@ func TestAppendfsyncFailedSyncMisconf(t *testing.T) {
 	}
 	require.Equal(t, "ok", status())
 
-	p.Fail()
+	require.NoError(t, p.Fail())
 	err := rdb.BFAdd(c, "k", "b").Err()
 	require.Error(t, err)
 	assert.NotEqual(t, msgMisconf, err.Error(), "no reply: the connection closed")
 	assert.Equal(t, "err", status())
 	assert.EqualError(t, rdb.BFAdd(c, "k", "c").Err(), msgMisconf)
 
-	p.Heal()
+	require.NoError(t, p.Heal())
 	for i := 0; rdb.BFAdd(c, "k", "c").Err() != nil; i++ {
 		require.Less(t, i, 600, "the retry each second did not let writes through in a minute")
 		time.Sleep(100 * time.Millisecond)
