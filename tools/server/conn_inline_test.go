@@ -72,11 +72,15 @@ func FuzzSplitArgs(f *testing.F) {
 }
 
 // TestInlineCommands: inline requests, split across reads and mixed with
-// RESP arrays, are answered in order as Redis answers them.
+// RESP arrays, are answered in order as Redis answers them, up to the
+// protocol error that closes the connection. The malformed line is the
+// last one sent: bytes the server never reads when it closes would make
+// the close a reset, which can drop the replies before it (the 386 run
+// of .ci/run failed so, with a PING sent after it).
 func TestInlineCommands(t *testing.T) {
 	_, addr := startServer(t, Config{})
 	nc := rawConn(t, addr)
-	req := "ECHO \"a\\x41b\\n\"\r\nECHO 'c\\'d'\r\n*2\r\n$4\r\nECHO\r\n$1\r\nz\r\n\r\n   \nECHO a\"b c\"\r\nECHO \"x\"y\r\nPING\r\n"
+	req := "ECHO \"a\\x41b\\n\"\r\nECHO 'c\\'d'\r\n*2\r\n$4\r\nECHO\r\n$1\r\nz\r\n\r\n   \nECHO a\"b c\"\r\nECHO \"x\"y\r\n"
 	for i := 0; i < len(req); i += 7 { // in pieces: lines span reads
 		_, err := nc.Write([]byte(req[i:min(i+7, len(req))]))
 		require.NoError(t, err)
