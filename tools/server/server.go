@@ -203,6 +203,9 @@ type Server struct {
 	failover *failover
 	// fsync runs appendfsync's Syncs (save_appendfsync.go).
 	fsync *syncer
+	// shutdownAsked is closed by a client's SHUTDOWN (generic_shutdown.go).
+	shutdownAsked chan struct{}
+	shutdownOnce  sync.Once
 
 	// trace, when set (by tests), sees every command before it runs.
 	trace func(args [][]byte)
@@ -237,7 +240,8 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s := &Server{cfg: cfg, store: newStore(cfg.Dir, cfg.Sets, cfg.FilterIdle, cfg.FileCheck, lim), acl: users,
-		start: time.Now(), clients: map[*client]struct{}{}, refusing: make(chan struct{}, maxRefusing), puller: newPuller(), obs: newObserver()}
+		start: time.Now(), clients: map[*client]struct{}{}, refusing: make(chan struct{}, maxRefusing), puller: newPuller(), obs: newObserver(),
+		shutdownAsked: make(chan struct{})}
 	s.conf.init(&s.cfg)
 	s.fsync = s.newSyncer()
 	var leases *logLeases
