@@ -13,7 +13,7 @@ type dedupCmd struct {
 	File string    `arg:"" help:"Filter file or set, created when missing (a set when FILE ends in .bfset or a set flag is given)."`
 	N    *keyCount `short:"n" name:"capacity" placeholder:"N" help:"Capacity, when FILE is created (when it exists: must match it if given)."`
 	P    *float64  `short:"p" name:"probability" placeholder:"P" help:"False-positive probability at n keys, when FILE is created (when it exists: must match it if given)."`
-	Sync bool      `help:"When standard output is a regular file, fsync it before the keys printed are added (their lines then survive a power loss too)."`
+	Sync bool      `help:"Fsync the journal before each batch's claims and, when standard output is a regular file, the output before the journal is emptied (no line is then lost to a power loss either)."`
 	shapeFlags
 	setFlags
 	keyArgs
@@ -61,6 +61,7 @@ type deduper struct {
 	out     *output
 	j       *journal
 	sep     byte
+	sync    bool // --sync: the journal is fsynced before the claims
 	refresh bool // a windowed set with --refresh: hits are re-added too
 	seen    []bool
 	unique  batchUnique
@@ -74,9 +75,9 @@ type deduper struct {
 }
 
 // newDeduper returns the batch runner of dedup into f, writing to e's
-// standard output (fsynced before each add when sync is set).
+// standard output (fsynced, and the journal, when sync is set).
 func newDeduper(f store, e *env, sep byte, sync bool) (*deduper, error) {
-	d := &deduper{f: f, out: newOutput(e, sync), sep: sep, seen: make([]bool, batchSize)}
+	d := &deduper{f: f, out: newOutput(e, sync), sync: sync, sep: sep, seen: make([]bool, batchSize)}
 	if s, ok := f.(*mmapbloom.Set); ok {
 		info, err := s.Info()
 		if err != nil {
@@ -92,7 +93,7 @@ func newDeduper(f store, e *env, sep byte, sync bool) (*deduper, error) {
 // first, then their journals removed, then claimed and printed, each
 // whatever the claim says (the dead process may have claimed it).
 func (d *deduper) start(file string) error {
-	j, a, err := openJournal(file, d.out.file != nil)
+	j, a, err := openJournal(file, d.sync)
 	if err != nil {
 		return err
 	}
