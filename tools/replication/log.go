@@ -280,3 +280,33 @@ func (l *Log) deliver(stream int, b *Batch, seq uint64, acks []*Ack, results []a
 		}
 	}
 }
+
+// skipCovered fails with ErrSkipped the Acks of ExecuteAsync waiting
+// for messages of stream at or below covered, which a bootstrap copied
+// from a peer instead of applying them here.
+func (l *Log) skipCovered(stream int, covered uint64) {
+	var skipped []*Ack
+	l.mu.Lock()
+	for k, acks := range l.waiters {
+		if k.stream != stream {
+			continue
+		}
+		for _, a := range acks {
+			if a == nil {
+				continue
+			}
+			if seq := a.sequence(); seq == 0 || seq > covered {
+				break // the message's Acks share its sequence
+			}
+			skipped = append(skipped, acks...)
+			delete(l.waiters, k)
+			break
+		}
+	}
+	l.mu.Unlock()
+	for _, a := range skipped {
+		if a != nil {
+			a.published(0, fmt.Errorf("%w: %s up to seq %d", ErrSkipped, StreamName(stream), covered))
+		}
+	}
+}

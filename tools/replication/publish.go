@@ -40,6 +40,13 @@ var ErrClosed = errors.New("replication: log closed")
 // node answers nothing for it until the follower goes on.
 var ErrStopped = errors.New("replication: this node's follower of the stream is stopped")
 
+// ErrSkipped is returned (wrapped) by an Ack of ExecuteAsync whose
+// record the log discarded (its retention) before this node applied it:
+// this node's follower bootstrapped over it from a peer whose copy
+// holds it. The record is in the data of every node, but its result
+// here is unknown: a retry of the write answers as a repeated one.
+var ErrSkipped = errors.New("replication: the log discarded the record before this node applied it; a peer's copy holds it")
+
 // Ack is the future of one submitted record: done once its PubAck
 // came and, for a record of ExecuteAsync, once this node applied it.
 type Ack struct {
@@ -126,6 +133,13 @@ func (a *Ack) applied(seq uint64, result any) {
 	}
 	a.seq, a.result = seq, result
 	a.step()
+}
+
+// sequence is the record's stream sequence once its PubAck came, else 0.
+func (a *Ack) sequence() uint64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.seq
 }
 
 func (a *Ack) step() {

@@ -45,8 +45,19 @@ type loggedReply struct {
 // maxOwed bounds the answers a connection may owe before it waits.
 const maxOwed = 4096
 
-// applyWait bounds the wait for a write's PubAck and local application.
-const applyWait = time.Minute
+// writeWait bounds the wait for the answers of a write, or of a
+// pipeline's writes, (their PubAcks and their application here): twice
+// the lease TTL (--lease-ttl, DefaultLeaseTTL when failover is off), so
+// that a write is answered, -TRYAGAIN at worst, within the time a
+// failover takes (an owner that cannot apply its log gives its shard
+// up within it).
+func (s *Server) writeWait() time.Duration {
+	ttl := s.cfg.Replicate.LeaseTTL
+	if ttl <= 0 {
+		ttl = DefaultLeaseTTL
+	}
+	return 2 * ttl
+}
 
 // logged reports whether cmd is a keyed write, published to the log.
 func (cmd *command) logged() bool { return cmd.first > 0 && slices.Contains(cmd.flags, "write") }
@@ -72,7 +83,7 @@ func (s *Server) run(c *client, cmd *command, args [][]byte) {
 		c.js.queued = r
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), applyWait)
+	ctx, cancel := context.WithTimeout(context.Background(), s.writeWait())
 	defer cancel()
 	c.answerWrite(ctx, r)
 }
@@ -141,12 +152,12 @@ func (s *Server) submitAdds(c *client, log *replication.Log, key []byte, cmds []
 }
 
 // answerLogged writes every answer owed, in order, waiting at most
-// applyWait for them.
+// writeWait for them.
 func (s *Server) answerLogged(c *client) {
 	if len(c.js.replies) == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), applyWait)
+	ctx, cancel := context.WithTimeout(context.Background(), s.writeWait())
 	defer cancel()
 	for _, r := range c.js.replies {
 		if r.acks == nil {
@@ -204,8 +215,10 @@ func (c *client) answerAck(ctx context.Context, ack *replication.Ack, n int) {
 // record larger than the log takes (no retry fixes it), else -TRYAGAIN
 // when the log did not acknowledge it (nothing was applied here; a
 // retry answers as the first call would), or when this node's stream is
-// stopped on a record it cannot apply (the write may be in the log: a
-// retry, routed to a node that applies it, may answer 0).
+// stopped on a record it cannot apply, or when the log discarded the
+// record before this node applied it (a bootstrap copied it), or when
+// ctx (writeWait) ended first (the write may be in the log: a retry,
+// routed to a node that applies it, may answer 0).
 func (c *client) settle(ctx context.Context, ack *replication.Ack) (any, string) {
 	seq, res, err := ack.Result(ctx)
 	if err != nil {
@@ -215,6 +228,10 @@ func (c *client) settle(ctx context.Context, ack *replication.Ack) (any, string)
 			msg = "ERR the write does not fit the replication log (proto-max-bulk-len is the largest item it takes): "
 		case errors.Is(err, replication.ErrStopped):
 			msg = "TRYAGAIN this node cannot apply the replication log now: "
+		case errors.Is(err, replication.ErrSkipped):
+			msg = "TRYAGAIN the write is in the log but its result here is unknown (a retry answers as a repeated write): "
+		case errors.Is(err, context.DeadlineExceeded):
+			msg = "TRYAGAIN the write was not applied on this node within twice the lease TTL (it may be in the log: a retry may answer 0): "
 		}
 		return nil, msg + strings.ReplaceAll(err.Error(), "\n", " ")
 	}
