@@ -205,7 +205,7 @@ func (p *streamPub) run() {
 	size, inflight := 0, 0
 	for {
 		bound := p.l.MaxRecordBytes()
-		full := len(group) >= cfg.MaxBatchRecords || size >= bound
+		full := len(group) > 0 && (len(group) >= cfg.MaxBatchRecords || size >= bound)
 		if len(group) > 0 && inflight < cfg.MaxInFlight && (inflight == 0 || full || size >= cfg.FlushBytes) {
 			p.publish(group)
 			group, size, inflight = nil, 0, inflight+1
