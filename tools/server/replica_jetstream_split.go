@@ -43,19 +43,15 @@ const (
 	joinLast                   // BF.LOADCHUNK: the first error, else the last reply
 )
 
-// splitWrite returns the records of the logged write args of cmd, whose
-// fields are copied, and how their replies join: one record when it
-// fits most bytes or cannot be split, else its parts that each fit.
-func splitWrite(cmd *command, args [][]byte, most int) ([]replication.Record, joinKind) {
-	fields := copyArgs(args)
-	rec := replication.Record{Op: replication.OpCommand, Fields: fields}
-	if cmd.name == "bf.add" {
-		return []replication.Record{{Op: replication.OpAdd, Fields: fields[1:]}}, joinLast
-	}
-	if replication.RecordSize(rec) <= most {
+// splitWrite returns the records of rec, the record of a logged write
+// command name (recordOf), and how their replies join: rec when it fits
+// most bytes or cannot be split, else its parts that each fit.
+func splitWrite(rec replication.Record, name string, most int) ([]replication.Record, joinKind) {
+	if rec.Op != replication.OpCommand || replication.RecordSize(rec) <= most {
 		return []replication.Record{rec}, joinLast
 	}
-	switch cmd.name {
+	fields := rec.Fields
+	switch name {
 	case "bf.madd":
 		if parts := splitItems(fields, 2, most); parts != nil {
 			return parts, joinArrays
