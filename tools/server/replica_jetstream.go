@@ -36,8 +36,9 @@ type ReplicationConfig struct {
 	// Streams is the number of streams (a power of two, 1 to 256).
 	// Default DefaultReplicationStreams.
 	Streams int
-	// MaxAge and MaxBytes bound each stream (0: no bound). A node that
-	// falls behind them bootstraps from a peer with a pull.
+	// MaxAge and MaxBytes bound each stream (0: no bound; else at least
+	// replication.MinMaxAge and MinMaxBytes). A node that falls behind
+	// them bootstraps from a peer with a pull.
 	MaxAge   time.Duration
 	MaxBytes int64
 	// PublishTimeout bounds the wait for a PubAck (then -TRYAGAIN).
@@ -191,7 +192,12 @@ func startEmbedded(cfg Config, cs *clusterState) (*replication.Embedded, error) 
 // is one of their Successors), so that each slot range is applied on
 // min(3, nodes) nodes.
 func followedStreams(l replication.Layout, cs *clusterState) []int {
-	m, me := cs.config, cs.me
+	return streamsFollowedBy(l, cs.config, cs.me)
+}
+
+// streamsFollowedBy are the streams node me of the config m applies
+// (followedStreams).
+func streamsFollowedBy(l replication.Layout, m *cluster.Map, me *cluster.Node) []int {
 	serves := map[*cluster.Node]bool{me: true}
 	if me.Primary != nil {
 		serves[me.Primary] = true
@@ -255,7 +261,11 @@ func checkReplication(cfg *Config) error {
 	if ttl := cfg.Replicate.LeaseTTL; ttl < 0 || ttl > 0 && ttl < lease.MinTTL {
 		return fmt.Errorf("server: %w: --lease-ttl %v: want 0 (no failover) or at least %v", ErrBadConfig, ttl, lease.MinTTL)
 	}
-	return replication.Layout{Streams: cfg.Replicate.Streams, Replicas: 1}.Check()
+	l := replication.Layout{Streams: cfg.Replicate.Streams, Replicas: 1, MaxAge: cfg.Replicate.MaxAge, MaxBytes: cfg.Replicate.MaxBytes}
+	if err := l.Check(); err != nil {
+		return fmt.Errorf("server: %w: --replication-streams, --replication-max-age or --replication-max-bytes: %w", ErrBadConfig, err)
+	}
+	return nil
 }
 
 // logSync is when the embedded JetStream store fsyncs, agreeing with
