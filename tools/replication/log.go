@@ -93,16 +93,16 @@ const DefaultMaxBatchBytes = 512 << 10
 // node's writes (Submit, Publish, Execute) and, once Follow is called,
 // applies every entry of the streams the node serves.
 type Log struct {
-	cfg     Config
-	nc      *nats.Conn
-	js      nats.JetStreamContext
-	origin  string // Node/epoch: the origin of this process's entries
+	cfg    Config
+	nc     *nats.Conn
+	js     nats.JetStreamContext
+	origin string // Node/epoch: the origin of this process's entries
 	// envelope is the most a message takes beside its records (envelopeOf).
 	envelope int
-	pubs    []*streamPub
-	closing chan struct{}
-	once    sync.Once
-	wg      sync.WaitGroup
+	pubs     []*streamPub
+	closing  chan struct{}
+	once     sync.Once
+	wg       sync.WaitGroup
 
 	batchSeq atomic.Uint64
 	bytes    atomic.Uint64 // bytes published

@@ -25,13 +25,13 @@ type command struct {
 	// a key specification of its own with these flags (RENAME: RW
 	// access delete, then OW update), as Redis 7.0 declares them.
 	keyFlagsEach [][]string
-	acl      []string     // ACL categories beyond the flags', "@name"
-	id       int          // index in commandList, and in aclCommands
-	docs     *commandDocs // COMMAND DOCS (every command has them)
-	tips     []string     // COMMAND INFO's tips (request_policy:...)
-	noAuth   bool         // allowed before AUTH
-	write    bool         // Redis's write flag (refused by saveRefusal)
-	run      func(c *client, args [][]byte)
+	acl          []string     // ACL categories beyond the flags', "@name"
+	id           int          // index in commandList, and in aclCommands
+	docs         *commandDocs // COMMAND DOCS (every command has them)
+	tips         []string     // COMMAND INFO's tips (request_policy:...)
+	noAuth       bool         // allowed before AUTH
+	write        bool         // Redis's write flag (refused by saveRefusal)
+	run          func(c *client, args [][]byte)
 	// subs are a container's subcommands (ACL SETUSER...), named
 	// "container|sub" once registered; run is then nil.
 	subs []*command

@@ -24,11 +24,11 @@ import (
 
 // jsConn is a connection's replication state.
 type jsConn struct {
-	async   bool          // execLogged runs a write: run queues it in queued
-	queued  loggedReply   // the write run queued (no acks: answered early)
-	replies []loggedReply // answers owed, in order
-	last    map[int]uint64   // stream -> sequence of this connection's last acknowledged write
-	early   *replyWriter     // execLogged's writer for a write's immediate answer (never flushed)
+	async   bool           // execLogged runs a write: run queues it in queued
+	queued  loggedReply    // the write run queued (no acks: answered early)
+	replies []loggedReply  // answers owed, in order
+	last    map[int]uint64 // stream -> sequence of this connection's last acknowledged write
+	early   *replyWriter   // execLogged's writer for a write's immediate answer (never flushed)
 }
 
 // loggedReply is an answer owed: raw bytes ready, or a record's result,

@@ -14,6 +14,7 @@ import mmap
 import os
 import stat
 import struct
+import time
 from typing import Any, Iterable, List, Union
 
 Key = Union[str, bytes, bytearray, memoryview]
@@ -26,6 +27,7 @@ from .sizing import go_round
 COUNT_BATCH = 256  # Go: countBatch, adds a handle counts before publishing them
 _MASK64 = (1 << 64) - 1
 _CHUNK = 1 << 20  # bytes per step of clear, union and approx_len
+_CLAIM_BACKOFF = 50e-6  # s: Go's claimBackoff (mmapbloom/claim.go)
 # int.bit_count is Python 3.10 and later.
 _popcount: Any = getattr(int, "bit_count", None) or (lambda x: bin(x).count("1"))
 
@@ -242,9 +244,9 @@ class Filter:
 
     def add(self, key: Key) -> bool:
         """Add key; return True when it was present before (every bit was
-        already set, or another process claimed it at the same moment),
-        False when this call claims it (it found a bit clear, and its last
-        atomic OR set one: of several processes adding it at once, one
+        already set, or set by another process after this call read them),
+        False when this call claims it (one of its atomic ORs set a clear
+        bit: of several processes adding it at once, almost always one
         only), and only then count it (Go: TestAndAdd; the count of a v1.1 file counts
         every add call, as Go's Add does there, document 003's count)."""
         self._check(True)
@@ -271,9 +273,10 @@ class Filter:
         list of those, that set the keys' bits and claim them as Go's
         TestAndAdd does (mmapbloom/claim.go): load every word of the key,
         OR (libatomic) in order those that lack some of its bits, and tell
-        the key new when the last OR's old value shows it set a clear bit,
-        so that of several processes adding a new key at once one only is
-        told new; a plain OR for a single writer without libatomic."""
+        the key new by claim()'s rule, so that of several processes adding
+        a new key at once one is told new (but for a process preempted
+        between its ORs) and none loses it; a plain OR for a single
+        writer without libatomic."""
         if not self.writable:
             return None, None
         mm, words, hdr = self._mm, self._words, self.header
@@ -289,6 +292,20 @@ class Filter:
                 return present
             return add_plain, lambda keys: list(map(add_plain, keys))
         fetch_or, addr = self._atomics.fetch_or_8, self._addr
+
+        def claim(lacking):
+            """OR each (address, bits) in order; claim the key when the
+            first OR set a clear bit, or, after waiting _CLAIM_BACKOFF for
+            the process that set those bits to set the others, when a
+            later OR still sets one (mmapbloom/claim.go gives the rule)."""
+            word, part = lacking[0]
+            won = fetch_or(word, part, 5) & part != part
+            if not won:
+                time.sleep(_CLAIM_BACKOFF)
+            for word, part in lacking[1:]:
+                if fetch_or(word, part, 5) & part != part:
+                    won = True
+            return won
         if self.blocked:
             xxh, seed = hashing.xxhash.xxh3_64_intdigest, hdr.seed
             probe = hashing.blocked_probe_of_hash(hdr.m, hdr.k)
@@ -303,26 +320,15 @@ class Filter:
                 at = addr + off
                 lacking = [(at + 8 * w, part) for w, (part, cur) in
                            enumerate(zip(parts_of(mask.to_bytes(64, "little")), cur_of(mm, off))) if part & ~cur]
-                if not lacking:
-                    return True
-                for word, part in lacking[:-1]:
-                    fetch_or(word, part, 5)
-                word, part = lacking[-1]
-                return fetch_or(word, part, 5) & part == part
+                return not lacking or not claim(lacking)
             self._add_hash = add_hash  # a key's xxh3 hash -> present before (filter sets share it)
             return (lambda key: add_hash(xxh(key, seed)),
                     lambda keys: list(map(add_hash, map(xxh, keys, itertools.repeat(seed)))))
 
         def add_classic(key):
-            lacking = [p for p in locate(key) if not words[8 + (p >> 6)] & (1 << (p & 63))]
-            if not lacking:
-                return True
-            claim = lacking[-1]
-            for p in lacking[:-1]:
-                if p != claim:  # a position repeated: the claim bit is ORed last only
-                    fetch_or(addr + ((8 + (p >> 6)) << 3), 1 << (p & 63), 5)
-            bit = 1 << (claim & 63)
-            return bool(fetch_or(addr + ((8 + (claim >> 6)) << 3), bit, 5) & bit)
+            lacking = [(addr + ((8 + (p >> 6)) << 3), 1 << (p & 63)) for p in locate(key)
+                       if not words[8 + (p >> 6)] & (1 << (p & 63))]
+            return not lacking or not claim(lacking)
         return add_classic, lambda keys: list(map(add_classic, keys))
 
     def _counted(self, delta):
