@@ -200,7 +200,7 @@ func (f *follower) handle(ctx context.Context, m *nats.Msg) error {
 	}
 	b, err := Decode(m.Data)
 	if err != nil {
-		return fmt.Errorf("%s seq %d: %w", StreamName(f.stream), seq, err)
+		return fmt.Errorf("%s seq %d: %w", f.l.cfg.Layout.StreamName(f.stream), seq, err)
 	}
 	acks := f.l.waiting(f.stream, &b)
 	var results []any
@@ -223,7 +223,7 @@ func (f *follower) handle(ctx context.Context, m *nats.Msg) error {
 // something new: the session ends and run applies seq again after
 // retryPause.
 func (f *follower) stop(ctx context.Context, seq uint64, err error) error {
-	err = fmt.Errorf("%s seq %d: apply: %w", StreamName(f.stream), seq, err)
+	err = fmt.Errorf("%s seq %d: apply: %w", f.l.cfg.Layout.StreamName(f.stream), seq, err)
 	f.applyErrors.Add(1)
 	f.fails++
 	last, _ := f.lastErr.Load().(string)
@@ -245,7 +245,7 @@ func (f *follower) resume(seq uint64) {
 	if f.stopped.Load() == 0 {
 		return
 	}
-	f.l.logf("replication: %s seq %d applied after %d failed attempts: resumed", StreamName(f.stream), seq, f.fails)
+	f.l.logf("replication: %s seq %d applied after %d failed attempts: resumed", f.l.cfg.Layout.StreamName(f.stream), seq, f.fails)
 	f.fails = 0
 	f.lastErr.Store("")
 	f.mu.Lock()
@@ -271,7 +271,7 @@ func (l *Log) halted(stream int) <-chan struct{} {
 func (f *follower) bootstrap(ctx context.Context, applied, seq uint64) error {
 	covered, err := f.a.Bootstrap(ctx, f.stream)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %d then %d; bootstrap: %v", ErrGap, StreamName(f.stream), applied, seq, err)
+		return fmt.Errorf("%w: %s: %d then %d; bootstrap: %v", ErrGap, f.l.cfg.Layout.StreamName(f.stream), applied, seq, err)
 	}
 	if err := f.a.Sync(f.stream); err != nil {
 		return err

@@ -244,13 +244,13 @@ func (p *streamPub) publish(group []pending) {
 
 // send publishes b and waits for its PubAck.
 func (p *streamPub) send(b Batch) (uint64, error) {
-	msg := nats.NewMsg(Subject(p.stream))
+	msg := nats.NewMsg(p.l.cfg.Layout.Subject(p.stream))
 	msg.Data = b.Append(nil)
 	msg.Header.Set(nats.MsgIdHdr, p.l.origin+":"+strconv.Itoa(p.stream)+":"+strconv.FormatUint(b.Seq, 10))
 	p.l.bytes.Add(uint64(len(msg.Data)))
 	fut, err := p.l.js.PublishMsgAsync(msg)
 	if err != nil {
-		return 0, fmt.Errorf("%w: %s: %v", ErrPublish, StreamName(p.stream), err)
+		return 0, fmt.Errorf("%w: %s: %v", ErrPublish, p.l.cfg.Layout.StreamName(p.stream), err)
 	}
 	t := time.NewTimer(p.l.cfg.PublishTimeout)
 	defer t.Stop()
@@ -258,9 +258,9 @@ func (p *streamPub) send(b Batch) (uint64, error) {
 	case ack := <-fut.Ok():
 		return ack.Sequence, nil
 	case err := <-fut.Err():
-		return 0, fmt.Errorf("%w: %s: %v", ErrPublish, StreamName(p.stream), err)
+		return 0, fmt.Errorf("%w: %s: %v", ErrPublish, p.l.cfg.Layout.StreamName(p.stream), err)
 	case <-t.C:
-		return 0, fmt.Errorf("%w: %s after %v", ErrPublishTimeout, StreamName(p.stream), p.l.cfg.PublishTimeout)
+		return 0, fmt.Errorf("%w: %s after %v", ErrPublishTimeout, p.l.cfg.Layout.StreamName(p.stream), p.l.cfg.PublishTimeout)
 	}
 }
 
