@@ -234,7 +234,7 @@ func (a *applier) Bootstrap(ctx context.Context, stream int) (uint64, error) {
 	first, last := r.layout.SlotsOf(stream)
 	peer := bootstrapPeer(cs, first)
 	if peer == nil {
-		return 0, fmt.Errorf("no other node to bootstrap %s from", replication.StreamName(stream))
+		return 0, fmt.Errorf("no other node to bootstrap %s from", r.layout.StreamName(stream))
 	}
 	covered, err := r.log().NodeApplied(ctx, stream, peer.ID)
 	if err != nil {
@@ -248,7 +248,7 @@ func (a *applier) Bootstrap(ctx context.Context, stream int) (uint64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("pull from %s: %w", peer.ID, err)
 	}
-	a.s.cfg.Log.Printf("replication: %s bootstrapped from %s (%d keys) up to seq %d", replication.StreamName(stream), peer.ID, n, covered)
+	a.s.cfg.Log.Printf("replication: %s bootstrapped from %s (%d keys) up to seq %d", r.layout.StreamName(stream), peer.ID, n, covered)
 	return covered, nil
 }
 
