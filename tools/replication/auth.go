@@ -9,7 +9,7 @@ import (
 )
 
 // ClientAuth is how a node's NATS connection proves who it is and
-// encrypts, in nats.go's own options: at most one of CredsFile,
+// encrypts, in the NATS Go client's own options: at most one of CredsFile,
 // NKeyFile and User; TLS with any of them. The zero value connects
 // in plain text with no credentials.
 type ClientAuth struct {
@@ -28,10 +28,10 @@ type ClientAuth struct {
 }
 
 // ErrAuth is returned (wrapped) for a ClientAuth naming more than one
-// kind of credentials, or a file nats.go cannot read.
+// kind of credentials, or a file the NATS Go client cannot read.
 var ErrAuth = errors.New("replication: NATS credentials")
 
-// options are a's nats.go options.
+// options are a's options of the NATS Go client.
 func (a ClientAuth) options() ([]nats.Option, error) {
 	var opts []nats.Option
 	kinds := 0
