@@ -163,7 +163,9 @@ func TestRogueRouteRefused(t *testing.T) {
 
 // A client of an embedded server with a secret must give it: with no
 // credentials, a wrong password or (with TLS) no certificate it is
-// refused; with Embedded.Client it connects.
+// refused; with Embedded.Client it connects. (Without a certificate
+// the refusal's text depends on when the TLS 1.3 client sees the
+// server's alert: "bad certificate", a broken pipe, EOF.)
 func TestUnauthenticatedClientRefused(t *testing.T) {
 	certs := natstest.NewCerts(t)
 	plain := startCluster(t, replication.EmbeddedConfig{Secret: "s3cret"}, "n1")[0]
@@ -171,21 +173,22 @@ func TestUnauthenticatedClientRefused(t *testing.T) {
 	noCert := secure.Client().TLS.Clone()
 	noCert.Certificates = nil
 	for _, tc := range []struct {
-		name string
-		srv  *replication.Embedded
-		opts []nats.Option
-		err  string // in the error in lower case; "" for a connection
+		name    string
+		srv     *replication.Embedded
+		opts    []nats.Option
+		refused bool
+		err     string // in the error in lower case ("" any)
 	}{
-		{"no credentials", plain, nil, "authorization violation"},
-		{"wrong password", plain, []nats.Option{nats.UserInfo(replication.SecretUser, "guess")}, "authorization violation"},
-		{"secret", plain, []nats.Option{nats.UserInfo(replication.SecretUser, "s3cret")}, ""},
-		{"TLS, no certificate", secure, []nats.Option{nats.UserInfo(replication.SecretUser, "s3cret"), nats.Secure(noCert)}, "certificate"},
-		{"TLS, no credentials", secure, []nats.Option{nats.Secure(secure.Client().TLS)}, "authorization violation"},
-		{"TLS and secret", secure, []nats.Option{nats.UserInfo(replication.SecretUser, "s3cret"), nats.Secure(secure.Client().TLS)}, ""},
+		{"no credentials", plain, nil, true, "authorization violation"},
+		{"wrong password", plain, []nats.Option{nats.UserInfo(replication.SecretUser, "guess")}, true, "authorization violation"},
+		{"secret", plain, []nats.Option{nats.UserInfo(replication.SecretUser, "s3cret")}, false, ""},
+		{"TLS, no certificate", secure, []nats.Option{nats.UserInfo(replication.SecretUser, "s3cret"), nats.Secure(noCert)}, true, ""},
+		{"TLS, no credentials", secure, []nats.Option{nats.Secure(secure.Client().TLS)}, true, "authorization violation"},
+		{"TLS and secret", secure, []nats.Option{nats.UserInfo(replication.SecretUser, "s3cret"), nats.Secure(secure.Client().TLS)}, false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			nc, err := nats.Connect(tc.srv.ClientURL(), append(tc.opts, nats.Timeout(30*time.Second))...)
-			if tc.err != "" {
+			if tc.refused {
 				require.Error(t, err)
 				require.Contains(t, strings.ToLower(err.Error()), tc.err)
 				return
