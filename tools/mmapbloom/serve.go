@@ -54,6 +54,14 @@ type serveCmd struct {
 	ReplicationMaxAge   time.Duration `default:"24h" help:"The log keeps entries this long (a node down longer bootstraps with a pull); 0 (no bound) or at least 2m."`
 	ReplicationMaxBytes int64         `help:"The log keeps at most this many bytes per stream (0: no bound but the age); at least 64 MiB (67108864)."`
 	NatsSyncAlways      bool          `name:"nats-sync-always" help:"The embedded nats-server fsyncs every log write (its sync_interval: always)."`
+	NatsClusterName     string        `name:"nats-cluster-name" default:"mmapbloom" help:"The embedded NATS servers' cluster name: a server routes only with servers of the same name."`
+	NatsSecretFile      string        `name:"nats-secret-file" type:"existingfile" help:"The cluster secret (the file's first line, the same file on every node) that every route and client of the embedded NATS servers must give; without it anyone reaching a nats= port can join (docs/security.md)."`
+	NatsTLS             string        `name:"nats-tls" default:"no" enum:"yes,no" help:"yes: the embedded NATS servers' routes and client port use mutual TLS with --tls-cert-file, --tls-key-file and --tls-ca-cert-file (the certificate names the host of the node's nats=, for server and client authentication); with --nats-url, the connection uses TLS, checking the servers against --tls-ca-cert-file and presenting --tls-cert-file if given."`
+	NatsCredsFile       string        `name:"nats-creds-file" type:"existingfile" help:"With --nats-url: a .creds file (a user JWT and its NKey seed)."`
+	NatsNkeyFile        string        `name:"nats-nkey-file" type:"existingfile" help:"With --nats-url: a file holding the user's NKey seed (SU...)."`
+	NatsUser            string        `name:"nats-user" help:"With --nats-url: the NATS user, whose password is the first line of --nats-password-file."`
+	NatsPasswordFile    string        `name:"nats-password-file" type:"existingfile" help:"With --nats-url: the password of --nats-user (the file's first line)."`
+	NatsPrefix          string        `name:"nats-prefix" default:"MBF" help:"The log's names on NATS: streams PREFIX_LOG_NN, subjects prefix.log.NN, buckets PREFIX_LEASES and PREFIX_NODES, so that clusters with different prefixes share one NATS; the default, MBF, keeps the names of clusters made before this flag."`
 	LeaseTTL            time.Duration `name:"lease-ttl" default:"5s" help:"With --replication jetstream: failover with no person in the loop; a shard's owner holds a lease in NATS that expires this long after its last renewal, and a node applying its log takes it over (after at most TTL + TTL/4, plus the log's drain and NATS's elections; docs/cluster.md). 0: no failover (the config file decides)."`
 	LeaseRead           string        `name:"lease-read" default:"clock" enum:"clock,confirm" help:"With failover: clock serves a shard's reads and writes while its owner's last lease renewal began less than TTL - TTL/4 ago on this node's CLOCK_BOOTTIME; confirm also makes each read wait for a lease renewal that began after it arrived (one NATS write shared by the reads waiting; docs/cluster.md)."`
 	FoldHashtags        bool          `help:"Fold keys with a {hash tag}: prefix{tag}suffix lives, behind its tag, in one scaling set per name prefix{}suffix and bucket of slots (a million hosts do not make a million files). Changes what such a key means; the data directory remembers it."`
@@ -96,6 +104,49 @@ func (c *serveCmd) Validate() error {
 	if !c.FoldHashtags && c.FoldBuckets != server.DefaultFoldBuckets {
 		return fmt.Errorf("--fold-buckets %d without --fold-hashtags: nothing would be folded", c.FoldBuckets)
 	}
+	return c.validateNATS()
+}
+
+// validateNATS refuses NATS flags that would be ignored: the embedded
+// servers' with --nats-url, an external cluster's without it, a user
+// without a password or the other way round.
+func (c *serveCmd) validateNATS() error {
+	if c.NatsURL != "" && c.NatsSecretFile != "" {
+		return errors.New("--nats-secret-file is the embedded servers' secret: with --nats-url give --nats-creds-file, --nats-nkey-file or --nats-user")
+	}
+	for _, f := range []struct{ name, v string }{{"--nats-creds-file", c.NatsCredsFile}, {"--nats-nkey-file", c.NatsNkeyFile},
+		{"--nats-user", c.NatsUser}, {"--nats-password-file", c.NatsPasswordFile}} {
+		if f.v != "" && c.NatsURL == "" {
+			return fmt.Errorf("%s without --nats-url: the embedded servers use --nats-secret-file", f.name)
+		}
+	}
+	if (c.NatsUser == "") != (c.NatsPasswordFile == "") {
+		return errors.New("give --nats-user and --nats-password-file together")
+	}
+	return nil
+}
+
+// natsAuth reads the NATS flags' secrets and TLS files into rc.
+func (c *serveCmd) natsAuth(rc *server.ReplicationConfig, files server.TLSFiles) error {
+	var err error
+	if rc.NATSSecret, err = secret("--nats-secret", "", c.NatsSecretFile); err != nil {
+		return err
+	}
+	rc.NATSAuth.CredsFile, rc.NATSAuth.NKeyFile, rc.NATSAuth.User = c.NatsCredsFile, c.NatsNkeyFile, c.NatsUser
+	if rc.NATSAuth.Password, err = secret("--nats-password", "", c.NatsPasswordFile); err != nil {
+		return err
+	}
+	if c.NatsTLS != "yes" {
+		return nil
+	}
+	if c.NatsURL != "" {
+		rc.NATSAuth.TLS, err = files.ClientConfig()
+	} else {
+		rc.NATSTLS, err = files.PeerConfig()
+	}
+	if err != nil {
+		return fmt.Errorf("serve: --nats-tls: %w", err)
+	}
 	return nil
 }
 
@@ -117,6 +168,12 @@ func (c *serveCmd) Run(e *env) error {
 			return fmt.Errorf("serve: %w", err)
 		}
 	}
+	repl := server.ReplicationConfig{NATSURLs: splitURLs(c.NatsURL), NATSCluster: c.NatsClusterName, Prefix: c.NatsPrefix,
+		Streams: c.ReplicationStreams, MaxAge: c.ReplicationMaxAge, MaxBytes: c.ReplicationMaxBytes, SyncAlways: c.NatsSyncAlways,
+		LeaseTTL: c.LeaseTTL, ConfirmReads: c.LeaseRead == "confirm"}
+	if err := c.natsAuth(&repl, tlsFiles); err != nil {
+		return err
+	}
 	logger := log.New(e.stderr, "mmapbloom serve: ", log.LstdFlags)
 	clients, files, note, err := server.FitDescriptors(c.Maxclients, c.FilterFiles)
 	if err != nil {
@@ -129,9 +186,7 @@ func (c *serveCmd) Run(e *env) error {
 		DefaultCapacity: c.DefaultCapacity, DefaultErrorRate: c.DefaultErrorRate, DefaultExpansion: c.DefaultExpansion,
 		ClusterConfig: c.ClusterConfig, NodeID: c.NodeID, PullInterval: c.PullInterval,
 		FoldHashtags: c.FoldHashtags, FoldBuckets: c.FoldBuckets, AppendFsync: c.Appendfsync,
-		Replication: c.Replication, Replicate: server.ReplicationConfig{NATSURLs: splitURLs(c.NatsURL),
-			Streams: c.ReplicationStreams, MaxAge: c.ReplicationMaxAge, MaxBytes: c.ReplicationMaxBytes, SyncAlways: c.NatsSyncAlways,
-			LeaseTTL: c.LeaseTTL, ConfirmReads: c.LeaseRead == "confirm"},
+		Replication: c.Replication, Replicate: repl,
 		Limits: server.Limits{MaxFilterBytes: c.MaxFilterBytes, DiskReserve: c.DiskReserve, MaxLayers: c.MaxLayers,
 			MaxLoads: c.MaxLoads, MaxClientLoads: c.MaxClientLoads, FilterFiles: files},
 	})

@@ -37,6 +37,11 @@ func TestServeBadFlags(t *testing.T) {
 		{append(replicated, "--lease-ttl", "-1s"), "--lease-ttl -1s: want 0 (no failover) or at least 200ms"},
 		{append(replicated, "--lease-read", "never"), `--lease-read must be one of "clock","confirm" but got "never"`},
 		{[]string{"--appendfsync", "sometimes"}, "--appendfsync must be one of \"always\",\"everysec\",\"no\""},
+		{append(replicated, "--nats-url", "nats://127.0.0.1:4222", "--nats-secret-file", conf), "--nats-secret-file is the embedded servers' secret"},
+		{append(replicated, "--nats-creds-file", conf), "--nats-creds-file without --nats-url"},
+		{append(replicated, "--nats-url", "nats://127.0.0.1:4222", "--nats-user", "u"), "give --nats-user and --nats-password-file together"},
+		{append(replicated, "--nats-prefix", "mbf"), `prefix "mbf": want 1 to 32 upper-case letters`},
+		{append(replicated, "--nats-tls", "yes"), "--nats-tls: TLS: tls-cert-file"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			args := append([]string{"serve", "--dir", dir, "--addr", "127.0.0.1:0"}, tc.args...)

@@ -21,7 +21,7 @@ func (f *follower) bind(ctx context.Context) error {
 	if f.sub != nil {
 		return nil
 	}
-	name, durable := StreamName(f.stream), f.l.durable()
+	name, durable := f.l.cfg.Layout.StreamName(f.stream), f.l.durable()
 	applied := f.l.pos.get(f.stream)
 	f.applied.Store(max(f.applied.Load(), applied))
 	applied = f.applied.Load()
@@ -33,7 +33,7 @@ func (f *follower) bind(ctx context.Context) error {
 	if applied > 0 {
 		start = nats.StartSequence(applied + 1)
 	}
-	f.sub, err = f.l.js.PullSubscribe(Subject(f.stream), durable, nats.BindStream(name), start,
+	f.sub, err = f.l.js.PullSubscribe(f.l.cfg.Layout.Subject(f.stream), durable, nats.BindStream(name), start,
 		nats.AckAll(), nats.AckWait(f.l.cfg.AckWait), nats.MaxAckPending(-1), nats.ConsumerReplicas(1))
 	if err != nil {
 		return fmt.Errorf("replication: %s: subscribe: %w", name, err)
@@ -45,9 +45,9 @@ func (f *follower) bind(ctx context.Context) error {
 // position + 1 (a new node, or one behind the retention window) makes
 // the follower bootstrap before it applies anything.
 func (f *follower) checkFirst(ctx context.Context, applied uint64) error {
-	si, err := f.l.js.StreamInfo(StreamName(f.stream), nats.Context(ctx))
+	si, err := f.l.js.StreamInfo(f.l.cfg.Layout.StreamName(f.stream), nats.Context(ctx))
 	if err != nil {
-		return fmt.Errorf("replication: %s: %w", StreamName(f.stream), err)
+		return fmt.Errorf("replication: %s: %w", f.l.cfg.Layout.StreamName(f.stream), err)
 	}
 	if si.State.FirstSeq > applied+1 && si.State.Msgs > 0 || si.State.Msgs == 0 && si.State.LastSeq > applied {
 		return f.bootstrap(ctx, applied, si.State.FirstSeq)

@@ -10,6 +10,13 @@ import (
 // 127.0.0.1 free ports, each storing under dir/NAME, for tests and
 // single-machine trials. On error it stops those it started.
 func StartLocalCluster(dir string, names []string) ([]*Embedded, error) {
+	return StartLocalClusterWith(dir, names, EmbeddedConfig{})
+}
+
+// StartLocalClusterWith is StartLocalCluster whose servers take every
+// field of base but Name, StoreDir, RouteAddr and Routes (a Secret,
+// TLS).
+func StartLocalClusterWith(dir string, names []string, base EmbeddedConfig) ([]*Embedded, error) {
 	routes := make([]string, len(names))
 	for i := range names {
 		p, err := FreePort()
@@ -23,7 +30,9 @@ func StartLocalCluster(dir string, names []string) ([]*Embedded, error) {
 	}
 	servers := make([]*Embedded, 0, len(names))
 	for i, n := range names {
-		e, err := StartEmbedded(EmbeddedConfig{Name: n, StoreDir: filepath.Join(dir, n), RouteAddr: routes[i], Routes: routes})
+		cfg := base
+		cfg.Name, cfg.StoreDir, cfg.RouteAddr, cfg.Routes = n, filepath.Join(dir, n), routes[i], routes
+		e, err := StartEmbedded(cfg)
 		if err != nil {
 			for _, s := range servers {
 				s.Shutdown()

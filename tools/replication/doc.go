@@ -11,8 +11,20 @@
 //
 // Layout splits the 16,384 slots into Layout.Streams streams MBF_LOG_NN
 // (subject mbf.log.NN), each with Layout.Replicas replicas, kept by age
-// and size. One message is one group-committed Batch of Records (entry.go;
-// the bytes are specified in format/FORMAT.md).
+// and size. Layout.Prefix replaces MBF (PREFIX_LOG_NN, prefix.log.NN,
+// the buckets PREFIX_LEASES and PREFIX_NODES) so that clusters share
+// one NATS account. One message is one group-committed Batch of
+// Records (entry.go; the bytes are specified in format/FORMAT.md).
+//
+// # Authentication and TLS
+//
+// The embedded servers (EmbeddedConfig) take a cluster name, a cluster
+// secret that every route and client gives as the password of
+// SecretUser, and mutual TLS on routes and the client port, all in
+// nats-server's own options; a node connects to its own server with
+// Embedded.Client. A node of an external cluster connects with
+// Config.Auth (ClientAuth): a .creds file, an NKey seed file or a user
+// and password, and TLS, in the NATS Go client's own options.
 //
 // # Writing
 //

@@ -1,9 +1,12 @@
 package replication
 
 import (
+	"cmp"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -32,10 +35,35 @@ type EmbeddedConfig struct {
 	// ReadyTimeout bounds the wait for the server to accept clients.
 	// Default 10 s.
 	ReadyTimeout time.Duration
+	// Cluster is the NATS cluster name: a server routes only with
+	// servers of the same name. Default ClusterName.
+	Cluster string
+	// Secret, when set, is the cluster secret: every route (another
+	// server) and every client must give it as the password of user
+	// SecretUser, or is refused ("Authorization Violation"). Empty:
+	// anyone who reaches the route port can join the cluster.
+	Secret string
+	// TLS, when set, is mutual TLS on the routes and the client port
+	// (nats-server's cluster and client tls blocks with verify): the
+	// server presents Certificates and requires a certificate chaining
+	// to ClientCAs from every route and client; a route it dials is
+	// checked against RootCAs and the host of its address. So the
+	// certificate must name the host of RouteAddr (an IP SAN for an IP)
+	// and be valid for both server and client authentication.
+	TLS *tls.Config
 }
 
-// ClusterName is the NATS cluster name of embedded servers.
+// ClusterName is EmbeddedConfig.Cluster's default.
 const ClusterName = "mmapbloom"
+
+// SecretUser is the user name routes and clients give with
+// EmbeddedConfig.Secret.
+const SecretUser = "mmapbloom"
+
+// tlsTimeout bounds a TLS handshake on the embedded server's routes and
+// client port, in seconds (nats-server's default is 2 s; a loaded node
+// is given more).
+const tlsTimeout = 10.0
 
 // ErrEmbedded is returned (wrapped) when the embedded server cannot start.
 var ErrEmbedded = errors.New("replication: embedded nats-server")
@@ -47,7 +75,10 @@ var ErrEmbedded = errors.New("replication: embedded nats-server")
 const Embedded32Bit = strconv.IntSize == 32
 
 // Embedded is a running embedded nats-server.
-type Embedded struct{ srv *natsserver.Server }
+type Embedded struct {
+	srv  *natsserver.Server
+	auth ClientAuth
+}
 
 // StartEmbedded starts a JetStream-enabled nats-server in this process,
 // clustered with cfg.Routes, and waits until it accepts clients. The
@@ -72,7 +103,7 @@ func StartEmbedded(cfg EmbeddedConfig) (*Embedded, error) {
 		srv.Shutdown()
 		return nil, fmt.Errorf("%w: %s not ready after %v", ErrEmbedded, cfg.Name, cfg.ReadyTimeout)
 	}
-	return &Embedded{srv: srv}, nil
+	return &Embedded{srv: srv, auth: embeddedClient(cfg, opts.Host)}, nil
 }
 
 func embeddedOptions(cfg EmbeddedConfig) (*natsserver.Options, error) {
@@ -85,6 +116,12 @@ func embeddedOptions(cfg EmbeddedConfig) (*natsserver.Options, error) {
 		JetStream: true, StoreDir: cfg.StoreDir, NoSigs: true, NoLog: true,
 		SyncAlways: cfg.SyncAlways, SyncInterval: cfg.SyncInterval,
 	}
+	if cfg.Secret != "" {
+		opts.Username, opts.Password = SecretUser, cfg.Secret
+	}
+	if cfg.TLS != nil {
+		opts.TLSConfig, opts.TLSVerify, opts.TLSTimeout = cfg.TLS.Clone(), true, tlsTimeout
+	}
 	if cfg.RouteAddr == "" {
 		return opts, nil
 	}
@@ -93,22 +130,50 @@ func embeddedOptions(cfg EmbeddedConfig) (*natsserver.Options, error) {
 	if err != nil || perr != nil {
 		return nil, fmt.Errorf("%w: route address %q: want HOST:PORT", ErrEmbedded, cfg.RouteAddr)
 	}
-	opts.Cluster = natsserver.ClusterOpts{Name: ClusterName, Host: rh, Port: port}
-	var routes string
+	opts.Cluster = natsserver.ClusterOpts{Name: cmp.Or(cfg.Cluster, ClusterName), Host: rh, Port: port}
+	if cfg.Secret != "" {
+		opts.Cluster.Username, opts.Cluster.Password = SecretUser, cfg.Secret
+	}
+	if cfg.TLS != nil {
+		opts.Cluster.TLSConfig, opts.Cluster.TLSTimeout = cfg.TLS.Clone(), tlsTimeout
+	}
 	for _, r := range cfg.Routes {
 		if r != cfg.RouteAddr {
-			if routes != "" {
-				routes += ","
+			u := &url.URL{Scheme: "nats", Host: r}
+			if cfg.Secret != "" {
+				u.User = url.UserPassword(SecretUser, cfg.Secret)
 			}
-			routes += "nats://" + r
+			opts.Routes = append(opts.Routes, u)
 		}
 	}
-	opts.Routes = natsserver.RoutesFromStr(routes)
 	return opts, nil
+}
+
+// embeddedClient is how a node connects to its own embedded server
+// (Embedded.Client): with the secret, and over TLS checking the
+// server's certificate against the host of RouteAddr, which the
+// certificate must name for the routes (clientHost without routes).
+func embeddedClient(cfg EmbeddedConfig, clientHost string) ClientAuth {
+	a := ClientAuth{}
+	if cfg.Secret != "" {
+		a.User, a.Password = SecretUser, cfg.Secret
+	}
+	if cfg.TLS != nil {
+		a.TLS = cfg.TLS.Clone()
+		a.TLS.ServerName = clientHost
+		if h, _, err := net.SplitHostPort(cfg.RouteAddr); err == nil {
+			a.TLS.ServerName = h
+		}
+	}
+	return a
 }
 
 // ClientURL is the URL NATS clients connect to.
 func (e *Embedded) ClientURL() string { return e.srv.ClientURL() }
+
+// Client is the ClientAuth a client of this server needs
+// (Config.Auth): the secret, and TLS with this node's certificate.
+func (e *Embedded) Client() ClientAuth { return e.auth }
 
 // Shutdown stops the server (a graceful stop hands stream leadership over).
 func (e *Embedded) Shutdown() {

@@ -22,7 +22,7 @@ func TestPublishPubAckError(t *testing.T) {
 	_, urls := cluster(t, 1)
 	l := openLog(t, urls[0], "n1", Layout{Streams: 1, Replicas: 1}, t.TempDir(), nil)
 	ctx := ctxT(t, time.Minute)
-	si, err := l.JetStream().StreamInfo(StreamName(0))
+	si, err := l.JetStream().StreamInfo(l.Layout().StreamName(0))
 	require.NoError(t, err)
 	cfg := si.Config
 	cfg.MaxMsgSize = 16
@@ -237,7 +237,7 @@ func TestFollowerGapBootstraps(t *testing.T) {
 	}
 	covered, err := w.LastSeq(ctx, 0)
 	require.NoError(t, err)
-	require.NoError(t, w.JetStream().PurgeStream(StreamName(0), &nats.StreamPurgeRequest{Sequence: covered + 1}))
+	require.NoError(t, w.JetStream().PurgeStream(w.Layout().StreamName(0), &nats.StreamPurgeRequest{Sequence: covered + 1}))
 	after, err := w.Publish(ctx, 0, addRec("seen", "after"))
 	require.NoError(t, err)
 

@@ -200,7 +200,7 @@ func (f *follower) handle(ctx context.Context, m *nats.Msg) error {
 	}
 	b, err := Decode(m.Data)
 	if err != nil {
-		return fmt.Errorf("%s seq %d: %w", StreamName(f.stream), seq, err)
+		return fmt.Errorf("%s seq %d: %w", f.l.cfg.Layout.StreamName(f.stream), seq, err)
 	}
 	acks := f.l.waiting(f.stream, &b)
 	var results []any
@@ -223,7 +223,7 @@ func (f *follower) handle(ctx context.Context, m *nats.Msg) error {
 // it (Config.Logf) when it is the first at seq or says something new:
 // the session ends and run tries seq again after retryPause.
 func (f *follower) stop(ctx context.Context, seq uint64, err error) error {
-	err = fmt.Errorf("%s seq %d: %w", StreamName(f.stream), seq, err)
+	err = fmt.Errorf("%s seq %d: %w", f.l.cfg.Layout.StreamName(f.stream), seq, err)
 	f.applyErrors.Add(1)
 	f.fails++
 	last, _ := f.lastErr.Load().(string)
@@ -245,7 +245,7 @@ func (f *follower) resume(seq uint64) {
 	if f.stopped.Load() == 0 {
 		return
 	}
-	f.l.logf("replication: %s seq %d applied after %d failed attempts: resumed", StreamName(f.stream), seq, f.fails)
+	f.l.logf("replication: %s seq %d applied after %d failed attempts: resumed", f.l.cfg.Layout.StreamName(f.stream), seq, f.fails)
 	f.fails = 0
 	f.lastErr.Store("")
 	f.mu.Lock()

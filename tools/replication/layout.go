@@ -3,6 +3,7 @@ package replication
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -12,6 +13,13 @@ import (
 // MBF_LOG_00 ... (subjects mbf.log.00 ...), stream i holding the writes
 // to slots [i*16384/Streams, (i+1)*16384/Streams).
 type Layout struct {
+	// Prefix names the cluster's streams PREFIX_LOG_NN, their subjects
+	// prefix.log.NN (in lower case) and its key-value buckets
+	// PREFIX_NAME (Bucket), so that clusters with different prefixes
+	// share one NATS account: 1 to 32 upper-case letters, digits, '_'
+	// or '-', beginning with a letter. Default DefaultPrefix, the names
+	// of the clusters made before prefixes existed.
+	Prefix string
 	// Streams is the number of streams, a power of two from 1 to 256.
 	Streams int
 	// Replicas is each stream's replication factor: min(3, nodes).
@@ -48,11 +56,17 @@ const dupWindow = 2 * time.Minute
 // Slots is the number of Redis Cluster hash slots.
 const Slots = 16384
 
+// DefaultPrefix is Layout.Prefix's default.
+const DefaultPrefix = "MBF"
+
 // ErrLayout is returned (wrapped) for a bad Layout.
 var ErrLayout = errors.New("replication: bad layout")
 
 // Check validates l.
 func (l Layout) Check() error {
+	if !validPrefix(l.Prefix) {
+		return fmt.Errorf("%w: prefix %q: want 1 to 32 upper-case letters, digits, '_' or '-', beginning with a letter", ErrLayout, l.Prefix)
+	}
 	if l.Streams < 1 || l.Streams > 256 || l.Streams&(l.Streams-1) != 0 {
 		return fmt.Errorf("%w: %d streams: want a power of two from 1 to 256", ErrLayout, l.Streams)
 	}
@@ -79,17 +93,50 @@ func (l Layout) SlotsOf(i int) (first, last int) {
 	return i * w, (i+1)*w - 1
 }
 
-// StreamName is stream i's JetStream name.
-func StreamName(i int) string { return fmt.Sprintf("MBF_LOG_%02d", i) }
+// validPrefix reports whether p is a valid Layout.Prefix ("" is the
+// default). Upper case only, so that the lower-case subjects of two
+// prefixes differ as their stream names do.
+func validPrefix(p string) bool {
+	if p == "" {
+		return true
+	}
+	if len(p) > 32 || p[0] < 'A' || p[0] > 'Z' {
+		return false
+	}
+	for _, c := range []byte(p) {
+		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
-// Subject is the subject stream i stores.
-func Subject(i int) string { return fmt.Sprintf("mbf.log.%02d", i) }
+// prefix is Prefix or its default.
+func (l Layout) prefix() string {
+	if l.Prefix == "" {
+		return DefaultPrefix
+	}
+	return l.Prefix
+}
+
+// StreamName is stream i's JetStream name, PREFIX_LOG_NN.
+func (l Layout) StreamName(i int) string { return fmt.Sprintf("%s_LOG_%02d", l.prefix(), i) }
+
+// Subject is the subject stream i stores, prefix.log.NN.
+func (l Layout) Subject(i int) string {
+	return fmt.Sprintf("%s.log.%02d", strings.ToLower(l.prefix()), i)
+}
+
+// Bucket is the name of one of the cluster's key-value buckets,
+// PREFIX_NAME: Bucket("LEASES") holds the leases (package lease),
+// Bucket("NODES") the nodes' limits.
+func (l Layout) Bucket(name string) string { return l.prefix() + "_" + name }
 
 // ensureStreams creates the streams, or updates their limits.
 func (l Layout) ensureStreams(js nats.JetStreamContext) error {
 	for i := 0; i < l.Streams; i++ {
 		cfg := &nats.StreamConfig{
-			Name: StreamName(i), Subjects: []string{Subject(i)}, Replicas: l.Replicas,
+			Name: l.StreamName(i), Subjects: []string{l.Subject(i)}, Replicas: l.Replicas,
 			Storage: nats.FileStorage, Retention: nats.LimitsPolicy, Discard: nats.DiscardOld,
 			MaxAge: l.MaxAge, MaxBytes: orUnlimited(l.MaxBytes), Duplicates: dupWindow,
 		}

@@ -23,9 +23,9 @@ type Config struct {
 	Layout Layout
 	// Dir holds the recorded applied positions (serve: DIR/.replication).
 	Dir string
-	// NATSOptions are extra options of the NATS connection (TLS,
-	// credentials).
-	NATSOptions []nats.Option
+	// Auth is the connection's credentials and TLS (an embedded
+	// server's Embedded.Client, or the external cluster's).
+	Auth ClientAuth
 	// PublishTimeout bounds the wait for a PubAck. Default 5 s.
 	PublishTimeout time.Duration
 	// MaxInFlight is the most messages of one stream awaiting their
@@ -137,8 +137,12 @@ func OpenContext(ctx context.Context, cfg Config) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
+	auth, err := cfg.Auth.options()
+	if err != nil {
+		return nil, err
+	}
 	opts := append([]nats.Option{nats.Name("mmapbloom " + cfg.Node), nats.MaxReconnects(-1),
-		nats.ReconnectWait(250 * time.Millisecond)}, cfg.NATSOptions...)
+		nats.ReconnectWait(250 * time.Millisecond)}, auth...)
 	nc, err := nats.Connect(joinURLs(cfg.URLs), opts...)
 	if err != nil {
 		return nil, fmt.Errorf("replication: connect: %w", err)
@@ -238,7 +242,7 @@ func (l *Log) Execute(ctx context.Context, stream int, rec Record) (seq uint64, 
 func (l *Log) ExecuteAsync(stream int, rec Record) *Ack {
 	a := newAck(l, stream, true)
 	if stream < 0 || stream >= len(l.followers) || l.follower(stream) == nil {
-		a.published(0, fmt.Errorf("%w: this node does not follow %s", ErrPublish, StreamName(stream)))
+		a.published(0, fmt.Errorf("%w: this node does not follow %s", ErrPublish, l.cfg.Layout.StreamName(stream)))
 		return a
 	}
 	l.submit(stream, pending{rec: rec, ack: a})
@@ -306,7 +310,7 @@ func (l *Log) skipCovered(stream int, covered uint64) {
 	l.mu.Unlock()
 	for _, a := range skipped {
 		if a != nil {
-			a.published(0, fmt.Errorf("%w: %s up to seq %d", ErrSkipped, StreamName(stream), covered))
+			a.published(0, fmt.Errorf("%w: %s up to seq %d", ErrSkipped, l.cfg.Layout.StreamName(stream), covered))
 		}
 	}
 }

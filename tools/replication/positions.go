@@ -14,7 +14,9 @@ import (
 )
 
 // positions is the file DIR/applied: one line `STREAM SEQ` per stream,
-// the last sequence applied and synced locally. It is rewritten whole
+// the last sequence applied and synced locally, STREAM named MBF_LOG_NN
+// whatever Layout.Prefix (the file is this node's own, the stream its
+// index). It is rewritten whole
 // (temporary file, fsync, rename, fsync of the directory).
 type positions struct {
 	path string
@@ -66,7 +68,7 @@ func (p *positions) set(i int, seq uint64) error {
 	p.seq[i] = seq
 	var b bytes.Buffer
 	for j, s := range p.seq {
-		fmt.Fprintf(&b, "%s %d\n", StreamName(j), s)
+		fmt.Fprintf(&b, "%s %d\n", Layout{}.StreamName(j), s)
 	}
 	return writeDurably(p.path, b.Bytes())
 }

@@ -28,7 +28,7 @@ func (l *Log) Recorded(stream int) uint64 { return l.pos.get(stream) }
 func (l *Log) WaitApplied(ctx context.Context, stream int, seq uint64) error {
 	f := l.follower(stream)
 	if f == nil {
-		return fmt.Errorf("%w: this node does not follow %s", ErrPublish, StreamName(stream))
+		return fmt.Errorf("%w: this node does not follow %s", ErrPublish, l.cfg.Layout.StreamName(stream))
 	}
 	for {
 		f.mu.Lock()
@@ -49,9 +49,9 @@ func (l *Log) WaitApplied(ctx context.Context, stream int, seq uint64) error {
 
 // LastSeq is the stream's last sequence as its leader has it.
 func (l *Log) LastSeq(ctx context.Context, stream int) (uint64, error) {
-	si, err := l.js.StreamInfo(StreamName(stream), nats.Context(ctx))
+	si, err := l.js.StreamInfo(l.cfg.Layout.StreamName(stream), nats.Context(ctx))
 	if err != nil {
-		return 0, fmt.Errorf("replication: %s: %w", StreamName(stream), err)
+		return 0, fmt.Errorf("replication: %s: %w", l.cfg.Layout.StreamName(stream), err)
 	}
 	return si.State.LastSeq, nil
 }
@@ -71,9 +71,9 @@ func (l *Log) DrainToLast(ctx context.Context, stream int) (uint64, error) {
 // of its consumer, which it moves only after its local Sync. 0 when the
 // node has no consumer there.
 func (l *Log) NodeApplied(ctx context.Context, stream int, node string) (uint64, error) {
-	ci, err := l.js.ConsumerInfo(StreamName(stream), "mbf_"+node, nats.Context(ctx))
+	ci, err := l.js.ConsumerInfo(l.cfg.Layout.StreamName(stream), "mbf_"+node, nats.Context(ctx))
 	if err != nil {
-		return 0, fmt.Errorf("replication: %s consumer of %s: %w", StreamName(stream), node, err)
+		return 0, fmt.Errorf("replication: %s consumer of %s: %w", l.cfg.Layout.StreamName(stream), node, err)
 	}
 	return ci.AckFloor.Stream, nil
 }

@@ -282,13 +282,13 @@ func (p *streamPub) publish(group []pending) {
 
 // send queues b on the connection.
 func (p *streamPub) send(b Batch) (nats.PubAckFuture, error) {
-	msg := nats.NewMsg(Subject(p.stream))
+	msg := nats.NewMsg(p.l.cfg.Layout.Subject(p.stream))
 	msg.Data = b.Append(nil)
 	msg.Header.Set(nats.MsgIdHdr, p.l.msgID(p.stream, b.Seq))
 	p.l.bytes.Add(uint64(len(msg.Data)))
 	fut, err := p.l.js.PublishMsgAsync(msg)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrPublish, StreamName(p.stream), err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrPublish, p.l.cfg.Layout.StreamName(p.stream), err)
 	}
 	return fut, nil
 }
@@ -301,9 +301,9 @@ func (p *streamPub) await(fut nats.PubAckFuture) (uint64, error) {
 	case ack := <-fut.Ok():
 		return ack.Sequence, nil
 	case err := <-fut.Err():
-		return 0, fmt.Errorf("%w: %s: %v", ErrPublish, StreamName(p.stream), err)
+		return 0, fmt.Errorf("%w: %s: %v", ErrPublish, p.l.cfg.Layout.StreamName(p.stream), err)
 	case <-t.C:
-		return 0, fmt.Errorf("%w: %s after %v", ErrPublishTimeout, StreamName(p.stream), p.l.cfg.PublishTimeout)
+		return 0, fmt.Errorf("%w: %s after %v", ErrPublishTimeout, p.l.cfg.Layout.StreamName(p.stream), p.l.cfg.PublishTimeout)
 	}
 }
 

@@ -23,7 +23,11 @@ const DefaultLeaseTTL = 5 * time.Second
 // minus one): with the log they may take the shard over.
 const logFollowers = 2
 
-// logLeases is the lease bucket (lease.DefaultBucket) on a replication
+// leasesBucket names the key-value bucket of the leases
+// (replication.Layout.Bucket: PREFIX_LEASES, MBF_LEASES by default).
+const leasesBucket = "LEASES"
+
+// logLeases is the lease bucket (leasesBucket) on a replication
 // log's NATS connection, opened at its first use once the log is open
 // (attach): a Failover's KV before the log exists.
 type logLeases struct {
@@ -35,7 +39,7 @@ type logLeases struct {
 
 // logFailover returns the Failover of a node whose writes go through a
 // replication log given later to leases.attach: leases of ttl in
-// lease.DefaultBucket with the log's stream replicas, a shard taken
+// leasesBucket with the log's stream replicas, a shard taken
 // over served once the log has applied, for every stream holding its
 // slots, everything the stream held when the shard was taken, and its
 // lease neither taken nor kept while one of them is stopped here on an
@@ -83,7 +87,7 @@ func (b *logLeases) bucket(ctx context.Context) (lease.KV, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.kv == nil {
-		kv, err := lease.OpenConn(ctx, l.Conn(), lease.DefaultBucket, b.ttl, l.Layout().Replicas)
+		kv, err := lease.OpenConn(ctx, l.Conn(), l.Layout().Bucket(leasesBucket), b.ttl, l.Layout().Replicas)
 		if err != nil {
 			return nil, err
 		}
@@ -135,7 +139,7 @@ func LogDrain(l *replication.Log) func(context.Context, []cluster.Range) error {
 	return func(ctx context.Context, slots []cluster.Range) error {
 		for _, st := range logStreams(l.Layout(), slots) {
 			if _, err := l.DrainToLast(ctx, st); err != nil {
-				return fmt.Errorf("failover: drain %s: %w", replication.StreamName(st), err)
+				return fmt.Errorf("failover: drain %s: %w", l.Layout().StreamName(st), err)
 			}
 		}
 		return nil

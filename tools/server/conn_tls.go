@@ -73,6 +73,20 @@ func (f TLSFiles) ClientConfig() (*tls.Config, error) {
 	return cfg, nil
 }
 
+// PeerConfig returns mutual TLS of a link between nodes (the embedded
+// NATS servers' routes): the certificate presented both as a server
+// and as a client, the CA checking the peer's either way, a
+// certificate required of every peer whatever AuthClients says.
+func (f TLSFiles) PeerConfig() (*tls.Config, error) {
+	f.AuthClients = "yes"
+	cfg, err := f.ServerConfig()
+	if err != nil {
+		return nil, err
+	}
+	cfg.RootCAs = cfg.ClientCAs
+	return cfg, nil
+}
+
 // pool reads CAFile, required as Redis requires it to check peers.
 func (f TLSFiles) pool() (*x509.CertPool, error) {
 	if f.CAFile == "" {

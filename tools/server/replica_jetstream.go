@@ -2,8 +2,10 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -33,6 +35,24 @@ type ReplicationConfig struct {
 	// otherwise each node embeds a nats-server whose routes listen on
 	// its cluster config line's nats=HOST:PORT, storing under DIR/.nats.
 	NATSURLs []string
+	// NATSAuth is the external cluster's credentials and TLS (with
+	// NATSURLs; serve's --nats-creds-file, --nats-nkey-file,
+	// --nats-user, --nats-password-file, --nats-tls).
+	NATSAuth replication.ClientAuth
+	// NATSCluster is the embedded servers' NATS cluster name. Default
+	// replication.ClusterName.
+	NATSCluster string
+	// NATSSecret, when set, is the cluster secret the embedded servers'
+	// routes and clients must give (replication.EmbeddedConfig.Secret;
+	// serve's --nats-secret-file). Empty: the route port admits anyone
+	// who reaches it.
+	NATSSecret string
+	// NATSTLS, when set, is mutual TLS on the embedded servers' routes
+	// and client port (TLSFiles.PeerConfig; serve's --nats-tls).
+	NATSTLS *tls.Config
+	// Prefix names the log's streams, subjects and buckets
+	// (replication.Layout.Prefix). Default replication.DefaultPrefix.
+	Prefix string
 	// Streams is the number of streams (a power of two, 1 to 256).
 	// Default DefaultReplicationStreams.
 	Streams int
@@ -102,19 +122,19 @@ func (s *Server) startJetStream(cs *clusterState, leases *logLeases) (*jsRepl, e
 	if len(cs.m.Nodes) < 3 {
 		s.cfg.Log.Printf("replication: %d nodes: with fewer than 3, the loss of one node stops the writes (no quorum) and no failover can happen", len(cs.m.Nodes))
 	}
-	r := &jsRepl{s: s, layout: replication.Layout{Streams: rc.Streams, Replicas: min(3, len(cs.m.Nodes)),
+	r := &jsRepl{s: s, layout: replication.Layout{Prefix: rc.Prefix, Streams: rc.Streams, Replicas: min(3, len(cs.m.Nodes)),
 		MaxAge: rc.MaxAge, MaxBytes: rc.MaxBytes}, leases: leases, stop: make(chan struct{}), stopped: make(chan struct{})}
-	urls := rc.NATSURLs
+	urls, auth := rc.NATSURLs, rc.NATSAuth
 	if len(urls) == 0 {
 		emb, err := startEmbedded(s.cfg, cs)
 		if err != nil {
 			return nil, err
 		}
-		r.emb, urls = emb, []string{emb.ClientURL()}
+		r.emb, urls, auth = emb, []string{emb.ClientURL()}, emb.Client()
 	}
 	r.limits = newPeerLimits(r)
 	r.apply = newApplier(s, r.limits.of)
-	go r.openLoop(replication.Config{URLs: urls, Node: s.cfg.NodeID, Layout: r.layout,
+	go r.openLoop(replication.Config{URLs: urls, Auth: auth, Node: s.cfg.NodeID, Layout: r.layout,
 		Dir: filepath.Join(s.cfg.Dir, ".replication"), PublishTimeout: rc.PublishTimeout, StartTimeout: rc.StartTimeout,
 		Logf: s.cfg.Log.Printf},
 		followedStreams(r.layout, cs))
@@ -165,10 +185,14 @@ func (r *jsRepl) openLoop(cfg replication.Config, streams []int) {
 func (r *jsRepl) log() *replication.Log { return r.ready.Load() }
 
 // startEmbedded starts this node's nats-server, routed to every node's
-// nats= address.
+// nats= address, with the cluster name, secret and TLS of cfg.
 func startEmbedded(cfg Config, cs *clusterState) (*replication.Embedded, error) {
 	if cs.me.NATS == "" {
 		return nil, fmt.Errorf("%w: node %s has no nats=HOST:PORT in the cluster config (or give --nats-url)", ErrReplication, cs.me.ID)
+	}
+	rc := cfg.Replicate
+	if host, _, err := net.SplitHostPort(cs.me.NATS); err == nil && !loopback(host) && rc.NATSSecret == "" && rc.NATSTLS == nil {
+		cfg.Log.Printf("replication: WARNING: the NATS route port %s admits any server that reaches it (it can join the cluster and read, write or delete the log): give --nats-secret-file or --nats-tls, or firewall it (docs/security.md)", cs.me.NATS)
 	}
 	var routes []string
 	for _, n := range cs.m.Nodes {
@@ -179,7 +203,7 @@ func startEmbedded(cfg Config, cs *clusterState) (*replication.Embedded, error) 
 	always, interval := logSync(cfg)
 	emb, err := replication.StartEmbedded(replication.EmbeddedConfig{Name: cfg.NodeID,
 		StoreDir: filepath.Join(cfg.Dir, ".nats"), RouteAddr: cs.me.NATS, Routes: routes,
-		SyncAlways: always, SyncInterval: interval})
+		SyncAlways: always, SyncInterval: interval, Cluster: rc.NATSCluster, Secret: rc.NATSSecret, TLS: rc.NATSTLS})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrReplication, err)
 	}
@@ -261,7 +285,7 @@ func checkReplication(cfg *Config) error {
 	if ttl := cfg.Replicate.LeaseTTL; ttl < 0 || ttl > 0 && ttl < lease.MinTTL {
 		return fmt.Errorf("server: %w: --lease-ttl %v: want 0 (no failover) or at least %v", ErrBadConfig, ttl, lease.MinTTL)
 	}
-	l := replication.Layout{Streams: cfg.Replicate.Streams, Replicas: 1, MaxAge: cfg.Replicate.MaxAge, MaxBytes: cfg.Replicate.MaxBytes}
+	l := replication.Layout{Prefix: cfg.Replicate.Prefix, Streams: cfg.Replicate.Streams, Replicas: 1, MaxAge: cfg.Replicate.MaxAge, MaxBytes: cfg.Replicate.MaxBytes}
 	if err := l.Check(); err != nil {
 		return fmt.Errorf("server: %w: --replication-streams, --replication-max-age or --replication-max-bytes: %w", ErrBadConfig, err)
 	}

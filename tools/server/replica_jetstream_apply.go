@@ -254,13 +254,13 @@ func (a *applier) Bootstrap(ctx context.Context, stream int) (uint64, error) {
 	cs := a.s.cluster.Load()
 	peers := bootstrapPeers(r.layout, cs, stream)
 	if len(peers) == 0 {
-		return 0, fmt.Errorf("no other node applies %s to bootstrap from", replication.StreamName(stream))
+		return 0, fmt.Errorf("no other node applies %s to bootstrap from", a.s.repl.layout.StreamName(stream))
 	}
 	var errs []error
 	for _, peer := range peers {
 		covered, n, err := a.pullStream(ctx, cs, peer, stream)
 		if err == nil {
-			a.s.cfg.Log.Printf("replication: %s bootstrapped from %s (%d keys) up to seq %d", replication.StreamName(stream), peer.ID, n, covered)
+			a.s.cfg.Log.Printf("replication: %s bootstrapped from %s (%d keys) up to seq %d", a.s.repl.layout.StreamName(stream), peer.ID, n, covered)
 			return covered, nil
 		}
 		errs = append(errs, fmt.Errorf("from %s: %w", peer.ID, err))
@@ -304,7 +304,7 @@ func peerApplied(ctx context.Context, rdb *redis.Client, stream int) (uint64, er
 			}
 		}
 	}
-	return 0, fmt.Errorf("it has applied nothing of %s", replication.StreamName(stream))
+	return 0, fmt.Errorf("it has applied nothing of stream %d", stream)
 }
 
 // bootstrapPeers are the other nodes that apply stream by the config

@@ -121,9 +121,9 @@ func TestReplicationFollowerLimitsDiffer(t *testing.T) {
 	require.NoError(t, err)
 	var kv jetstream.KeyValue
 	require.Eventually(t, func() bool {
-		kv, err = js.KeyValue(c, nodesBucket)
+		kv, err = js.KeyValue(c, lay.Bucket(nodesBucket))
 		return err == nil
-	}, time.Minute, 20*time.Millisecond, "the node creates %s", nodesBucket)
+	}, time.Minute, 20*time.Millisecond, "the node creates %s", lay.Bucket(nodesBucket))
 	require.Eventually(t, func() bool {
 		e, err := kv.Get(c, "limits.node1")
 		return err == nil && string(e.Value()) == srv.flagLimits()

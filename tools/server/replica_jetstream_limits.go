@@ -11,12 +11,13 @@ import (
 
 // A refusal by a limit of the flags is a record's result only where the
 // record's origin runs with the same limits (classify): each node of a
-// log publishes them (flagLimits) in the key-value bucket nodesBucket,
-// key "limits.NODE", and a node whose limits refuse another node's
+// log publishes them (flagLimits) in the key-value bucket nodesBucket
+// (PREFIX_NODES: MBF_NODES by default), key "limits.NODE", and a node whose limits refuse another node's
 // record reads that node's there and compares.
 
-// nodesBucket is the key-value bucket of the nodes' limits.
-const nodesBucket = "MBF_NODES"
+// nodesBucket names the key-value bucket of the nodes' limits
+// (replication.Layout.Bucket).
+const nodesBucket = "NODES"
 
 // peerLimitsAge is how long a node's limits read from the bucket are
 // used before they are read again (a node restarted with other flags
@@ -62,13 +63,14 @@ func (p *peerLimits) bucket(ctx context.Context) (jetstream.KeyValue, error) {
 	if p.kv != nil {
 		return p.kv, nil
 	}
+	name := log.Layout().Bucket(nodesBucket)
 	js, err := jetstream.New(log.Conn())
 	if err == nil {
-		p.kv, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: nodesBucket, History: 1,
+		p.kv, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: name, History: 1,
 			Replicas: log.Layout().Replicas, Storage: jetstream.FileStorage})
 	}
 	if err != nil {
-		return nil, fmt.Errorf("replication: bucket %s: %w", nodesBucket, err)
+		return nil, fmt.Errorf("replication: bucket %s: %w", name, err)
 	}
 	return p.kv, nil
 }

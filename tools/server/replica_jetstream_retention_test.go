@@ -64,7 +64,7 @@ func TestReplicationBootstrapWithoutConsumer(t *testing.T) {
 	require.NoError(t, tc.srvs[0].repl.log().WaitApplied(c, stream, last))
 	for range 3 {
 		for _, id := range []string{"node1", "node3"} {
-			err := log.JetStream().DeleteConsumer(replication.StreamName(stream), "mbf_"+id)
+			err := log.JetStream().DeleteConsumer(tc.srvs[0].repl.layout.StreamName(stream), "mbf_"+id)
 			if err != nil {
 				require.ErrorIs(t, err, nats.ErrConsumerNotFound)
 			}
@@ -94,7 +94,7 @@ func TestReplicationGapAnswersWrites(t *testing.T) {
 	rec := replication.Record{Op: replication.OpAdd, Fields: [][]byte{[]byte("{g}k"), []byte("gone")}}
 	seq, err := origin.Publish(c, stream, rec)
 	require.NoError(t, err)
-	require.NoError(t, origin.JetStream().PurgeStream(replication.StreamName(stream), &nats.StreamPurgeRequest{Sequence: seq + 1}))
+	require.NoError(t, origin.JetStream().PurgeStream(lay.StreamName(stream), &nats.StreamPurgeRequest{Sequence: seq + 1}))
 	_, err = origin.Publish(c, stream, rec)
 	require.NoError(t, err)
 

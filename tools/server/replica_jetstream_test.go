@@ -102,7 +102,7 @@ func TestReplicationPipelinedAddsRefused(t *testing.T) {
 	require.NoError(t, err)
 	limit := func(size int32) {
 		for i := range DefaultReplicationStreams {
-			si, err := js.StreamInfo(replication.StreamName(i))
+			si, err := js.StreamInfo(replication.Layout{}.StreamName(i))
 			require.NoError(t, err)
 			si.Config.MaxMsgSize = size
 			_, err = js.UpdateStream(&si.Config)

@@ -9,9 +9,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// DefaultBucket is the name of the key-value bucket holding the leases.
-const DefaultBucket = "MBF_LEASES"
-
 // MinTTL is the shortest lease TTL accepted: below it a renewal every
 // TTL/4 would race the network round trip of the renewal itself.
 const MinTTL = 200 * time.Millisecond

@@ -55,6 +55,14 @@ type Processes struct {
 // stopped one) at the test's end.
 func StartProcesses(t testing.TB, n int) *Processes {
 	t.Helper()
+	return StartProcessesWith(t, n, "")
+}
+
+// StartProcessesWith is StartProcesses whose servers' configs end with
+// extra, nats-server configuration of the top level (a tls block, an
+// authorization block).
+func StartProcessesWith(t testing.TB, n int, extra string) *Processes {
+	t.Helper()
 	p := &Processes{bin: ServerBinary(t)}
 	ports := make([]int, 2*n)
 	for i := range ports {
@@ -72,8 +80,8 @@ func StartProcesses(t testing.TB, n int) *Processes {
 	for i := range n {
 		conf := filepath.Join(dir, fmt.Sprintf("p%d.conf", i+1))
 		text := fmt.Sprintf("server_name: p%d\nlisten: 127.0.0.1:%d\njetstream { store_dir: %q }\n"+
-			"cluster { name: P\n listen: 127.0.0.1:%d\n routes: [%s] }\n",
-			i+1, p.Ports[i], filepath.Join(dir, fmt.Sprintf("p%d", i+1)), ports[n+i], strings.Join(routes, ", "))
+			"cluster { name: P\n listen: 127.0.0.1:%d\n routes: [%s] }\n%s\n",
+			i+1, p.Ports[i], filepath.Join(dir, fmt.Sprintf("p%d", i+1)), ports[n+i], strings.Join(routes, ", "), extra)
 		if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
