@@ -59,7 +59,7 @@ func (s *Server) run(c *client, cmd *command, args [][]byte) {
 		return
 	}
 	stream := s.repl.layout.StreamOf(cluster.KeySlot(args[cmd.first]))
-	ack := log.ExecuteAsync(stream, recordOf(cmd, args))
+	ack := log.ExecuteAsync(stream, s.recordOf(cmd, args))
 	if c.js.async {
 		c.js.ack = ack
 		return
@@ -70,8 +70,13 @@ func (s *Server) run(c *client, cmd *command, args [][]byte) {
 }
 
 // recordOf is the log's record of a write command (BF.ADD as an OpAdd,
-// the others as an OpCommand), its fields copied from args.
-func recordOf(cmd *command, args [][]byte) replication.Record {
+// EXPIRE, PEXPIRE and EXPIREAT as PEXPIREAT at the absolute time,
+// expireRecord; the others as an OpCommand), its fields copied from
+// args.
+func (s *Server) recordOf(cmd *command, args [][]byte) replication.Record {
+	if rec, ok := expireRecord(cmd.name, args, s.nowMs); ok {
+		return rec
+	}
 	rec := replication.Record{Op: replication.OpCommand, Fields: copyArgs(args)}
 	if cmd.name == "bf.add" {
 		rec = replication.Record{Op: replication.OpAdd, Fields: rec.Fields[1:]}
