@@ -7,10 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
+	"github.com/mmapbloom/mmapbloom/tools/replication"
+	"github.com/mmapbloom/mmapbloom/tools/replication/natstest"
 )
 
 // expireScript is sent byte for byte to redis-server 7.0 and to the
@@ -246,5 +249,105 @@ func TestExpireFolded(t *testing.T) {
 		err := rdb.Do(c, args...).Err()
 		require.Error(t, err, "%v", args)
 		assert.Contains(t, err.Error(), "of a folded key ('seen:{a.com}')", "%v", args)
+	}
+}
+
+// TestExpireRecord: EXPIRE, PEXPIRE and EXPIREAT are recorded as
+// PEXPIREAT at the absolute time, their options kept; PEXPIREAT and a
+// time EXPIRE refuses are recorded as sent.
+func TestExpireRecord(t *testing.T) {
+	now := func() int64 { return 1_700_000_000_000 }
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string // nil: not rewritten
+	}{
+		{"expire", []string{"EXPIRE", "k", "10"}, []string{"PEXPIREAT", "k", "1700000010000"}},
+		{"pexpire", []string{"pexpire", "k", "-5", "GT"}, []string{"PEXPIREAT", "k", "1699999999995", "GT"}},
+		{"expireat", []string{"EXPIREAT", "k", "4000000000", "NX"}, []string{"PEXPIREAT", "k", "4000000000000", "NX"}},
+		{"expire", []string{"EXPIRE", "k", "x"}, nil},
+		{"expire", []string{"EXPIRE", "k", "9223372036854775"}, nil},
+		{"pexpireat", []string{"PEXPIREAT", "k", "5"}, nil},
+		{"bf.add", []string{"BF.ADD", "k", "5"}, nil},
+	} {
+		args := make([][]byte, len(tc.args))
+		for i, a := range tc.args {
+			args[i] = []byte(a)
+		}
+		rec, ok := expireRecord(tc.name, args, now)
+		require.Equal(t, tc.want != nil, ok, "%v", tc.args)
+		if ok {
+			got := make([]string, len(rec.Fields))
+			for i, f := range rec.Fields {
+				got[i] = string(f)
+			}
+			assert.Equal(t, tc.want, got, "%v", tc.args)
+		}
+	}
+}
+
+// TestExpireJournalReplay: with appendfsync always, the journal holds
+// EXPIRE as PEXPIREAT at the absolute time: replayed 30 s later, the
+// key has 70 s left of its 100, and a key whose expiry passed meanwhile
+// is gone.
+func TestExpireJournalReplay(t *testing.T) {
+	clock, dir := newManualClock(), t.TempDir()
+	_, addr := startServer(t, Config{Dir: dir, AppendFsync: AppendFsyncAlways, Now: clock.Now, ExpireCycle: -1})
+	rdb, c := dial(t, addr, ""), ctx(t)
+	for _, k := range []string{"long", "short"} {
+		require.NoError(t, rdb.BFAdd(c, k, "x").Err())
+	}
+	require.NoError(t, rdb.Expire(c, "long", 100*time.Second).Err())
+	require.NoError(t, rdb.PExpire(c, "short", 20*time.Second).Err())
+	require.NotEmpty(t, journalFiles(t, dir), "the writes are in the journal")
+
+	crashed := t.TempDir()
+	copyTree(t, dir, crashed)
+	require.NoError(t, os.Remove(filepath.Join(crashed, expiresFile)), "the crash lost the expiry file: the journal alone has them")
+	clock.advance(30 * time.Second)
+	_, addr2 := startServer(t, Config{Dir: crashed, AppendFsync: AppendFsyncEverysec, Now: clock.Now, ExpireCycle: -1})
+	rdb2 := dial(t, addr2, "")
+	d, err := rdb2.TTL(c, "long").Result()
+	require.NoError(t, err)
+	assert.Equal(t, 70*time.Second, d, "absolute: 100 s from the EXPIRE, not from the replay")
+	assert.Zero(t, rdb2.Exists(c, "short").Val(), "expired before the replay")
+}
+
+// TestExpireReplicated: two nodes on the replication log, node2 a
+// replica of node1, sharing an injected clock. EXPIRE on node1: node2
+// answers the same TTL once it applied the record (PEXPIREAT at the
+// absolute time); past the expiry the key is gone on both, files
+// included (each node's cycle).
+func TestExpireReplicated(t *testing.T) {
+	natstest.RequireEmbedded(t)
+	srvs, err := replication.StartLocalCluster(t.TempDir(), []string{"n1", "n2"})
+	require.NoError(t, err)
+	for _, s := range srvs {
+		t.Cleanup(s.Shutdown)
+	}
+	clock := newManualClock()
+	tc := startCluster(t, primaryAndReplica, func(c *Config) {
+		i := map[string]int{"node1": 0, "node2": 1}[c.NodeID]
+		c.Replication, c.Replicate.NATSURLs = ReplicationJetStream, []string{srvs[i].ClientURL()}
+		c.Now, c.ExpireCycle = clock.Now, time.Millisecond
+	})
+	c := ctx(t)
+	n1 := dial(t, tc.addrs[0], "")
+	require.Eventually(t, func() bool { return n1.Do(c, "BF.ADD", "k", "x").Err() == nil }, 2*time.Minute, 50*time.Millisecond,
+		"node1 serves its slots")
+	require.NoError(t, n1.Expire(c, "k", 100*time.Second).Err())
+	n2 := dial(t, tc.addrs[1], "").Conn()
+	t.Cleanup(func() { _ = n2.Close() })
+	require.NoError(t, n2.ReadOnly(c).Err())
+	require.Eventually(t, func() bool { return n2.TTL(c, "k").Val() == 100*time.Second }, time.Minute, 10*time.Millisecond,
+		"node2 applies the expiry")
+	assert.Equal(t, n1.PExpireTime(c, "k").Val(), n2.PExpireTime(c, "k").Val(), "the same absolute time")
+
+	clock.advance(100 * time.Second)
+	for i, rdb := range []redis.Cmdable{n1, n2} {
+		assert.Zero(t, rdb.Exists(c, "k").Val(), "node%d", i+1)
+		file := filepath.Join(tc.dirs[i], "k.bloom")
+		require.Eventually(t, func() bool { _, err := os.Stat(file); return os.IsNotExist(err) }, time.Minute, 10*time.Millisecond,
+			"node%d removed the file", i+1)
 	}
 }
