@@ -5,7 +5,7 @@ package server
 // mux are the models). Each entry says what Redis's COMMAND reports for
 // it (arity, flags, key positions, ACL categories, COMMAND DOCS) and
 // which function runs it; the functions live in the files of their
-// subsystem (bf.go, generic.go, generic_keys.go, generic_shutdown.go, bf_merge.go, cluster_cmd.go, generic_multi.go, cluster_migrate.go,
+// subsystem (bf.go, generic.go, generic_keys.go, generic_expire.go, generic_shutdown.go, bf_merge.go, cluster_cmd.go, generic_multi.go, cluster_migrate.go,
 // replica_pull.go, bf_setdump.go, bf_window.go). Nothing else registers a command.
 //
 // An entry's fields (see type command in dispatch.go):
@@ -60,6 +60,10 @@ func commandTable() []*command {
 	allSucceeded := []string{"request_policy:all_shards", "response_policy:all_succeeded"}
 	flushType := opt(oneof("flush-type", aTok("ASYNC"), aTok("SYNC")))
 	item, items := aStr("item"), many(aStr("item"))
+	fWriteFast, update, readAccess := []string{"write", "fast"}, []string{"RW", "update"}, []string{"RO", "access"}
+	nondet := []string{"nondeterministic_output"}
+	expireCond := opt(oneof("condition", aTok("NX"), aTok("XX"), aTok("GT"), aTok("LT")))
+	aUnix := func(name string) argSpec { return argSpec{name: name, typ: "unix-time"} }
 	dumpArgs := []argSpec{opt(block("layer", aStr("file"), aInt("iterator"), opt(tok("CHUNKSIZE", aInt("bytes")))))}
 	const bfSince, own = "1.0.0", Version
 	return []*command{
@@ -129,6 +133,25 @@ func commandTable() []*command {
 			acl: keyspace, run: rename, docs: doc("generic", "1.0.0", "Renames a key (its file), replacing newkey.", aKey("key"), aKey("newkey"))}),
 		keys2(&command{name: "renamenx", arity: 3, flags: []string{"write", "fast"}, keyFlagsEach: [][]string{{"RW", "access", "delete"}, {"OW", "insert"}},
 			acl: keyspace, run: renameNX, docs: doc("generic", "1.0.0", "Renames a key (its file) unless newkey exists; 1 if renamed.", aKey("key"), aKey("newkey"))}),
+		// Expiries (generic_expire.go).
+		key1(&command{name: "expire", arity: -3, flags: fWriteFast, keyFlags: update, acl: keyspace, run: expire,
+			docs: doc("generic", "1.0.0", "Sets a key's time to live in seconds; 1 if set.", aKey("key"), aInt("seconds"), expireCond)}),
+		key1(&command{name: "pexpire", arity: -3, flags: fWriteFast, keyFlags: update, acl: keyspace, run: pexpire,
+			docs: doc("generic", "2.6.0", "Sets a key's time to live in milliseconds; 1 if set.", aKey("key"), aInt("milliseconds"), expireCond)}),
+		key1(&command{name: "expireat", arity: -3, flags: fWriteFast, keyFlags: update, acl: keyspace, run: expireAt,
+			docs: doc("generic", "1.2.0", "Sets a key's expiry as a Unix time in seconds; 1 if set.", aKey("key"), aUnix("unix-time-seconds"), expireCond)}),
+		key1(&command{name: "pexpireat", arity: -3, flags: fWriteFast, keyFlags: update, acl: keyspace, run: pexpireAt,
+			docs: doc("generic", "2.6.0", "Sets a key's expiry as a Unix time in milliseconds; 1 if set.", aKey("key"), aUnix("unix-time-milliseconds"), expireCond)}),
+		key1(&command{name: "ttl", arity: 2, flags: fRead, keyFlags: readAccess, acl: keyspace, run: ttl, tips: nondet,
+			docs: doc("generic", "1.0.0", "A key's time to live in seconds, -1 without expiry, -2 missing.", aKey("key"))}),
+		key1(&command{name: "pttl", arity: 2, flags: fRead, keyFlags: readAccess, acl: keyspace, run: pttl, tips: nondet,
+			docs: doc("generic", "2.6.0", "A key's time to live in milliseconds, -1 without expiry, -2 missing.", aKey("key"))}),
+		key1(&command{name: "expiretime", arity: 2, flags: fRead, keyFlags: readAccess, acl: keyspace, run: expireTimeCmd,
+			docs: doc("generic", "7.0.0", "A key's expiry as a Unix time in seconds, -1 without expiry, -2 missing.", aKey("key"))}),
+		key1(&command{name: "pexpiretime", arity: 2, flags: fRead, keyFlags: readAccess, acl: keyspace, run: pexpireTime,
+			docs: doc("generic", "7.0.0", "A key's expiry as a Unix time in milliseconds, -1 without expiry, -2 missing.", aKey("key"))}),
+		key1(&command{name: "persist", arity: 2, flags: fWriteFast, keyFlags: update, acl: keyspace, run: persist,
+			docs: doc("generic", "2.2.0", "Removes a key's expiry; 1 if it had one.", aKey("key"))}),
 		{name: "flushdb", arity: -1, flags: []string{"write"}, acl: []string{"@keyspace", "@dangerous"}, run: flush, tips: allSucceeded,
 			docs: doc("server", "1.0.0", "Removes every key DEL may remove (folded buckets are kept).", flushType)},
 		{name: "flushall", arity: -1, flags: []string{"write"}, acl: []string{"@keyspace", "@dangerous"}, run: flush, tips: allSucceeded,

@@ -33,11 +33,13 @@
 //	generic_     Redis's generic commands: PING, HELLO, AUTH, KEYS, DEL...
 //	             in generic.go; INFO and COMMAND, COMMAND DOCS, MULTI, SCAN
 //	             (glob matching: package glob), RENAME, FLUSHALL and
-//	             MEMORY USAGE (generic_keys.go), SHUTDOWN
+//	             MEMORY USAGE (generic_keys.go), EXPIRE, TTL and their
+//	             family (generic_expire.go), SHUTDOWN
 //	bf_          BF.* and MBF.* commands on filters and sets: batches of
 //	             pipelined adds, dumps and loads, set dumps, windows, the
 //	             NONSCALING full rule, MBF.MERGE
 //	store_       the store of open filters (the Bloom and Sets interfaces,
+//	             the keys' expiries in the EXPIRES file,
 //	             opening without the lock, files replaced behind the server,
 //	             limits on disk, layers and loads, temporary load files)
 //	fold.go      hash-tag folding of commands (the names: package keyname)

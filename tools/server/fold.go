@@ -169,6 +169,15 @@ var foldWhy = map[string]string{
 	"renamenx":          "would rename every key of its bucket",
 	"memory|usage":      "would measure the filter every key of its bucket shares",
 	"mbf.merge":         "would merge into or from the filter every key of its bucket shares",
+	"expire":            "would expire every key of its bucket",
+	"pexpire":           "would expire every key of its bucket",
+	"expireat":          "would expire every key of its bucket",
+	"pexpireat":         "would expire every key of its bucket",
+	"persist":           "would persist every key of its bucket",
+	"ttl":               "cannot be answered: a bucket's filter does not record which keys it holds",
+	"pttl":              "cannot be answered: a bucket's filter does not record which keys it holds",
+	"expiretime":        "cannot be answered: a bucket's filter does not record which keys it holds",
+	"pexpiretime":       "cannot be answered: a bucket's filter does not record which keys it holds",
 }
 
 // foldRefusal returns the error reply of a keyed command that must not

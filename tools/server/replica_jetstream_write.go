@@ -74,7 +74,7 @@ func (s *Server) run(c *client, cmd *command, args [][]byte) {
 		return
 	}
 	stream := s.repl.layout.StreamOf(cluster.KeySlot(args[cmd.first]))
-	recs, join := splitWrite(recordOf(cmd, args), cmd.name, log.MaxRecordBytes())
+	recs, join := splitWrite(s.recordOf(cmd, args), cmd.name, log.MaxRecordBytes())
 	r := loggedReply{n: 1, join: join}
 	for _, rec := range recs {
 		r.acks = append(r.acks, log.ExecuteAsync(stream, rec))
@@ -89,8 +89,13 @@ func (s *Server) run(c *client, cmd *command, args [][]byte) {
 }
 
 // recordOf is the log's record of a write command (BF.ADD as an OpAdd,
-// the others as an OpCommand), its fields copied from args.
-func recordOf(cmd *command, args [][]byte) replication.Record {
+// EXPIRE, PEXPIRE and EXPIREAT as PEXPIREAT at the absolute time,
+// expireRecord; the others as an OpCommand), its fields copied from
+// args.
+func (s *Server) recordOf(cmd *command, args [][]byte) replication.Record {
+	if rec, ok := expireRecord(cmd.name, args, s.nowMs); ok {
+		return rec
+	}
 	rec := replication.Record{Op: replication.OpCommand, Fields: copyArgs(args)}
 	if cmd.name == "bf.add" {
 		rec = replication.Record{Op: replication.OpAdd, Fields: rec.Fields[1:]}

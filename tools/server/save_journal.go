@@ -100,7 +100,7 @@ func (s *Server) runLocal(c *client, cmd *command, args [][]byte) {
 		defer s.journalOrder.Unlock()
 	}
 	cmd.run(c, args)
-	s.journal.Append(recordOf(cmd, args))
+	s.journal.Append(s.recordOf(cmd, args))
 }
 
 // journalAdds runs add, a batch of pipelined BF.ADDs of one key that c

@@ -145,6 +145,17 @@ type Config struct {
 	// WAITAOF 1 and shutdown; the kernel's write-back otherwise). CONFIG
 	// SET appendfsync changes it. Default DefaultAppendFsync.
 	AppendFsync string
+
+	// Now is the wall clock keys' expiries are set and compared with
+	// (EXPIRE, TTL...; store_expire.go). Default time.Now; tests inject
+	// one.
+	Now func() time.Time
+
+	// ExpireCycle is the period of the background removal of expired
+	// keys (Redis's active expire cycle runs 10 times a second); a
+	// negative value: removed only when used. Default
+	// DefaultExpireCycle.
+	ExpireCycle time.Duration
 }
 
 // Defaults of Config.
@@ -157,6 +168,7 @@ const (
 	// client on a slow link.
 	DefaultTLSHandshake = 10 * time.Second
 	DefaultFilterIdle   = time.Minute
+	DefaultExpireCycle  = 100 * time.Millisecond
 	DefaultCapacity     = 1_000_000
 	DefaultErrorRate    = 0.01
 )
@@ -247,7 +259,11 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	s := &Server{cfg: cfg, store: newStore(cfg.Dir, cfg.Sets, cfg.FilterIdle, cfg.FileCheck, lim), acl: users,
+	exp, err := loadExpiries(cfg.Dir, cfg.Now)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	s := &Server{cfg: cfg, store: newStore(cfg.Dir, cfg.Sets, cfg.FilterIdle, cfg.FileCheck, cfg.ExpireCycle, lim, exp), acl: users,
 		start: time.Now(), clients: map[*client]struct{}{}, refusing: make(chan struct{}, maxRefusing), puller: newPuller(), obs: newObserver(),
 		shutdownAsked: make(chan struct{})}
 	s.conf.init(&s.cfg)
@@ -295,6 +311,12 @@ func fillDefaults(cfg *Config) error {
 	}
 	if cfg.MaxClients <= 0 {
 		cfg.MaxClients = DefaultMaxClients
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.ExpireCycle == 0 {
+		cfg.ExpireCycle = DefaultExpireCycle
 	}
 	if cfg.ClientIdle == 0 {
 		cfg.ClientIdle = DefaultClientIdle

@@ -46,6 +46,8 @@ type store struct {
 	// syncAll reports them (save_appendfsync.go).
 	syncOnClose atomic.Bool
 	evictErr    error
+	// exp holds the keys' expiries (store_expire.go).
+	exp *expiries
 }
 
 // entry is an open filter and the commands using it.
@@ -80,10 +82,13 @@ type createSpec struct {
 	refresh   bool
 }
 
-func newStore(dir string, sets Sets, idle, check time.Duration, lim *limiter) *store {
+// newStore serves dir's filters; exp holds their expiries, removed by
+// the expiry cycle every cycle (<= 0: only at a key's use).
+func newStore(dir string, sets Sets, idle, check, cycle time.Duration, lim *limiter, exp *expiries) *store {
 	s := &store{dir: dir, sets: sets, lim: lim, open: map[string]*entry{}, loads: map[string]*load{}, setLoads: map[string]*setLoad{},
-		stop: make(chan struct{}), stopped: make(chan struct{})}
+		stop: make(chan struct{}), stopped: make(chan struct{}), exp: exp}
 	go s.closeIdle(idle)
+	go s.every(cycle, s.expireCycle)
 	go s.every(check, func() { s.period.Add(1) }) // the file check (store_filecheck.go)
 	return s
 }
@@ -113,6 +118,13 @@ func (s *store) acquire(stem string, create *createSpec) (*entry, error) {
 		if s.closed {
 			s.mu.Unlock()
 			return nil, mmapbloom.ErrClosed
+		}
+		if s.reapLocked(stem) && s.exp.expired(stem) { // expired, not removed
+			s.mu.Unlock()
+			if create == nil {
+				return nil, ErrNotFound
+			}
+			return nil, fmt.Errorf("expired key: %w", mmapbloom.ErrInUse)
 		}
 		// A pending entry (b nil: another command is opening it) is not
 		// checked against its file: it has no identity yet.
@@ -227,9 +239,23 @@ func (s *store) createStem(stem string, spec createSpec) (Bloom, error) {
 		if err != nil {
 			return nil, err
 		}
-		return fixed{f}, nil
+		return s.created(stem, fixed{f})
 	}
-	return s.sets.Create(set, spec.n, spec.p, SetSpec{Expansion: spec.expansion, Window: spec.window, Keep: spec.keep, Refresh: spec.refresh})
+	b, err := s.sets.Create(set, spec.n, spec.p, SetSpec{Expansion: spec.expansion, Window: spec.window, Keep: spec.keep, Refresh: spec.refresh})
+	if err != nil {
+		return nil, err
+	}
+	return s.created(stem, b)
+}
+
+// created drops the expiry a new key's stem may still have (its old
+// file removed by another process): a new key has none, as in Redis.
+// On an error it closes b.
+func (s *store) created(stem string, b Bloom) (Bloom, error) {
+	if _, err := s.exp.drop(stem); err != nil {
+		return nil, errors.Join(err, b.Close())
+	}
+	return b, nil
 }
 
 // exists reports whether key has a file or set directory.
@@ -244,6 +270,9 @@ func (s *store) exists(key []byte) (bool, error) {
 }
 
 func (s *store) existsLocked(stem string) (bool, error) {
+	if s.reapLocked(stem) {
+		return false, nil
+	}
 	if e := s.open[stem]; e != nil && e.b != nil && !s.replacedLocked(e) {
 		return true, nil
 	}
@@ -289,6 +318,19 @@ func (s *store) removeLocked(stem string) (bool, error) {
 	if err := s.closeLocked(stem); err != nil {
 		return false, err
 	}
+	removed, err := s.removeFiles(stem)
+	if err != nil {
+		return false, err
+	}
+	if _, err := s.exp.drop(stem); err != nil {
+		return removed, err
+	}
+	return removed, nil
+}
+
+// removeFiles removes stem's fixed file, else its set directory: false
+// if it had neither.
+func (s *store) removeFiles(stem string) (bool, error) {
 	file, set := s.stemPaths(stem)
 	err := mmapbloom.Remove(file)
 	if !errors.Is(err, fs.ErrNotExist) {
@@ -303,7 +345,8 @@ func (s *store) removeLocked(stem string) (bool, error) {
 	return true, nil
 }
 
-// keys lists the keys that have a file or set directory, sorted.
+// keys lists the keys that have a file or set directory, sorted, but
+// those past their expiry.
 func (s *store) keys() ([]string, error) {
 	ents, err := os.ReadDir(s.dir)
 	if err != nil {
@@ -314,6 +357,9 @@ func (s *store) keys() ([]string, error) {
 	for _, de := range ents {
 		key, set, ok := keyname.KeyOf(de.Name())
 		if !ok || set != de.IsDir() || seen[key] {
+			continue
+		}
+		if stem, _, _ := keyname.Split(de.Name()); s.exp.expired(stem) {
 			continue
 		}
 		seen[key] = true

@@ -2,6 +2,7 @@ package server
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -14,7 +15,7 @@ func BenchmarkAcquireRelease(b *testing.B) {
 	dir := b.TempDir()
 	lim, err := newLimiter(dir, Limits{})
 	require.NoError(b, err)
-	st := newStore(dir, LibrarySets{}, -1, DefaultFileCheck, lim)
+	st := newStore(dir, LibrarySets{}, -1, DefaultFileCheck, -1, lim, &expiries{now: time.Now, at: map[string]int64{}})
 	b.Cleanup(func() { _ = st.Close() })
 	require.NoError(b, st.reserve([]byte("k"), createSpec{n: 1000, p: 0.01}))
 	b.ResetTimer()

@@ -69,7 +69,7 @@ func (s *store) moveLocked(from, to string, src, dst []byte) error {
 	if err := os.Rename(tmp, dest); err != nil {
 		return fmt.Errorf("rename: %w", err)
 	}
-	return nil
+	return s.exp.move(from, to)
 }
 
 // keyError is an error met on one key of a command of several.
@@ -84,10 +84,14 @@ func (e *keyError) Unwrap() error { return e.err }
 // diskBytes returns the bytes key's file holds, or the sum of the files
 // of its set directory; ok false when it has neither. It opens nothing.
 func (s *store) diskBytes(key []byte) (n int64, ok bool, err error) {
-	file, set, err := s.paths(key)
+	stem, err := keyname.Stem(key)
 	if err != nil {
 		return 0, false, err
 	}
+	if s.exp.expired(stem) {
+		return 0, false, nil
+	}
+	file, set := s.stemPaths(stem)
 	if st, err := os.Stat(file); err == nil {
 		return st.Size(), true, nil
 	} else if !errors.Is(err, fs.ErrNotExist) {

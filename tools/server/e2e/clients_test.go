@@ -118,6 +118,16 @@ func TestRedisPy(t *testing.T) {
 	assert.Equal(t, "ok\n", string(out))
 }
 
+// TestRedisPyExpire runs testdata/serve/redis_py_expire.py: redis-py's
+// expire (nx, xx, gt, lt), pexpire, expireat, ttl, pttl and persist.
+func TestRedisPyExpire(t *testing.T) {
+	py := needTool(t, "/usr/bin/python3", "-c", "import redis")
+	s := startServe(t, t.TempDir(), nil)
+	out, err := testkit.Command(t, py, "testdata/serve/redis_py_expire.py", port(s.addr)).CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Equal(t, "ok\n", string(out))
+}
+
 // TestRedisBenchmark: redis-benchmark (which sends CONFIG GET first)
 // drives BF.ADD and BF.EXISTS with random keys, pipelined, bounded; every
 // request is answered.
