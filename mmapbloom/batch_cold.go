@@ -20,7 +20,9 @@ import (
 // returns), so that that many reads are in flight at once and the faults
 // find their pages read or being read. A warm filter pays an atomic add
 // and load per batch, and a residency sample (mincore of 32 pages) every
-// residencyRecheck keys.
+// residencyRecheck keys; a cold one samples every coldRecheck keys, so
+// that it stops requesting pages soon after its batches brought it into
+// memory.
 
 // coldPages is how many pages a cold batch keeps requested ahead of its
 // probes: the queue depth it offers the device. Measured on the
@@ -30,12 +32,18 @@ import (
 const coldPages = 128
 
 // residencyRecheck is how many keys of batch calls pass between two
-// residency samples of a filter.
-const residencyRecheck = 1 << 18
+// residency samples of a filter found in memory; coldRecheck, of one found
+// cold, which its batches may bring into memory (a cold key costs a
+// request and a read, far more than its share of a sample, 32 mincore
+// calls: 20-30 us here).
+const (
+	residencyRecheck = 1 << 18
+	coldRecheck      = 1 << 12
+)
 
 // residency is a filter's decision whether its batches request their
 // pages ahead (cold), from a sample of its mapping's residency refreshed
-// every residencyRecheck keys. Safe for concurrent use: two batches that
+// every residencyRecheck keys (coldRecheck while cold). Safe for concurrent use: two batches that
 // both sample store the same kind of answer.
 type residency struct {
 	budget   atomic.Int64 // keys left before the next sample (the first batch samples)
@@ -51,8 +59,12 @@ func (r *residency) coldFor(n int, resident func() bool) bool {
 		return false
 	}
 	if r.budget.Add(-int64(n)) < 0 {
+		cold := !resident()
 		r.budget.Store(residencyRecheck)
-		r.cold.Store(!resident())
+		if cold {
+			r.budget.Store(coldRecheck)
+		}
+		r.cold.Store(cold)
 	}
 	return r.cold.Load()
 }

@@ -14,9 +14,10 @@ import (
 )
 
 // TestResidencyDecision checks when a filter's batches request their
-// pages ahead: the first batch samples, the answer holds for
-// residencyRecheck keys, the batch that spends them samples again, an
-// empty batch charges nothing, and private memory never samples.
+// pages ahead: the first batch samples, a warm answer holds for
+// residencyRecheck keys and a cold one for coldRecheck, the batch that
+// spends them samples again, an empty batch charges nothing, and private
+// memory never samples.
 func TestResidencyDecision(t *testing.T) {
 	type batch struct {
 		n        int
@@ -31,14 +32,14 @@ func TestResidencyDecision(t *testing.T) {
 		"cold until resident": {batches: []batch{
 			{n: 0, resident: false, sampled: false, cold: false}, // nothing to charge: the zero state (warm) holds
 			{n: 100, resident: false, sampled: true, cold: true},
-			{n: residencyRecheck, resident: true, sampled: false, cold: true}, // the sampling batch's own keys are not charged
+			{n: coldRecheck, resident: true, sampled: false, cold: true}, // the sampling batch's own keys are not charged
 			{n: 1, resident: true, sampled: true, cold: false},
 			{n: residencyRecheck, resident: false, sampled: false, cold: false},
 			{n: 5, resident: false, sampled: true, cold: true},
 		}},
 		"warm from the start": {batches: []batch{
 			{n: 3, resident: true, sampled: true, cold: false},
-			{n: 1 << 10, resident: false, sampled: false, cold: false},
+			{n: coldRecheck + 1, resident: false, sampled: false, cold: false},
 		}},
 		"a batch larger than the budget": {batches: []batch{
 			{n: 4 * residencyRecheck, resident: false, sampled: true, cold: true},
