@@ -25,10 +25,10 @@ import (
 // memory.
 
 // coldPages is how many pages a cold batch keeps requested ahead of its
-// probes: the queue depth it offers the device. Measured on the
-// development machine's virtual disk (docs/operations.md, "Cold
-// filters"): 32 pages reached fio's depth-32 rate; more costs nothing on
-// a device that queues fewer and lets a faster one (NVMe) go deeper.
+// probes: the queue depth it offers the device, deep enough for an NVMe
+// drive; a device that queues fewer makes a request wait for a slot,
+// which costs the batch nothing it would not wait for anyway. Measured
+// in docs/operations.md ("Cold filters: batches read their pages ahead").
 const coldPages = 128
 
 // residencyRecheck is how many keys of batch calls pass between two
