@@ -51,11 +51,14 @@
 //	             rendered in Redis's formats from package obs's counters;
 //	             memory and residency (the library's Resident), persistence,
 //	             the run-time parameters (slowlog-max-len...)
-//	save.go      Syncs as Redis's saves: writes refused (MISCONF) after a
-//	             failed one
+//	save_        Syncs as Redis's saves (SAVE, BGSAVE, LASTSAVE; writes
+//	             refused, MISCONF, after a failed one), appendfsync's group
+//	             commit, and the journal of appendfsync always (package
+//	             journal) with its checkpoints and its replay at start
 //
 // # Packages
 //
+// tools/server/journal is the append-only file of appendfsync always;
 // tools/server/keyname is the key to file name rule (pure functions);
 // tools/server/cluster the slot of a key and the static cluster config;
 //
