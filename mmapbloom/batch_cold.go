@@ -38,7 +38,7 @@ const coldPages = 128
 // calls: 20-30 us here).
 const (
 	residencyRecheck = 1 << 18
-	coldRecheck      = 1 << 12
+	coldRecheck      = 1 << 10
 )
 
 // residency is a filter's decision whether its batches request their

@@ -16,7 +16,7 @@ from typing import Callable, Iterable, List
 COLD_PAGES = 128
 SAMPLES = 32
 RECHECK = 1 << 18
-COLD_RECHECK = 1 << 12
+COLD_RECHECK = 1 << 10
 _PAGE = mmap.PAGESIZE
 _CAN = hasattr(os, "RWF_NOWAIT") and hasattr(mmap, "MADV_WILLNEED")
 
