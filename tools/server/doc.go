@@ -32,10 +32,11 @@
 //	             their rules, categories and ACL files are package acl's
 //	generic_     Redis's generic commands: PING, HELLO, AUTH, KEYS, DEL...
 //	             in generic.go; INFO and COMMAND, COMMAND DOCS, MULTI, SCAN
-//	             (glob matching: package glob)
+//	             (glob matching: package glob), RENAME, FLUSHALL and
+//	             MEMORY USAGE (generic_keys.go), SHUTDOWN
 //	bf_          BF.* and MBF.* commands on filters and sets: batches of
 //	             pipelined adds, dumps and loads, set dumps, windows, the
-//	             NONSCALING full rule
+//	             NONSCALING full rule, MBF.MERGE
 //	store_       the store of open filters (the Bloom and Sets interfaces,
 //	             opening without the lock, files replaced behind the server,
 //	             limits on disk, layers and loads, temporary load files)

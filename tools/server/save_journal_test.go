@@ -47,8 +47,8 @@ func copyTree(t *testing.T, src, dst string) {
 // TestJournalReplaysInOrder: with always, a server started on what a
 // crash left applies the journal's records in their order: a key
 // deleted and created again holds only what was added after the DEL
-// (BF.CARD counts the adds the replay made), and a reserved key keeps
-// its parameters.
+// (BF.CARD counts the adds the replay made), a reserved key keeps its
+// parameters, RENAME and FLUSHALL (as its DELs) apply in their place.
 func TestJournalReplaysInOrder(t *testing.T) {
 	dir := t.TempDir()
 	_, addr := startServer(t, Config{Dir: dir, AppendFsync: AppendFsyncAlways, DefaultCapacity: 1000})
@@ -63,6 +63,17 @@ func TestJournalReplaysInOrder(t *testing.T) {
 	_, err := pipe.Exec(c)
 	require.NoError(t, err)
 	require.NoError(t, rdb.BFMAdd(c, "other", "a", "b").Err())
+	require.NoError(t, rdb.Rename(c, "other", "moved").Err())
+	require.NoError(t, rdb.BFAdd(c, "gone", "g").Err())
+	require.NoError(t, rdb.FlushAll(c).Err())
+	require.NoError(t, rdb.BFReserve(c, "k", 0.001, 5000).Err())
+	pipe = rdb.Pipeline()
+	for _, item := range []string{"y", "z", "w"} {
+		pipe.BFAdd(c, "k", item)
+	}
+	_, err = pipe.Exec(c)
+	require.NoError(t, err)
+	require.NoError(t, rdb.BFMAdd(c, "moved", "a", "b").Err())
 	require.NotEmpty(t, journalFiles(t, dir), "the writes are in the journal")
 
 	crashed := t.TempDir()
@@ -73,7 +84,9 @@ func TestJournalReplaysInOrder(t *testing.T) {
 	info := rdb2.BFInfo(c, "k").Val()
 	assert.EqualValues(t, 5000, info.Capacity, "BF.RESERVE's parameters")
 	assert.Equal(t, []bool{true, true, true}, rdb2.BFMExists(c, "k", "y", "z", "w").Val())
-	assert.Equal(t, []bool{true, true}, rdb2.BFMExists(c, "other", "a", "b").Val())
+	assert.Equal(t, []bool{true, true}, rdb2.BFMExists(c, "moved", "a", "b").Val())
+	assert.EqualValues(t, 2, rdb2.BFCard(c, "moved").Val(), "RENAME, FLUSHALL, then the adds again")
+	assert.Zero(t, rdb2.Exists(c, "other", "gone").Val(), "FLUSHALL's DELs replayed")
 	assert.Empty(t, journalFiles(t, crashed), "replayed, checkpointed, removed")
 }
 

@@ -211,6 +211,9 @@ type Server struct {
 	// adds (which commute) hold it shared, other writes alone, from their
 	// run to their record's append (save_journal.go).
 	journalOrder sync.RWMutex
+	// shutdownAsked is closed by a client's SHUTDOWN (generic_shutdown.go).
+	shutdownAsked chan struct{}
+	shutdownOnce  sync.Once
 
 	// trace, when set (by tests), sees every command before it runs.
 	trace func(args [][]byte)
@@ -245,7 +248,8 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s := &Server{cfg: cfg, store: newStore(cfg.Dir, cfg.Sets, cfg.FilterIdle, cfg.FileCheck, lim), acl: users,
-		start: time.Now(), clients: map[*client]struct{}{}, refusing: make(chan struct{}, maxRefusing), puller: newPuller(), obs: newObserver()}
+		start: time.Now(), clients: map[*client]struct{}{}, refusing: make(chan struct{}, maxRefusing), puller: newPuller(), obs: newObserver(),
+		shutdownAsked: make(chan struct{})}
 	s.conf.init(&s.cfg)
 	s.fsync = s.newSyncer()
 	if err := s.openJournal(); err != nil {
