@@ -35,13 +35,16 @@ type pipeline struct {
 	hashes []uint64 // blocked, when not nil: the keys' xxh3 hashes under the filter's seed
 	next   int      // offset of the next chunk to hash
 	bufs   [2]chunk
-	cur    int // index in bufs of the chunk to yield next
+	cur    int  // index in bufs of the chunk to yield next
+	cold   bool // the filter is cold: pages are requested ahead (batch_cold.go)
+	ahead  int  // offset of the first key whose pages are not yet requested
 }
 
 // start readies p for keys (and their hashes, or nil): it hashes and
 // prefetches the first chunk.
 func (p *pipeline) start(f *Filter, keys [][]byte, hashes []uint64) {
 	p.f, p.keys, p.hashes = f, keys, hashes
+	p.cold = f.coldBatch(len(keys))
 	p.load(&p.bufs[0])
 }
 
@@ -57,8 +60,10 @@ func (p *pipeline) chunk() *chunk {
 	return c
 }
 
-// load hashes the next chunk of keys into c and prefetches its lines.
+// load hashes the next chunk of keys into c and prefetches its lines,
+// after requesting the pages of the keys ahead when the filter is cold.
 func (p *pipeline) load(c *chunk) {
+	p.requestAhead()
 	f, per := p.f, kernel.ChunkKeys
 	if !f.blocked {
 		per = max(1, kernel.ChunkKeys/int(f.hdr.K))
@@ -67,14 +72,8 @@ func (p *pipeline) load(c *chunk) {
 	c.n, c.start = len(keys), p.next
 	p.next += len(keys)
 	if f.blocked {
-		for i, key := range keys {
-			var block uint64
-			var g uint32
-			if p.hashes != nil {
-				block, g = f.loc.BlockOf(p.hashes[c.start+i])
-			} else {
-				block, g = f.loc.BlockHash(key)
-			}
+		for i := range keys {
+			block, g := p.block(c.start + i)
 			c.first[i], c.gs[i] = block*hashing.BlockBits, g
 		}
 		kernel.Active.Prefetch(f.words, c.first[:c.n])
@@ -85,6 +84,15 @@ func (p *pipeline) load(c *chunk) {
 		f.loc.Locate(key, c.locs[i*k:(i+1)*k])
 	}
 	kernel.Active.Prefetch(f.words, c.locs[:c.n*k])
+}
+
+// block returns the block and in-block hash of key i of a blocked
+// filter's batch, from its hash when the caller gave the hashes.
+func (p *pipeline) block(i int) (block uint64, g uint32) {
+	if p.hashes != nil {
+		return p.f.loc.BlockOf(p.hashes[i])
+	}
+	return p.f.loc.BlockHash(p.keys[i])
 }
 
 // maskChunk computes the probe masks of a blocked chunk, for setChunk.

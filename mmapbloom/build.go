@@ -145,6 +145,9 @@ func (b *Builder) open(file *os.File, hdr format.Header) (*Filter, error) {
 	if err == nil {
 		f, err = newFilter(file, data, hdr, OpenOptions{})
 	}
+	if err == nil {
+		f.res.inMemory = true // no page of it is on a disk to read ahead
+	}
 	if err != nil {
 		_ = data.Unmap()
 		return nil, fmt.Errorf("mmapbloom: create %s: %w", b.path, err)

@@ -44,6 +44,7 @@ type Filter struct {
 	closed     atomic.Bool   // set by Close, before it unmaps (see read)
 	broken     atomic.Bool   // set once a fault showed the file changed
 	pending    atomic.Uint64 // adds this handle has not yet added to the header count (count.go)
+	res        residency     // whether its batches request their pages ahead (batch_cold.go)
 	// flushFailed: this handle's last msync or fsync failed, so the next
 	// one writes every page again (flush).
 	flushFailed atomic.Bool

@@ -45,6 +45,9 @@ type fusedPipe struct {
 	hit    [kernel.ChunkKeys]bool // scratch for the newest layer's answers (set)
 	lines  []kernel.Layer         // the layers, for kernel.TestLayers and LocateLayers
 	lanes  bool                   // every layer has k <= kernel.MaxLaneK: TestLayers applies
+	cold   []bool                 // per layer: its pages are requested ahead (batch_cold.go)
+	colds  int                    // how many layers are cold
+	ahead  int                    // offset of the first key whose pages are not yet requested
 }
 
 // fusedPool recycles fusedPipes (their per-layer arrays grow to the
@@ -67,8 +70,9 @@ func fusable(layers []*Filter, seed uint64) bool {
 // guards of every layer.
 func startFused(layers []*Filter, seed uint64, keys [][]byte) *fusedPipe {
 	p := fusedPool.Get().(*fusedPipe)
-	p.layers, p.seed, p.keys, p.next, p.cur = layers, seed, keys, 0, 0
+	p.layers, p.seed, p.keys, p.next, p.cur, p.ahead = layers, seed, keys, 0, 0, 0
 	p.lines, p.lanes = p.kernelLayers(p.lines[:0])
+	p.colds = p.coldLayers()
 	for i := range p.bufs {
 		if cap(p.bufs[i].first) < len(layers) {
 			p.bufs[i].first = make([][kernel.ChunkKeys]uint64, len(layers))
@@ -114,8 +118,10 @@ func (p *fusedPipe) piece() *fusedPiece {
 }
 
 // load hashes the next piece of keys into c and prefetches its line in
-// every layer.
+// every layer, after requesting the pages of the keys ahead in the cold
+// layers.
 func (p *fusedPipe) load(c *fusedPiece) {
+	p.requestAhead()
 	keys := p.keys[p.next:min(p.next+kernel.ChunkKeys, len(p.keys))]
 	c.n, c.start = len(keys), p.next
 	p.next += len(keys)

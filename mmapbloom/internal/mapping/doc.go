@@ -8,7 +8,8 @@
 // and sparse files so that a full disk fails Create or Open and never an
 // add (Reserve, Allocate), tells whether a faulting address lies in a
 // mapping (Contains), asks how much of a mapping is in memory (Resident,
-// a sample; ResidentBytes, every page), and writes files durably
+// a sample; ResidentBytes, every page) and for pages to be read ahead of
+// their use (WillNeed), and writes files durably
 // (WriteSynced, WriteFile, SyncDir). Errors are the sentinels of internal/errs, wrapped with the
 // file name and the "mmapbloom:" prefix.
 package mapping

@@ -55,6 +55,21 @@ func Sequential(data []byte) (restore func()) {
 	return func() { _ = unix.Madvise(data, unix.MADV_RANDOM) }
 }
 
+// WillNeed asks the kernel to read into the page cache the page of the
+// mapping m that holds byte off (madvise MADV_WILLNEED) and returns
+// without waiting for the read: a fault on that page later waits only for
+// what is left of it, so the reads of pages requested one after another
+// are in flight together, up to the device's queue depth. A cold batch
+// asks for its keys' pages this way ahead of their probes (a cache-line
+// prefetch of a page not in memory is dropped, and a fault blocks its
+// thread). Advice only: a resident page costs the call and nothing else,
+// and errors are ignored. off < len(m).
+func WillNeed(m []byte, off uint64) {
+	page := uint64(os.Getpagesize())
+	start := off &^ (page - 1)
+	_ = unix.Madvise(m[start:min(start+page, uint64(len(m)))], unix.MADV_WILLNEED)
+}
+
 // Private maps size bytes of anonymous memory private to the process:
 // zero pages, given memory as they are first written, backed by no file
 // (nothing reaches a disk unless the system swaps), with huge pages

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
@@ -85,4 +86,36 @@ func TestResidentBytes(t *testing.T) {
 	defer m.Unmap()
 	_, err = mapping.ResidentBytes(m[1:]) // not at a page boundary
 	require.ErrorIs(t, err, unix.EINVAL)
+}
+
+// TestWillNeed checks that WillNeed on a page of a file dropped from the
+// page cache has the kernel read it (and only it: its neighbours stay out,
+// for the mapping's random access), without touching the mapping. The
+// read is asynchronous: the test waits for it, a bounded number of times.
+func TestWillNeed(t *testing.T) {
+	const size = 4 << 20
+	path := filepath.Join(t.TempDir(), "w.bin")
+	require.NoError(t, os.WriteFile(path, make([]byte, size), 0o644))
+	file, err := os.Open(path)
+	require.NoError(t, err)
+	defer file.Close()
+	testkit.SkipUnlessReadsCounted(t, path)
+	testkit.DropFromCache(t, path)
+	m, err := mapping.Map(file, size, true, false)
+	require.NoError(t, err)
+	defer m.Unmap()
+	page := os.Getpagesize()
+	off := 300*page + 123 // inside page 300
+	mapping.WillNeed(m, uint64(off))
+	resident := func(p int) uint64 {
+		n, err := mapping.ResidentBytes(m[p*page : (p+1)*page])
+		require.NoError(t, err)
+		return n
+	}
+	for i := 0; i < 3000 && resident(300) == 0; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.EqualValues(t, page, resident(300), "the page asked for")
+	require.Zero(t, resident(310), "a page not asked for")
+	mapping.WillNeed(m, size-1) // the last page: the range ends with the mapping
 }

@@ -19,7 +19,7 @@ from typing import Any, Iterable, List, Union
 
 Key = Union[str, bytes, bytearray, memoryview]
 
-from . import errors, hashing, locks
+from . import _cold, errors, hashing, locks
 from . import atomics as _atomics
 from .header import (HEADER_SIZE, LAYOUT_BLOCKED512, OFF_COUNT, V1, decode)
 from .sizing import go_round
@@ -101,6 +101,7 @@ class Filter:
         self._nowrite = not writable or hdr.sealed
         self._test, self._test_many = self._tester()
         self._add, self._add_many = self._adder()
+        self._residency = _cold.Residency()
 
     def _map(self, writable):
         access = mmap.ACCESS_WRITE if writable else mmap.ACCESS_READ
@@ -167,7 +168,19 @@ class Filter:
         """[key in self for key in keys], with one check of the file for the batch."""
         self._check()
         kb = hashing.key_bytes
-        return self._test_many([key if type(key) is bytes else kb(key) for key in keys])
+        return self._batch(self._test_many, [key if type(key) is bytes else kb(key) for key in keys])
+
+    def _batch(self, many, keys):
+        """many(keys), with the keys' pages requested ahead when the filter
+        is cold (_cold)."""
+        if not self._residency.cold_for(len(keys), lambda: _cold.resident(self._fd, self._size)):
+            return many(keys)
+        hdr, base = self.header, HEADER_SIZE
+        if self.blocked:
+            xxh, probe = hashing.xxhash.xxh3_64_intdigest, hashing.blocked_probe_of_hash(hdr.m, hdr.k)
+            return _cold.ahead(self._mm, keys, lambda key: (base + probe(xxh(key, hdr.seed))[0],), many, 1)
+        locate = self._locate
+        return _cold.ahead(self._mm, keys, lambda key: [base + (p >> 6) * 8 for p in locate(key)], many, hdr.k)
 
     def _tester(self):
         """The functions key (bytes) -> bool and list of keys -> list of
@@ -264,7 +277,7 @@ class Filter:
         one count update for the batch."""
         self._check(True)
         kb = hashing.key_bytes
-        out = self._add_many([key if type(key) is bytes else kb(key) for key in keys])
+        out = self._batch(self._add_many, [key if type(key) is bytes else kb(key) for key in keys])
         self._counted(len(out) if self._count_calls else out.count(False))
         return out
 

@@ -1,0 +1,78 @@
+"""Cold batches (mmapbloom._cold): the residency decision, the residency
+sample, and the batch calls with their pages requested ahead giving the
+answers and the file of the plain path."""
+
+import os
+import shutil
+import unittest
+
+import mmapbloom
+from mmapbloom import _cold
+
+from .common import TempDirTest, require_xxhash
+from .test_filter import SHAPES
+
+
+class ResidencyTest(unittest.TestCase):
+    def test_decision(self):
+        # (keys in the batch, what a sample finds, sampled, cold)
+        cases = {
+            "cold until resident": [
+                (0, False, False, False),  # nothing to charge: the start (warm) holds
+                (100, False, True, True),
+                (_cold.COLD_RECHECK, True, False, True),  # the sampling batch's own keys are not charged
+                (1, True, True, False),
+                (_cold.RECHECK, False, False, False),
+                (5, False, True, True),
+            ],
+            "warm from the start": [(3, True, True, False), (_cold.COLD_RECHECK + 1, False, False, False)],
+            "a batch larger than the budget": [(4 * _cold.RECHECK, False, True, True), (1, True, False, True)],
+        }
+        for name, batches in cases.items():
+            with self.subTest(name):
+                r = _cold.Residency()
+                for i, (n, res, want_sampled, want_cold) in enumerate(batches):
+                    sampled = []
+                    cold = r.cold_for(n, lambda: sampled.append(1) or res)
+                    self.assertEqual(bool(sampled), want_sampled, f"batch {i} sampled")
+                    self.assertEqual(cold, want_cold, f"batch {i} cold")
+
+
+class ResidentTest(TempDirTest):
+    def test_sample(self):
+        path = self.path("r.bin")
+        with open(path, "wb") as w:
+            w.write(b"\1" * (4 << 20))
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            self.assertTrue(_cold.resident(fd, 4 << 20), "a file just written")
+            os.fsync(fd)
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            if _cold.resident(fd, 4 << 20):
+                self.skipTest("the page cache keeps the file (tmpfs?)")
+            self.assertTrue(_cold.resident(fd, 0), "nothing to sample")
+        finally:
+            os.close(fd)
+
+
+@require_xxhash
+class ColdBatchTest(TempDirTest):
+    def test_matches_plain(self):
+        added = [f"https://example.com/{i}".encode() for i in range(3000)]
+        added += added[:100]  # repeats inside one batch
+        queries = [f"https://example.org/{i}".encode() for i in range(3000)] + added
+        for i, shape in enumerate(SHAPES):
+            with self.subTest(**shape):
+                path, copy = self.path(f"{i}.bloom"), self.path(f"{i}-cold.bloom")
+                mmapbloom.create(path, 2000, 0.01, **shape).close()
+                shutil.copyfile(path, copy)
+                with mmapbloom.open(path, "rw") as warm, mmapbloom.open(copy, "rw") as cold:
+                    for f, is_cold in ((warm, False), (cold, True)):
+                        f._residency.budget, f._residency.cold = 1 << 62, is_cold
+                    self.assertEqual(warm.add_batch(added), cold.add_batch(added))
+                    want, got = warm.test_batch(queries), cold.test_batch(queries)
+                    self.assertEqual(want, got)
+                    self.assertIn(False, got)
+                    self.assertEqual(len(warm), len(cold))
+                with open(path, "rb") as a, open(copy, "rb") as b:
+                    self.assertEqual(a.read(), b.read())
