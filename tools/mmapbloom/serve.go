@@ -52,14 +52,14 @@ type serveCmd struct {
 	NatsURL             string        `name:"nats-url" help:"With --replication jetstream: an external NATS cluster's client URLs (URL[,URL...]) instead of the embedded nats-server at each node's nats=HOST:PORT."`
 	ReplicationStreams  int           `default:"16" help:"Streams of the log (a power of two from 1 to 256), each a range of slots."`
 	ReplicationMaxAge   time.Duration `default:"24h" help:"The log keeps entries this long (a node down longer bootstraps with a pull)."`
-	ReplicationMaxBytes int64         `help:"The log keeps at most this many bytes per stream (0: no bound but the age)."`
+	ReplicationMaxBytes int64         `placeholder:"BYTES" help:"The log keeps at most this many bytes per stream (0: no bound but the age)."`
 	NatsSyncAlways      bool          `name:"nats-sync-always" help:"The embedded nats-server fsyncs every log write (its sync_interval: always)."`
 	LeaseTTL            time.Duration `name:"lease-ttl" default:"5s" help:"With --replication jetstream: failover with no person in the loop; a shard's owner holds a lease in NATS that expires this long after its last renewal, and a node applying its log takes it over (after at most TTL + TTL/4, plus the log's drain and NATS's elections; docs/cluster.md). 0: no failover (the config file decides)."`
 	LeaseRead           string        `name:"lease-read" default:"clock" enum:"clock,confirm" help:"With failover: clock serves a shard's reads and writes while its owner's last lease renewal began less than TTL - TTL/4 ago on this node's CLOCK_BOOTTIME; confirm also makes each read wait for a lease renewal that began after it arrived (one NATS write shared by the reads waiting; docs/cluster.md)."`
 	FoldHashtags        bool          `help:"Fold keys with a {hash tag}: prefix{tag}suffix lives, behind its tag, in one scaling set per name prefix{}suffix and bucket of slots (a million hosts do not make a million files). Changes what such a key means; the data directory remembers it."`
 	FoldBuckets         int           `default:"64" help:"Buckets of slots with --fold-hashtags: a power of two from 1 to 16384."`
 	MaxFilterBytes      uint64        `default:"4294967296" help:"Largest filter file (or set layer) a create, load or growth may make, in bytes (docs/limits.md)."`
-	DiskReserve         uint64        `help:"Free bytes a create, load or growth must leave on --dir's file system (default: 1 GiB or 5% of its size, the smaller)."`
+	DiskReserve         uint64        `placeholder:"BYTES" help:"Free bytes a create, load or growth must leave on --dir's file system (default: 1 GiB or 5% of its size, the smaller)."`
 	MaxLayers           int           `default:"64" help:"Most layers of a scaling or windowed set; the add needing one more is refused."`
 	MaxLoads            int           `default:"64" help:"Most BF.LOADCHUNK loads in progress at once."`
 	MaxClientLoads      int           `default:"4" help:"Most BF.LOADCHUNK loads in progress started by one client."`
