@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
 )
 
 // startServeCluster runs three `mmapbloom serve --cluster-config`
@@ -176,4 +179,26 @@ func TestServeClusterRedisPyStartupNodeKilled(t *testing.T) {
 	require.NoError(t, cmd.Wait(), stderr.String())
 	assert.Equal(t, []string{"ok bar 1", "ok seen:{example.com} 1", "ok somekey 1"}, after,
 		"bar: a new filter at node2, which took node1's slots")
+}
+
+// TestClusterDocMigrateRange: the slot range docs/cluster.md's "Moving
+// slots to another node" moves holds the key its last step reads, and
+// the slot its CLUSTER KEYSLOT line shows is that key's.
+func TestClusterDocMigrateRange(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join(testkit.RepoRoot(), "docs", "cluster.md"))
+	require.NoError(t, err)
+	_, section, ok := strings.Cut(string(doc), "## Moving slots to another node")
+	require.True(t, ok)
+	section, _, _ = strings.Cut(section, "\n```\n")
+	mig := regexp.MustCompile(`MBF\.MIGRATE (\d+)-(\d+) `).FindStringSubmatch(section)
+	require.NotNil(t, mig, "the MBF.MIGRATE line")
+	read := regexp.MustCompile(`BF\.EXISTS '([^']+)'`).FindStringSubmatch(section)
+	require.NotNil(t, read, "the BF.EXISTS line")
+	lo, _ := strconv.Atoi(mig[1])
+	hi, _ := strconv.Atoi(mig[2])
+	slot := cluster.KeySlot([]byte(read[1]))
+	assert.True(t, lo <= slot && slot <= hi, "slot %d of %s not in the range moved, %d-%d", slot, read[1], lo, hi)
+	shown := regexp.MustCompile(`CLUSTER KEYSLOT '([^']+)' +# \(integer\) (\d+)`).FindStringSubmatch(section)
+	require.NotNil(t, shown, "the CLUSTER KEYSLOT line")
+	assert.Equal(t, []string{read[1], strconv.Itoa(slot)}, shown[1:])
 }
