@@ -186,6 +186,14 @@ func commandTable() []*command {
 		{name: "waitaof", arity: 4, flags: []string{"noscript"}, acl: connection, run: waitAOF,
 			docs: doc("generic", "7.2.0", "Syncs this node's filters and waits for numreplicas other nodes; the local and replica counts.",
 				aInt("numlocal"), aInt("numreplicas"), aInt("timeout"))},
+		// Persistence (save.go): a Sync of the open filters.
+		{name: "save", arity: 1, flags: []string{"admin", "noscript", "no_async_loading", "no_multi"}, run: saveCmd,
+			docs: doc("server", "1.0.0", "Syncs the open filters to the disk now.")},
+		{name: "bgsave", arity: -1, flags: []string{"admin", "noscript", "no_async_loading"}, run: bgsave,
+			docs: doc("server", "1.0.0", "Starts a Sync of the open filters and answers at once.", opt(aTok("SCHEDULE")))},
+		{name: "lastsave", arity: 1, flags: []string{"loading", "stale", "fast"}, acl: dangerous, run: lastsave,
+			tips: []string{"nondeterministic_output"},
+			docs: doc("server", "1.0.0", "The Unix time of the last successful Sync (the server's start before one).")},
 		// Users (acl_cmd.go).
 		{name: "acl", arity: -2, docs: doc("server", "6.0.0", "Users and their permissions."), subs: []*command{
 			{name: "cat", arity: -2, flags: fACLRead, run: aclCat,

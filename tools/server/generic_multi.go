@@ -1,6 +1,9 @@
 package server
 
-import "bytes"
+import (
+	"bytes"
+	"slices"
+)
 
 // Transactions. MULTI opens one: each command after it is checked
 // (known, arity, authentication, cluster slot) and queued with +QUEUED, or
@@ -39,6 +42,9 @@ func controlsTx(cmd *command) bool {
 // answers its error and marks the transaction to abort.
 func (s *Server) enqueue(c *client, cmd *command, args [][]byte) {
 	cmd, msg := s.prepare(c, cmd, args)
+	if msg == "" && slices.Contains(cmd.flags, "no_multi") {
+		msg = "ERR Command not allowed inside a transaction"
+	}
 	if msg != "" {
 		c.tx.dirty = true
 		c.reject(cmd, msg)

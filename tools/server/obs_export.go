@@ -32,9 +32,16 @@ type Stats struct {
 	// ReplicationLag is then the age, in seconds, of the data of its
 	// latest successful pull (the time since that pull started), -1
 	// before the first; Pulls and PullErrors count its pulls.
-	Replica              bool
-	ReplicationLag       float64
-	Pulls, PullErrors    int64
+	Replica           bool
+	ReplicationLag    float64
+	Pulls, PullErrors int64
+	// Syncs and SyncErrors count the Syncs of the open filters that
+	// succeeded and failed (appendfsync, SAVE, BGSAVE, WAITAOF 1);
+	// SyncFailing is true while the last one failed (writes then answer
+	// MISCONF); LastSaveUnix is LASTSAVE, in seconds.
+	Syncs, SyncErrors    int64
+	SyncFailing          bool
+	LastSaveUnix         float64
 	UserCPU, SystemCPU   float64 // CPU seconds of the process
 	UptimeSeconds        float64
 	ResidentSetBytes     int64 // of the process; -1 when unknown
@@ -72,6 +79,9 @@ func (s *Server) Stats() Stats {
 		CommandsProcessed: s.commands.Load(), ConnectionsReceived: s.accepted.Load(), RejectedConnections: s.rejected.Load(),
 		KeysAdded: s.obs.added.Load(), UptimeSeconds: time.Since(s.start).Seconds(), ResidentSetBytes: residentSetBytes(),
 		ReplicationLag: -1}
+	sy := s.obs.syncs
+	st.Syncs, st.SyncErrors, st.SyncFailing = sy.saves.Load(), sy.errors.Load(), sy.failed.Load()
+	st.LastSaveUnix = float64(sy.lastSave(s.start).UnixNano()) / 1e9
 	s.mu.Lock()
 	st.ConnectedClients = len(s.clients)
 	s.mu.Unlock()

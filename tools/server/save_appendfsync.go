@@ -176,12 +176,18 @@ func (f *syncer) wait() error {
 	if h := f.hooks.Load(); h != nil {
 		h.joined()
 	}
-	select {
-	case f.kick <- struct{}{}:
-	default: // a kick is pending: fsyncLoop has yet to start r
-	}
+	f.startSync()
 	<-r.done
 	return r.err
+}
+
+// startSync tells fsyncLoop to run a Sync (BGSAVE, and wait's writers),
+// without waiting for it.
+func (f *syncer) startSync() {
+	select {
+	case f.kick <- struct{}{}:
+	default: // a kick is pending: fsyncLoop has yet to start the next Sync
+	}
 }
 
 // noteWrite marks that c runs cmd, unless cmd is queued in MULTI (EXEC
