@@ -51,8 +51,8 @@ type serveCmd struct {
 	Replication         string        `default:"none" enum:"none,jetstream" help:"jetstream: publish every write to a NATS JetStream log and answer it once the log has it on a quorum; every node applies the slots it serves from the log (needs --cluster-config; docs/cluster.md)."`
 	NatsURL             string        `name:"nats-url" help:"With --replication jetstream: an external NATS cluster's client URLs (URL[,URL...]) instead of the embedded nats-server at each node's nats=HOST:PORT."`
 	ReplicationStreams  int           `default:"16" help:"Streams of the log (a power of two from 1 to 256), each a range of slots."`
-	ReplicationMaxAge   time.Duration `default:"24h" help:"The log keeps entries this long (a node down longer bootstraps with a pull)."`
-	ReplicationMaxBytes int64         `placeholder:"BYTES" help:"The log keeps at most this many bytes per stream (0: no bound but the age)."`
+	ReplicationMaxAge   time.Duration `default:"24h" help:"The log keeps entries this long (a node down longer bootstraps with a pull); 0 (no bound) or at least 2m."`
+	ReplicationMaxBytes int64         `placeholder:"BYTES" help:"The log keeps at most this many bytes per stream (0: no bound but the age); at least 64 MiB (67108864)."`
 	NatsSyncAlways      bool          `name:"nats-sync-always" help:"The embedded nats-server fsyncs every log write (its sync_interval: always)."`
 	LeaseTTL            time.Duration `name:"lease-ttl" default:"5s" help:"With --replication jetstream: failover with no person in the loop; a shard's owner holds a lease in NATS that expires this long after its last renewal, and a node applying its log takes it over (after at most TTL + TTL/4, plus the log's drain and NATS's elections; docs/cluster.md). 0: no failover (the config file decides)."`
 	LeaseRead           string        `name:"lease-read" default:"clock" enum:"clock,confirm" help:"With failover: clock serves a shard's reads and writes while its owner's last lease renewal began less than TTL - TTL/4 ago on this node's CLOCK_BOOTTIME; confirm also makes each read wait for a lease renewal that began after it arrived (one NATS write shared by the reads waiting; docs/cluster.md)."`
@@ -178,6 +178,9 @@ func (c *serveCmd) Run(e *env) error {
 			return errors.Join(err, srv.Shutdown())
 		case <-ctx.Done():
 			logger.Printf("signal received: finishing commands, syncing and closing filters")
+			return srv.Shutdown()
+		case <-srv.ShutdownRequested():
+			logger.Printf("SHUTDOWN received: finishing commands, syncing and closing filters")
 			return srv.Shutdown()
 		case <-hup:
 			if c.ClusterConfig == "" {

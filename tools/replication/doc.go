@@ -20,7 +20,13 @@
 // records queued while a stream's earlier message awaits its PubAck go
 // together in the next message (group commit), sent once no message of
 // the stream is in flight, or, up to Config.MaxInFlight in flight, once
-// it holds Config.FlushBytes: fewer, larger messages. Publish waits for the PubAck; Execute
+// it holds Config.FlushBytes: fewer, larger messages. A message holds
+// less than two record bounds (Log.MaxRecordBytes: Config.MaxBatchBytes,
+// or half of the connected server's max_payload less the envelope); a
+// larger record fails at once with ErrTooLarge, which no retry fixes
+// (the server splits its large writes into records that fit). Messages
+// go to the connection in submission order, their PubAcks awaited
+// apart. Publish waits for the PubAck; Execute
 // also waits until this node's own follower has applied the record at
 // its place in the log and returns the Applier's result: control
 // operations take effect in log order on every node, the origin
@@ -41,7 +47,11 @@
 // follower at that message: nothing after it is applied, recorded or
 // acknowledged, and the message is applied again after a pause growing
 // from ApplyRetryFirst to ApplyRetryMax until Apply succeeds
-// (Log.Stopped, Log.ApplyErrors, Log.FollowerError, Config.Logf).
+// (Log.Stopped, Log.ApplyErrors, Log.FollowerError, Config.Logf). A
+// gap Bootstrap cannot fill stops the follower so too; the records of
+// this process a bootstrap covered, never applied here, fail with
+// ErrSkipped. Layout.Check refuses a retention below MinMaxAge and
+// MinMaxBytes.
 //
 // # Seam for failover and routing
 //

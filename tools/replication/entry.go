@@ -94,10 +94,14 @@ func AppendRecord(dst []byte, r Record) []byte {
 func RecordSize(r Record) int {
 	n := 1 + uvarintLen(uint64(len(r.Fields)))
 	for _, f := range r.Fields {
-		n += uvarintLen(uint64(len(f))) + len(f)
+		n += FieldSize(f)
 	}
 	return n
 }
+
+// FieldSize is the encoded size of one field of a record in bytes: its
+// length and its bytes.
+func FieldSize(f []byte) int { return uvarintLen(uint64(len(f))) + len(f) }
 
 func uvarintLen(v uint64) int {
 	n := 1

@@ -45,11 +45,13 @@ func TestPublishTimeoutWithoutQuorum(t *testing.T) {
 	l := openLog(t, urls[0], "n1", Layout{Streams: 1, Replicas: 3}, t.TempDir(),
 		func(c *Config) { c.PublishTimeout = 2 * time.Second })
 	ctx := ctxT(t, time.Minute)
-	_, err := l.Publish(ctx, 0, addRec("seen", "a"))
-	require.NoError(t, err)
+	// a stream just created may have no leader yet ("no responders"):
+	// the first publish is retried as a client retries -TRYAGAIN
+	require.Eventually(t, func() bool { _, err := l.Publish(ctx, 0, addRec("seen", "a")); return err == nil },
+		30*time.Second, 100*time.Millisecond, "the stream takes a publish once it has a leader")
 	srv[1].Shutdown()
 	srv[2].Shutdown()
-	_, err = l.Publish(ctx, 0, addRec("seen", "b"))
+	_, err := l.Publish(ctx, 0, addRec("seen", "b"))
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, ErrPublishTimeout) || errors.Is(err, ErrPublish), "%v", err)
 	t.Logf("without quorum: %v", err)

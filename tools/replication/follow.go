@@ -208,7 +208,7 @@ func (f *follower) handle(ctx context.Context, m *nats.Msg) error {
 		results = make([]any, len(b.Records))
 	}
 	if err := f.a.Apply(f.stream, seq, originNode(b.Origin), b.Records, results); err != nil {
-		return f.stop(ctx, seq, err)
+		return f.stop(ctx, seq, fmt.Errorf("apply: %w", err))
 	}
 	f.resume(seq)
 	if acks != nil {
@@ -218,12 +218,12 @@ func (f *follower) handle(ctx context.Context, m *nats.Msg) error {
 	return nil
 }
 
-// stop counts a failed Apply of the message at seq and returns its
-// error, logging it (Config.Logf) when it is the first at seq or says
-// something new: the session ends and run applies seq again after
-// retryPause.
+// stop counts a failed attempt to apply the message at seq (its Apply,
+// or a bootstrap over a gap before it) and returns its error, logging
+// it (Config.Logf) when it is the first at seq or says something new:
+// the session ends and run tries seq again after retryPause.
 func (f *follower) stop(ctx context.Context, seq uint64, err error) error {
-	err = fmt.Errorf("%s seq %d: apply: %w", StreamName(f.stream), seq, err)
+	err = fmt.Errorf("%s seq %d: %w", StreamName(f.stream), seq, err)
 	f.applyErrors.Add(1)
 	f.fails++
 	last, _ := f.lastErr.Load().(string)
@@ -267,11 +267,15 @@ func (l *Log) halted(stream int) <-chan struct{} {
 }
 
 // bootstrap copies the stream's data from a peer after a gap
-// (applied+1 .. seq-1 are gone) and records the position it covers.
+// (applied+1 .. seq-1 are gone) and records the position it covers. A
+// bootstrap that fails stops the follower at applied+1 (stop), as an
+// Apply error does: this node cannot apply the stream until it copies
+// the data. The records this process published that the copy covers
+// were never applied here: their Execute calls fail with ErrSkipped.
 func (f *follower) bootstrap(ctx context.Context, applied, seq uint64) error {
 	covered, err := f.a.Bootstrap(ctx, f.stream)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %d then %d; bootstrap: %v", ErrGap, StreamName(f.stream), applied, seq, err)
+		return f.stop(ctx, applied+1, fmt.Errorf("%w: %d then %d; bootstrap: %v", ErrGap, applied, seq, err))
 	}
 	if err := f.a.Sync(f.stream); err != nil {
 		return err
@@ -279,6 +283,8 @@ func (f *follower) bootstrap(ctx context.Context, applied, seq uint64) error {
 	if err := f.l.pos.set(f.stream, covered); err != nil {
 		return err
 	}
+	f.resume(applied + 1)
+	f.l.skipCovered(f.stream, covered)
 	f.advance(covered)
 	f.l.bootstraps.Add(1)
 	return errRebind

@@ -16,10 +16,34 @@ type Layout struct {
 	Streams int
 	// Replicas is each stream's replication factor: min(3, nodes).
 	Replicas int
-	// MaxAge and MaxBytes bound what each stream keeps (0: no bound).
+	// MaxAge and MaxBytes bound what each stream keeps (0: no bound);
+	// when set, at least MinMaxAge and MinMaxBytes.
 	MaxAge   time.Duration
 	MaxBytes int64
 }
+
+// The least MaxAge and MaxBytes a Layout takes: what one node's
+// recovery needs of a stream (docs/cluster.md, "Retention").
+//
+//   - MinMaxAge, 2 minutes: the streams' Nats-Msg-Id deduplication
+//     window (dupWindow), within which a publish retried after a lost
+//     PubAck is stored once; nats-server refuses a MaxAge below it. It
+//     also covers a node's restart: the node replays from its recorded
+//     position (at most Config.Checkpoint behind what it applied) once
+//     its NATS server rejoined.
+//   - MinMaxBytes, 64 MiB: 64 messages of the largest size (1 MiB: two
+//     DefaultMaxBatchBytes), room for every message 16 nodes may have in
+//     flight on a stream at once (Config.MaxInFlight, 4 each), so that a
+//     stream never discards a message before its origin, which applies
+//     its own records from the stream before it answers, can read it
+//     back; a node behind by more bootstraps from a peer.
+const (
+	MinMaxAge   = dupWindow
+	MinMaxBytes = 64 << 20
+)
+
+// dupWindow is the streams' Nats-Msg-Id deduplication window.
+const dupWindow = 2 * time.Minute
 
 // Slots is the number of Redis Cluster hash slots.
 const Slots = 16384
@@ -34,6 +58,14 @@ func (l Layout) Check() error {
 	}
 	if l.Replicas < 1 || l.Replicas > 5 {
 		return fmt.Errorf("%w: %d replicas: want 1 to 5", ErrLayout, l.Replicas)
+	}
+	if l.MaxAge < 0 || l.MaxAge > 0 && l.MaxAge < MinMaxAge {
+		return fmt.Errorf("%w: max age %v: want 0 (no bound) or at least %v (the log's deduplication window and a node's restart)",
+			ErrLayout, l.MaxAge, MinMaxAge)
+	}
+	if l.MaxBytes < 0 || l.MaxBytes > 0 && l.MaxBytes < MinMaxBytes {
+		return fmt.Errorf("%w: max bytes %d: want 0 (no bound) or at least %d (64 MiB: the messages a stream may have in flight)",
+			ErrLayout, l.MaxBytes, MinMaxBytes)
 	}
 	return nil
 }
@@ -59,7 +91,7 @@ func (l Layout) ensureStreams(js nats.JetStreamContext) error {
 		cfg := &nats.StreamConfig{
 			Name: StreamName(i), Subjects: []string{Subject(i)}, Replicas: l.Replicas,
 			Storage: nats.FileStorage, Retention: nats.LimitsPolicy, Discard: nats.DiscardOld,
-			MaxAge: l.MaxAge, MaxBytes: orUnlimited(l.MaxBytes), Duplicates: 2 * time.Minute,
+			MaxAge: l.MaxAge, MaxBytes: orUnlimited(l.MaxBytes), Duplicates: dupWindow,
 		}
 		_, err := js.AddStream(cfg)
 		if errors.Is(err, nats.ErrStreamNameAlreadyInUse) {

@@ -35,8 +35,12 @@ type Config struct {
 	// others of its stream are in flight; below it, records wait for
 	// the PubAcks (fewer, larger messages). Default 64 KiB.
 	FlushBytes int
-	// MaxBatchRecords and MaxBatchBytes bound one message. Defaults
-	// 4096 records and 512 KiB (NATS's default max_payload is 1 MiB).
+	// MaxBatchRecords and MaxBatchBytes bound one message: a message
+	// is sent once it holds MaxBatchRecords records or MaxBatchBytes
+	// bytes, so it holds less than MaxBatchBytes plus one record, and a
+	// record is at most MaxBatchBytes (Log.MaxRecordBytes, which also
+	// keeps both within half of the server's max_payload). Defaults
+	// 4096 records and DefaultMaxBatchBytes.
 	MaxBatchRecords, MaxBatchBytes int
 	// Checkpoint is how often a follower syncs and records its applied
 	// position while entries keep coming. Default 1 s.
@@ -69,7 +73,7 @@ func (c *Config) fill() error {
 	def(&c.MaxInFlight, 4)
 	def(&c.FlushBytes, 64<<10)
 	def(&c.MaxBatchRecords, 4096)
-	def(&c.MaxBatchBytes, 512<<10)
+	def(&c.MaxBatchBytes, DefaultMaxBatchBytes)
 	for _, d := range []struct {
 		v *time.Duration
 		d time.Duration
@@ -81,6 +85,10 @@ func (c *Config) fill() error {
 	return nil
 }
 
+// DefaultMaxBatchBytes is Config.MaxBatchBytes' default: 512 KiB, half
+// of NATS's default max_payload (1 MiB).
+const DefaultMaxBatchBytes = 512 << 10
+
 // Log is one node's handle on the replicated log: it publishes this
 // node's writes (Submit, Publish, Execute) and, once Follow is called,
 // applies every entry of the streams the node serves.
@@ -89,6 +97,8 @@ type Log struct {
 	nc      *nats.Conn
 	js      nats.JetStreamContext
 	origin  string // Node/epoch: the origin of this process's entries
+	// envelope is the most a message takes beside its records (envelopeOf).
+	envelope int
 	pubs    []*streamPub
 	closing chan struct{}
 	once    sync.Once
@@ -144,6 +154,7 @@ func OpenContext(ctx context.Context, cfg Config) (*Log, error) {
 	l := &Log{cfg: cfg, nc: nc, js: js, closing: make(chan struct{}), waiters: map[waitKey][]*Ack{},
 		pos: pos, followers: make([]*follower, cfg.Layout.Streams),
 		origin: cfg.Node + "/" + strconv.FormatInt(time.Now().UnixNano(), 36)}
+	l.envelope = envelopeOf(l.origin)
 	for i := 0; i < cfg.Layout.Streams; i++ {
 		p := &streamPub{l: l, stream: i, in: make(chan pending, 4096), sent: make(chan struct{}, cfg.MaxInFlight)}
 		l.pubs = append(l.pubs, p)
@@ -266,6 +277,36 @@ func (l *Log) deliver(stream int, b *Batch, seq uint64, acks []*Ack, results []a
 	for i, a := range acks {
 		if a != nil {
 			a.applied(seq, results[i])
+		}
+	}
+}
+
+// skipCovered fails with ErrSkipped the Acks of ExecuteAsync waiting
+// for messages of stream at or below covered, which a bootstrap copied
+// from a peer instead of applying them here.
+func (l *Log) skipCovered(stream int, covered uint64) {
+	var skipped []*Ack
+	l.mu.Lock()
+	for k, acks := range l.waiters {
+		if k.stream != stream {
+			continue
+		}
+		for _, a := range acks {
+			if a == nil {
+				continue
+			}
+			if seq := a.sequence(); seq == 0 || seq > covered {
+				break // the message's Acks share its sequence
+			}
+			skipped = append(skipped, acks...)
+			delete(l.waiters, k)
+			break
+		}
+	}
+	l.mu.Unlock()
+	for _, a := range skipped {
+		if a != nil {
+			a.published(0, fmt.Errorf("%w: %s up to seq %d", ErrSkipped, StreamName(stream), covered))
 		}
 	}
 }

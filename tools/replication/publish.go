@@ -2,8 +2,10 @@ package replication
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"sync"
 	"time"
@@ -22,6 +24,12 @@ var ErrPublish = errors.New("replication: publish failed")
 // every node), but was not acknowledged.
 var ErrPublishTimeout = errors.New("replication: publish timed out")
 
+// ErrTooLarge is returned (wrapped, with the sizes) for a record larger
+// than one log message may hold (Log.MaxRecordBytes): retrying cannot
+// help; the caller splits the write into records that fit, or refuses
+// it.
+var ErrTooLarge = errors.New("replication: record larger than a log message may hold")
+
 // ErrClosed is returned after Close.
 var ErrClosed = errors.New("replication: log closed")
 
@@ -31,6 +39,13 @@ var ErrClosed = errors.New("replication: log closed")
 // in the log, and then reaches every node that applies it, but this
 // node answers nothing for it until the follower goes on.
 var ErrStopped = errors.New("replication: this node's follower of the stream is stopped")
+
+// ErrSkipped is returned (wrapped) by an Ack of ExecuteAsync whose
+// record the log discarded (its retention) before this node applied it:
+// this node's follower bootstrapped over it from a peer whose copy
+// holds it. The record is in the data of every node, but its result
+// here is unknown: a retry of the write answers as a repeated one.
+var ErrSkipped = errors.New("replication: the log discarded the record before this node applied it; a peer's copy holds it")
 
 // Ack is the future of one submitted record: done once its PubAck
 // came and, for a record of ExecuteAsync, once this node applied it.
@@ -120,6 +135,13 @@ func (a *Ack) applied(seq uint64, result any) {
 	a.step()
 }
 
+// sequence is the record's stream sequence once its PubAck came, else 0.
+func (a *Ack) sequence() uint64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.seq
+}
+
 func (a *Ack) step() {
 	if a.left--; a.left == 0 {
 		close(a.done)
@@ -155,6 +177,11 @@ func (l *Log) submit(stream int, p pending) {
 		p.ack.published(0, fmt.Errorf("%w: no stream %d", ErrPublish, stream))
 		return
 	}
+	if n, most := RecordSize(p.rec), l.MaxRecordBytes(); n > most {
+		p.ack.published(0, fmt.Errorf("%w: %d bytes, the most is %d (half of NATS's max_payload of %d bytes, less a message's envelope)",
+			ErrTooLarge, n, most, l.nc.MaxPayload()))
+		return
+	}
 	select {
 	case l.pubs[stream].in <- p:
 	case <-l.closing:
@@ -168,15 +195,19 @@ func (l *Log) Publish(ctx context.Context, stream int, rec Record) (uint64, erro
 	return l.Submit(stream, rec).Wait(ctx)
 }
 
-// run is the stream's publishing loop.
+// run is the stream's publishing loop. It sends the messages in the
+// order their records were submitted (each send is queued on the
+// connection here, its PubAck awaited apart), so a stream holds one
+// node's records in submission order unless a send fails.
 func (p *streamPub) run() {
 	cfg := &p.l.cfg
 	var group []pending
 	size, inflight := 0, 0
 	for {
-		full := len(group) >= cfg.MaxBatchRecords || size >= cfg.MaxBatchBytes
+		bound := p.l.MaxRecordBytes()
+		full := len(group) > 0 && (len(group) >= cfg.MaxBatchRecords || size >= bound)
 		if len(group) > 0 && inflight < cfg.MaxInFlight && (inflight == 0 || full || size >= cfg.FlushBytes) {
-			go p.publish(group)
+			p.publish(group)
 			group, size, inflight = nil, 0, inflight+1
 			continue
 		}
@@ -186,7 +217,7 @@ func (p *streamPub) run() {
 		}
 		select {
 		case q := <-in:
-			group, size = p.gather(append(group, q), size+RecordSize(q.rec))
+			group, size = p.gather(append(group, q), size+RecordSize(q.rec), bound)
 		case <-p.sent:
 			inflight--
 		case <-p.l.closing:
@@ -199,10 +230,11 @@ func (p *streamPub) run() {
 	}
 }
 
-// gather adds to group whatever else is queued, up to a message's
-// bounds, and returns it with its size in bytes.
-func (p *streamPub) gather(group []pending, size int) ([]pending, int) {
-	for len(group) < p.l.cfg.MaxBatchRecords && size < p.l.cfg.MaxBatchBytes {
+// gather adds to group whatever else is queued while group holds less
+// than bound bytes (so a message holds less than bound plus one record)
+// and returns it with its size in bytes.
+func (p *streamPub) gather(group []pending, size, bound int) ([]pending, int) {
+	for len(group) < p.l.cfg.MaxBatchRecords && size < bound {
 		select {
 		case q := <-p.in:
 			group = append(group, q)
@@ -214,11 +246,10 @@ func (p *streamPub) gather(group []pending, size int) ([]pending, int) {
 	return group, size
 }
 
-// publish sends group as one message and settles every Ack of it; the
-// Acks of ExecuteAsync wait for the message's application here
-// (Log.expect).
+// publish sends group as one message and settles every Ack of it once
+// its PubAck comes (in a goroutine of its own); the Acks of
+// ExecuteAsync wait for the message's application here (Log.expect).
 func (p *streamPub) publish(group []pending) {
-	defer func() { p.sent <- struct{}{} }()
 	b := Batch{Origin: p.l.origin, Seq: p.l.batchSeq.Add(1), Records: make([]Record, len(group))}
 	var waiting []*Ack
 	for i, q := range group {
@@ -233,25 +264,37 @@ func (p *streamPub) publish(group []pending) {
 	if waiting != nil {
 		p.l.expect(p.stream, b.Seq, waiting)
 	}
-	seq, err := p.send(b)
-	if err != nil && waiting != nil {
-		p.l.unexpect(p.stream, b.Seq)
-	}
-	for _, q := range group {
-		q.ack.published(seq, err)
-	}
+	fut, err := p.send(b)
+	go func() {
+		defer func() { p.sent <- struct{}{} }()
+		var seq uint64
+		if err == nil {
+			seq, err = p.await(fut)
+		}
+		if err != nil && waiting != nil {
+			p.l.unexpect(p.stream, b.Seq)
+		}
+		for _, q := range group {
+			q.ack.published(seq, err)
+		}
+	}()
 }
 
-// send publishes b and waits for its PubAck.
-func (p *streamPub) send(b Batch) (uint64, error) {
+// send queues b on the connection.
+func (p *streamPub) send(b Batch) (nats.PubAckFuture, error) {
 	msg := nats.NewMsg(Subject(p.stream))
 	msg.Data = b.Append(nil)
-	msg.Header.Set(nats.MsgIdHdr, p.l.origin+":"+strconv.Itoa(p.stream)+":"+strconv.FormatUint(b.Seq, 10))
+	msg.Header.Set(nats.MsgIdHdr, p.l.msgID(p.stream, b.Seq))
 	p.l.bytes.Add(uint64(len(msg.Data)))
 	fut, err := p.l.js.PublishMsgAsync(msg)
 	if err != nil {
-		return 0, fmt.Errorf("%w: %s: %v", ErrPublish, StreamName(p.stream), err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrPublish, StreamName(p.stream), err)
 	}
+	return fut, nil
+}
+
+// await waits for a sent message's PubAck.
+func (p *streamPub) await(fut nats.PubAckFuture) (uint64, error) {
 	t := time.NewTimer(p.l.cfg.PublishTimeout)
 	defer t.Stop()
 	select {
@@ -262,6 +305,29 @@ func (p *streamPub) send(b Batch) (uint64, error) {
 	case <-t.C:
 		return 0, fmt.Errorf("%w: %s after %v", ErrPublishTimeout, StreamName(p.stream), p.l.cfg.PublishTimeout)
 	}
+}
+
+// msgID is the Nats-Msg-Id of this process's batch seq of stream.
+func (l *Log) msgID(stream int, seq uint64) string {
+	return l.origin + ":" + strconv.Itoa(stream) + ":" + strconv.FormatUint(seq, 10)
+}
+
+// MaxRecordBytes is the largest record Submit takes (RecordSize), and
+// the size from which a message is sent without more records:
+// Config.MaxBatchBytes, or less, so that a message (less than two such
+// bounds) fits the max_payload of the NATS server connected to now with
+// its envelope (the batch's framing and the Nats-Msg-Id header).
+func (l *Log) MaxRecordBytes() int {
+	return max(0, min(l.cfg.MaxBatchBytes, (int(l.nc.MaxPayload())-l.envelope)/2))
+}
+
+// envelopeOf is the most a message of origin takes beside its records'
+// bytes: the batch's framing (entry.go) with the largest sequence and
+// count, and the NATS header line with its largest Nats-Msg-Id.
+func envelopeOf(origin string) int {
+	framing := len(Batch{Origin: origin, Seq: math.MaxUint64}.Append(nil)) + binary.MaxVarintLen32
+	header := len("NATS/1.0\r\n" + nats.MsgIdHdr + ": " + origin + ":255:" + strconv.FormatUint(math.MaxUint64, 10) + "\r\n\r\n")
+	return framing + header
 }
 
 // failQueued fails the records still queued at Close.

@@ -75,7 +75,7 @@ func init() {
 		constParam("maxmemory", "0"), constParam("maxmemory-policy", "noeviction"),
 		&configParam{name: "dir", get: func(s *Server) string { return s.cfg.Dir }},
 		&configParam{name: "port", get: func(s *Server) string { return s.port() }},
-		&configParam{name: "proto-max-bulk-len", get: func(s *Server) string { return strconv.Itoa(s.cfg.MaxRequest) }},
+		&configParam{name: "proto-max-bulk-len", get: func(s *Server) string { return strconv.Itoa(s.protoMaxBulkLen()) }},
 		&configParam{name: "cluster-enabled", get: func(s *Server) string { return yesNo(s.cluster.Load() != nil) }},
 		&configParam{name: "cluster-config-file", get: func(s *Server) string { return s.cfg.ClusterConfig }},
 		&configParam{name: "aclfile", get: func(s *Server) string { return s.cfg.ACLFile }},

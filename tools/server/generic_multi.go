@@ -42,15 +42,17 @@ func controlsTx(cmd *command) bool {
 // answers its error and marks the transaction to abort.
 func (s *Server) enqueue(c *client, cmd *command, args [][]byte) {
 	cmd, msg := s.prepare(c, cmd, args)
-	if msg == "" && slices.Contains(cmd.flags, "no_multi") {
-		msg = "ERR Command not allowed inside a transaction"
-	}
 	if msg != "" {
 		c.tx.dirty = true
 		c.reject(cmd, msg)
 		return
 	}
 	s.leave(cmd)
+	if slices.Contains(cmd.flags, "no_multi") {
+		c.tx.dirty = true
+		c.reject(cmd, "ERR Command not allowed inside a transaction")
+		return
+	}
 	c.tx.writes = c.tx.writes || cmd.write
 	c.tx.noteSlot(c.s, cmd, args)
 	queued := make([][]byte, len(args))

@@ -29,19 +29,27 @@ func newSyncStat() *syncStat {
 
 // syncFilters msyncs every open filter and records the Sync.
 func (s *Server) syncFilters() error {
+	return s.persist("Sync of the open filters", s.store.syncAll)
+}
+
+// persist runs sync, what makes the writes before it durable (a Sync of
+// the filters, a journal commit or checkpoint: named what in the log),
+// and records it as a save: INFO persistence, MISCONF after a failure,
+// a log line when it fails and when it succeeds again.
+func (s *Server) persist(what string, sync func() error) error {
 	st := s.obs.syncs
 	added, start := s.obs.added.Load(), time.Now()
 	st.running.Add(1)
 	st.started.Store(start.UnixNano())
-	err := s.store.syncAll()
+	err := sync()
 	was := st.failed.Load()
 	st.done(start, time.Now(), added, err)
 	st.running.Add(-1)
 	switch {
 	case err != nil:
-		s.cfg.Log.Printf("Sync of the open filters failed: %v; writes answer MISCONF until a Sync succeeds", err)
+		s.cfg.Log.Printf("%s failed: %v; writes answer MISCONF until a Sync succeeds", what, err)
 	case was:
-		s.cfg.Log.Printf("Sync of the open filters succeeded after a failure; writes are answered again")
+		s.cfg.Log.Printf("%s succeeded after a failure; writes are answered again", what)
 	}
 	return err
 }

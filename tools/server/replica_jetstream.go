@@ -36,14 +36,16 @@ type ReplicationConfig struct {
 	// Streams is the number of streams (a power of two, 1 to 256).
 	// Default DefaultReplicationStreams.
 	Streams int
-	// MaxAge and MaxBytes bound each stream (0: no bound). A node that
-	// falls behind them bootstraps from a peer with a pull.
+	// MaxAge and MaxBytes bound each stream (0: no bound; else at least
+	// replication.MinMaxAge and MinMaxBytes). A node that falls behind
+	// them bootstraps from a peer with a pull.
 	MaxAge   time.Duration
 	MaxBytes int64
 	// PublishTimeout bounds the wait for a PubAck (then -TRYAGAIN).
 	// Default 5 s.
 	PublishTimeout time.Duration
-	// SyncAlways fsyncs every write of the embedded JetStream store.
+	// SyncAlways fsyncs every write of the embedded JetStream store;
+	// without it the store follows Config.AppendFsync (logSync).
 	SyncAlways bool
 	// StartTimeout bounds the wait for the cluster to form at start.
 	// Default 60 s.
@@ -174,9 +176,10 @@ func startEmbedded(cfg Config, cs *clusterState) (*replication.Embedded, error) 
 			routes = append(routes, n.NATS)
 		}
 	}
+	always, interval := logSync(cfg)
 	emb, err := replication.StartEmbedded(replication.EmbeddedConfig{Name: cfg.NodeID,
 		StoreDir: filepath.Join(cfg.Dir, ".nats"), RouteAddr: cs.me.NATS, Routes: routes,
-		SyncAlways: cfg.Replicate.SyncAlways})
+		SyncAlways: always, SyncInterval: interval})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrReplication, err)
 	}
@@ -189,7 +192,12 @@ func startEmbedded(cfg Config, cs *clusterState) (*replication.Embedded, error) 
 // is one of their Successors), so that each slot range is applied on
 // min(3, nodes) nodes.
 func followedStreams(l replication.Layout, cs *clusterState) []int {
-	m, me := cs.config, cs.me
+	return streamsFollowedBy(l, cs.config, cs.me)
+}
+
+// streamsFollowedBy are the streams node me of the config m applies
+// (followedStreams).
+func streamsFollowedBy(l replication.Layout, m *cluster.Map, me *cluster.Node) []int {
 	serves := map[*cluster.Node]bool{me: true}
 	if me.Primary != nil {
 		serves[me.Primary] = true
@@ -253,5 +261,23 @@ func checkReplication(cfg *Config) error {
 	if ttl := cfg.Replicate.LeaseTTL; ttl < 0 || ttl > 0 && ttl < lease.MinTTL {
 		return fmt.Errorf("server: %w: --lease-ttl %v: want 0 (no failover) or at least %v", ErrBadConfig, ttl, lease.MinTTL)
 	}
-	return replication.Layout{Streams: cfg.Replicate.Streams, Replicas: 1}.Check()
+	l := replication.Layout{Streams: cfg.Replicate.Streams, Replicas: 1, MaxAge: cfg.Replicate.MaxAge, MaxBytes: cfg.Replicate.MaxBytes}
+	if err := l.Check(); err != nil {
+		return fmt.Errorf("server: %w: --replication-streams, --replication-max-age or --replication-max-bytes: %w", ErrBadConfig, err)
+	}
+	return nil
+}
+
+// logSync is when the embedded JetStream store fsyncs, agreeing with
+// appendfsync: every write with always (or Replicate.SyncAlways), each
+// second with everysec, nats-server's default (2 minutes) with no.
+func logSync(cfg Config) (always bool, interval time.Duration) {
+	p, _ := parseFsync(cfg.AppendFsync)
+	switch {
+	case cfg.Replicate.SyncAlways || p == fsyncAlways:
+		return true, 0
+	case p == fsyncEverysec:
+		return false, fsyncInterval
+	}
+	return false, 0
 }

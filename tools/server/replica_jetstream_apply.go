@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -63,17 +65,9 @@ var errApplyClosed = errors.New("the store is closing")
 // records before it: the log applies the message again, from that
 // record.
 func (a *applier) Apply(stream int, seq uint64, origin string, recs []replication.Record, results []any) error {
-	lc := &client{s: a.s, w: new(replyWriter), authed: true, applying: true}
-	lc.user.Store(a.s.acl.Get("default"))
+	lc := a.s.applyingClient()
 	for i := a.resume(stream, seq, results); i < len(recs); {
-		n, err := 1, error(nil)
-		switch recs[i].Op {
-		case replication.OpAdd:
-			n = sameKeyAdds(recs[i:])
-			err = applyAdds(lc, recs[i:i+n], resultsFrom(results, i))
-		case replication.OpCommand:
-			err = applyCommand(lc, recs[i].Fields, resultsFrom(results, i))
-		}
+		n, err := applyNext(lc, recs[i:], resultsFrom(results, i))
 		if err = a.failure(origin, err); err != nil {
 			a.keep(stream, partial{seq: seq, next: i, results: slices.Clone(results[:min(i, len(results))])})
 			return err
@@ -85,6 +79,30 @@ func (a *applier) Apply(stream int, seq uint64, origin string, recs []replicatio
 	}
 	a.applied.Add(1)
 	return nil
+}
+
+// applyingClient returns the client records are applied as: no
+// connection, no user checks (the origin checked them), the default
+// user's identity.
+func (s *Server) applyingClient() *client {
+	lc := &client{s: s, w: new(replyWriter), authed: true, applying: true}
+	lc.user.Store(s.acl.Get("default"))
+	return lc
+}
+
+// applyNext applies recs[0] and the OpAdd records of its key right after
+// it (one batch call), as lc; it returns how many records it applied
+// and the first error that is not a record's result (a node's failure,
+// see applyAdds and applyCommand).
+func applyNext(lc *client, recs []replication.Record, results []any) (int, error) {
+	switch recs[0].Op {
+	case replication.OpAdd:
+		n := sameKeyAdds(recs)
+		return n, applyAdds(lc, recs[:n], results)
+	case replication.OpCommand:
+		return 1, applyCommand(lc, recs[0].Fields, results)
+	}
+	return 1, nil
 }
 
 // resultsFrom is results from record i on (nil when results is).
@@ -224,46 +242,98 @@ func (a *applier) Sync(int) error {
 	return nil
 }
 
-// Bootstrap pulls the stream's slots from a node that follows it (the
-// owner of its first slot, or another primary when that is this node)
-// and returns that node's durable position taken before the pull: the
-// pulled files hold every entry up to it.
+// Bootstrap pulls the stream's slots from another node that applies
+// the stream (bootstrapPeers: its owner first), trying each in turn,
+// and returns the position that node reported before the pull (its
+// applied sequence of the stream, in INFO replication): the pulled
+// files hold every entry up to it. It asks the peer itself, not its
+// durable consumer, which the peer replaces at each bind and which an
+// R1 consumer's server may have lost.
 func (a *applier) Bootstrap(ctx context.Context, stream int) (uint64, error) {
 	r := a.s.repl
 	cs := a.s.cluster.Load()
-	first, last := r.layout.SlotsOf(stream)
-	peer := bootstrapPeer(cs, first)
-	if peer == nil {
-		return 0, fmt.Errorf("no other node to bootstrap %s from", replication.StreamName(stream))
+	peers := bootstrapPeers(r.layout, cs, stream)
+	if len(peers) == 0 {
+		return 0, fmt.Errorf("no other node applies %s to bootstrap from", replication.StreamName(stream))
 	}
-	covered, err := r.log().NodeApplied(ctx, stream, peer.ID)
-	if err != nil {
-		return 0, err
+	var errs []error
+	for _, peer := range peers {
+		covered, n, err := a.pullStream(ctx, cs, peer, stream)
+		if err == nil {
+			a.s.cfg.Log.Printf("replication: %s bootstrapped from %s (%d keys) up to seq %d", replication.StreamName(stream), peer.ID, n, covered)
+			return covered, nil
+		}
+		errs = append(errs, fmt.Errorf("from %s: %w", peer.ID, err))
 	}
+	return 0, errors.Join(errs...)
+}
+
+// pullStream asks peer its applied position of stream, then pulls the
+// stream's slots from it; it returns that position and the keys pulled.
+func (a *applier) pullStream(ctx context.Context, cs *clusterState, peer *cluster.Node, stream int) (uint64, int, error) {
 	rdb := redis.NewClient(&redis.Options{Addr: peer.Addr, Username: a.s.cfg.MasterUser, Password: a.s.masterAuth(),
 		TLSConfig: a.s.cfg.PullTLS, Protocol: 2, PoolSize: 1, DialTimeout: 5 * time.Second,
 		ReadTimeout: 30 * time.Second, DisableIdentity: true})
 	defer rdb.Close()
+	covered, err := peerApplied(ctx, rdb, stream)
+	if err != nil {
+		return 0, 0, err
+	}
+	first, last := a.s.repl.layout.SlotsOf(stream)
 	n, err := a.s.pullAll(ctx, rdb, cs, func(slot int) bool { return first <= slot && slot <= last })
 	if err != nil {
-		return 0, fmt.Errorf("pull from %s: %w", peer.ID, err)
+		return 0, 0, fmt.Errorf("pull: %w", err)
 	}
-	a.s.cfg.Log.Printf("replication: %s bootstrapped from %s (%d keys) up to seq %d", replication.StreamName(stream), peer.ID, n, covered)
-	return covered, nil
+	return covered, n, nil
 }
 
-// bootstrapPeer is the owner of slot, or when that is this node the
-// first other primary in the file.
-func bootstrapPeer(cs *clusterState, slot int) *cluster.Node {
-	if o := cs.m.Owner(slot); o != nil && o != cs.me {
-		return o
+// peerApplied reads a node's applied position of stream from its INFO
+// replication (the applied= field of its mbf_log_NN line): an error
+// when it has applied nothing of the stream.
+func peerApplied(ctx context.Context, rdb *redis.Client, stream int) (uint64, error) {
+	info, err := rdb.Info(ctx, "replication").Result()
+	if err != nil {
+		return 0, fmt.Errorf("INFO replication: %w", err)
 	}
-	for _, n := range cs.m.Nodes {
-		if n != cs.me && n.Primary == nil {
-			return n
+	prefix := fmt.Sprintf("mbf_log_%02d:applied=", stream)
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), prefix); ok {
+			v, _, _ = strings.Cut(v, ",")
+			if seq, err := strconv.ParseUint(v, 10, 64); err == nil && seq > 0 {
+				return seq, nil
+			}
 		}
 	}
-	return nil
+	return 0, fmt.Errorf("it has applied nothing of %s", replication.StreamName(stream))
+}
+
+// bootstrapPeers are the other nodes that apply stream by the config
+// file (streamsFollowedBy), the owner of its first slot first.
+func bootstrapPeers(l replication.Layout, cs *clusterState, stream int) []*cluster.Node {
+	first, _ := l.SlotsOf(stream)
+	var peers []*cluster.Node
+	for _, n := range cs.config.Nodes {
+		if n.ID != cs.me.ID && slices.Contains(streamsFollowedBy(l, cs.config, n), stream) {
+			peers = append(peers, n)
+		}
+	}
+	if o := cs.m.Owner(first); o != nil {
+		slices.SortStableFunc(peers, func(x, y *cluster.Node) int {
+			return cmpBool(y.ID == o.ID, x.ID == o.ID)
+		})
+	}
+	return peers
+}
+
+// cmpBool orders false before true.
+func cmpBool(x, y bool) int {
+	switch {
+	case x == y:
+		return 0
+	case x:
+		return 1
+	}
+	return -1
 }
 
 // syncAll msyncs every open filter, and reports the failed Syncs of

@@ -123,8 +123,9 @@ func powerCut(t *testing.T, cfg Config, seed uint64) cutRun {
 			sent++
 		case len(r.acked) >= cutAt && (policy != AppendFsyncEverysec || r.durable > 0) || time.Now().After(deadline):
 			cutting = true
+			delay := time.Duration(rng.IntN(3)) * time.Millisecond // drawn here: rng is the test goroutine's
 			go func() {
-				time.Sleep(time.Duration(rng.IntN(3)) * time.Millisecond)
+				time.Sleep(delay)
 				cut <- p.Cut()
 			}()
 		}

@@ -46,16 +46,14 @@ func pausedOwner(t *testing.T, args ...string) {
 	for i := range items {
 		items[i] = fmt.Sprintf("after-stop-%d", i)
 	}
-	old := r.nodes[0]
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	rdb, _ := goRedis(t, old.addr, "")
-	require.NoError(t, rdb.BFAdd(ctx, key, "before-stop").Err())
+	old, survivors := servingNode(t, ctx, r, key, "before-stop")
 	before := dialRESP(t, old.addr)
 
 	require.NoError(t, old.cmd.Process.Signal(syscall.SIGSTOP))
 	t.Cleanup(func() { _ = old.cmd.Process.Signal(syscall.SIGCONT) })
-	owner := tookOver(t, ctx, r, key, items[0])
+	owner := tookOver(t, ctx, survivors, key, items[0])
 	for _, it := range items[1:] {
 		require.NoError(t, owner.BFAdd(ctx, key, it).Err())
 	}
@@ -83,15 +81,34 @@ func pausedOwner(t *testing.T, args ...string) {
 	}
 }
 
-// tookOver waits (up to 3 minutes) until a survivor of node1 (stopped)
-// acknowledges an add of item to key, node1's, and returns its client.
-func tookOver(t *testing.T, ctx context.Context, r *replicated, key, item string) *redis.Client {
+// servingNode waits (up to 3 minutes) until a node acknowledges an add
+// of item to key, and returns it and the clients of the other nodes: at
+// start, under load, the lease of key's range may not yet be with the
+// node the configuration names.
+func servingNode(t *testing.T, ctx context.Context, r *replicated, key, item string) (*served, []*redis.Client) {
 	t.Helper()
-	var survivors []*redis.Client
-	for _, n := range r.nodes[1:] {
-		rdb, _ := goRedis(t, n.addr, "")
-		survivors = append(survivors, rdb)
+	clients := make([]*redis.Client, len(r.nodes))
+	for i, n := range r.nodes {
+		clients[i], _ = goRedis(t, n.addr, "")
 	}
+	serving := -1
+	require.Eventually(t, func() bool {
+		for i, c := range clients {
+			if c.BFAdd(ctx, key, item).Err() == nil {
+				serving = i
+				return true
+			}
+		}
+		return false
+	}, 3*time.Minute, 50*time.Millisecond, "a node serves %s", key)
+	return r.nodes[serving], append(clients[:serving:serving], clients[serving+1:]...)
+}
+
+// tookOver waits (up to 3 minutes) until one of survivors (the nodes
+// but the stopped owner of key) acknowledges an add of item to key, and
+// returns its client.
+func tookOver(t *testing.T, ctx context.Context, survivors []*redis.Client, key, item string) *redis.Client {
+	t.Helper()
 	var owner *redis.Client
 	require.Eventually(t, func() bool {
 		for _, s := range survivors {
