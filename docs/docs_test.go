@@ -173,6 +173,7 @@ var external = map[string]string{
 	"sds.c":                 "Redis's src/sds.c",
 	"networking.c":          "Redis's src/networking.c",
 	"util.c":                "Redis's src/util.c",
+	"config.c":              "Redis's and RedisBloom's src/config.c (CONFIG SET texts)",
 	"rebloom.c":             "RedisBloom's src/rebloom.c",
 	"sb.c":                  "RedisBloom's src/sb.c",
 	"sbf.c":                 "bloomd's src/libbloom/sbf.c",

@@ -9,6 +9,7 @@ Needs Debian's python3-scrapy (CI=true: fails without it), and for the
 server form redis-py and the mmapbloom binary ($MMAPBLOOM_BIN, else
 built with go)."""
 
+import collections
 import os
 import signal
 import socket
@@ -145,7 +146,9 @@ class ScrapyCrawlTest(TempDirTest):
         self.two_crawlers({"MMAPBLOOM_PATH": os.path.join(self.dir, "seen.bloom"),
                            "MMAPBLOOM_CAPACITY": CAPACITY, "MMAPBLOOM_ERROR_RATE": RATE})
 
-    def test_server_form(self):
+    def serve(self):
+        """Start `mmapbloom serve` on a free port; its port and a redis-py
+        client (closed at cleanup), or skip without redis-py."""
         try:
             import redis  # noqa: F401
         except ImportError:
@@ -165,11 +168,45 @@ class ScrapyCrawlTest(TempDirTest):
                 break
             except redis.ConnectionError:
                 time.sleep(0.1)
+        self.addCleanup(client.close)
+        return port, client
+
+    def test_server_form(self):
+        port, client = self.serve()
         self.two_crawlers({"MMAPBLOOM_URL": f"redis://127.0.0.1:{port}", "MMAPBLOOM_KEY": "seen",
                            "MMAPBLOOM_CAPACITY": CAPACITY, "MMAPBLOOM_ERROR_RATE": RATE})
         info = client.execute_command("BF.INFO", "seen")
         self.assertIn(b"Capacity", info)
-        client.close()
+
+    def crawl_twice(self, settings: dict) -> collections.Counter:
+        """Crawl the site from page 0 with settings, then again once that
+        crawl finished: the pages the second crawl fetched."""
+        self.finish(self.crawl("first", 0, settings))
+        self.assertEqual(sorted(self.site.pages_fetched("crawler-first")), sorted(all_pages()))
+        self.finish(self.crawl("second", 0, settings))
+        return self.site.pages_fetched("crawler-second")
+
+    def test_persist(self):
+        """A crawl run twice fetches every page again with MMAPBLOOM_PERSIST
+        = False (the filter cleared when the first closed), none with
+        the default (True); %(spider)s in the path is the spider's name."""
+        for persist, again in (("False", collections.Counter(all_pages())), ("True", collections.Counter())):
+            with self.subTest(persist=persist):
+                self.site.log.clear()
+                path = os.path.join(self.dir, persist, "%(spider)s.bloom")
+                os.mkdir(os.path.dirname(path))
+                self.assertEqual(self.crawl_twice({"MMAPBLOOM_PATH": path, "MMAPBLOOM_PERSIST": persist,
+                                                   "MMAPBLOOM_CAPACITY": CAPACITY, "MMAPBLOOM_ERROR_RATE": RATE}),
+                                 again)
+                self.assertTrue(os.path.exists(os.path.join(self.dir, persist, "site.bloom")))
+
+    def test_persist_server_form(self):
+        """The same on a server: the key (site:dupefilter) deleted at close."""
+        port, client = self.serve()
+        settings = {"MMAPBLOOM_URL": f"redis://127.0.0.1:{port}", "MMAPBLOOM_PERSIST": "False",
+                    "MMAPBLOOM_CAPACITY": CAPACITY, "MMAPBLOOM_ERROR_RATE": RATE}
+        self.assertEqual(self.crawl_twice(settings), collections.Counter(all_pages()))
+        self.assertEqual(client.exists("site:dupefilter"), 0)
 
     def test_kill_and_restart_with_jobdir(self):
         settings = {"MMAPBLOOM_PATH": os.path.join(self.dir, "seen.bloom"),

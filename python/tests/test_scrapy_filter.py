@@ -87,3 +87,66 @@ class BloomDupeFilterTest(TempDirTest):
         df = BloomDupeFilter.from_spider(spider)
         self.assertFalse(df.request_seen(Request("http://a.test/")))
         df.close("finished")
+
+    def test_persist_and_flush_on_start(self):
+        """MMAPBLOOM_PERSIST = False clears the filter at close and
+        MMAPBLOOM_FLUSH_ON_START = True at open, for a file and a set, only
+        when no other handle holds it: else a warning and the filter kept."""
+        import mmapbloom
+        r = Request("http://a.test/x")
+        for name in ("seen.bloom", "seen.bfset"):
+            path = self.path(name)
+            cases = [  # (settings, clears at open, clears at close)
+                ({}, False, False),
+                ({"MMAPBLOOM_PERSIST": False}, False, True),
+                ({"MMAPBLOOM_PERSIST": "False"}, False, True),  # as `scrapy crawl -s` gives it
+                ({"MMAPBLOOM_FLUSH_ON_START": True}, True, False),
+            ]
+            for kw, at_open, at_close in cases:
+                for held in (False, True):
+                    with self.subTest(name=name, kw=kw, held=held):
+                        settings = self.settings(MMAPBLOOM_PATH=path, **kw)
+                        seed = BloomDupeFilter.from_crawler(get_crawler(Spider, self.settings(MMAPBLOOM_PATH=path)))
+                        seed.request_seen(r)
+                        seed.close("finished")
+                        other = mmapbloom.open(path) if held else None
+                        with self.assertLogs("mmapbloom.scrapy", "INFO") as logs:
+                            df = BloomDupeFilter.from_crawler(get_crawler(Spider, settings))
+                            self.assertEqual(df.request_seen(r), held or not at_open)
+                            df.close("finished")
+                            df.logger.info("end")
+                        if other is not None:
+                            other.close()
+                        with mmapbloom.open(path) as f:
+                            self.assertEqual(df.fingerprinter.fingerprint(r) in f, held or not at_close)
+                        kept = [l for l in logs.output if "not cleared, kept as it is" in l]
+                        self.assertEqual(len(kept), int(held and (at_open or at_close)), logs.output)
+                        if kept:
+                            self.assertIn("in use by another process", kept[0])
+                        cleared = [l for l in logs.output if f"cleared {path}" in l]
+                        self.assertEqual(len(cleared), int(not held and (at_open or at_close)), logs.output)
+
+    def test_clear(self):
+        """clear() forgets every request and says whether it could."""
+        crawler = get_crawler(Spider, self.settings())
+        df = BloomDupeFilter.from_crawler(crawler)
+        other = BloomDupeFilter.from_crawler(get_crawler(Spider, self.settings()))
+        r = Request("http://a.test/")
+        self.assertFalse(df.request_seen(r))
+        with self.assertLogs("mmapbloom.scrapy", "WARNING"):
+            self.assertFalse(df.clear(), "another crawler holds the file")
+        self.assertTrue(df.request_seen(r))
+        other.close("finished")
+        self.assertTrue(df.clear())
+        self.assertFalse(df.request_seen(r))
+        df.close("finished")
+
+    def test_spider_placeholder(self):
+        """%(spider)s in MMAPBLOOM_PATH is the spider's name."""
+        crawler = get_crawler(Spider, self.settings(MMAPBLOOM_PATH=self.path("%(spider)s.bloom")))
+        crawler.spider = crawler._create_spider("books")
+        BloomDupeFilter.from_crawler(crawler).close("finished")
+        self.assertTrue(os.path.exists(self.path("books.bloom")))
+        with self.assertRaisesRegex(NotConfigured, "needs the spider's name"):
+            BloomDupeFilter.from_settings(Settings(self.settings(MMAPBLOOM_PATH=self.path("%(spider)s.bloom"))))
+        self.assertFalse(os.path.exists(self.path("%(spider)s.bloom")))

@@ -132,3 +132,25 @@ class SetTest(TempDirTest):
         os.mkdir(self.path("empty"))
         with self.assertRaises(mmapbloom.BadSet):
             mmapbloom.open(self.path("empty"))
+
+    def test_clear(self):
+        # clear empties every layer of a grown set and keeps its layers;
+        # refused (InUse), clearing nothing, while another handle is open
+        path = self.path("s.bfset")
+        with mmapbloom.create(path, 1000, 0.01, expansion=2) as s:
+            s.add_batch([f"k{i}" for i in range(3500)])
+            self.assertEqual(len(s.layers), 3)
+            with mmapbloom.open(path) as other:
+                self.assertIn("k1", other)
+                with self.assertRaisesRegex(mmapbloom.InUse, "clear"):
+                    s.clear()
+            self.assertTrue(all(f"k{i}" in s for i in range(3500)), "a refused clear keeps every layer's bits")
+            s.clear()
+            self.assertEqual((len(s), len(s.layers)), (0, 3))
+            self.assertEqual(sum(f"k{i}" in s for i in range(3500)), 0)
+            self.assertFalse(s.add("k1"), "new again")
+            self.assertEqual(len(s.layers), 3, "the cleared set is not full: no layer added")
+        with mmapbloom.open(path) as r:
+            self.assertEqual((len(r), "k1" in r, "k2" in r), (1, True, False))
+            with self.assertRaises(mmapbloom.ReadOnly):
+                r.clear()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -215,4 +216,22 @@ func TestBinaryQuickStart(t *testing.T) {
 	info := runBinary(t, nil, "info", path)
 	requireOK(t, info)
 	assert.Regexp(t, fmt.Sprintf(`(?m)^count: +%d$`, lines), info.stdout)
+}
+
+// TestHelpPlaceholders: no flag of any command shows the placeholder
+// kong derives from a sized Go type (--disk-reserve=UINT-64); such a
+// flag names what the value is (BYTES, N...).
+func TestHelpPlaceholders(t *testing.T) {
+	top := runCLI(t, nil, "--help")
+	requireOK(t, top)
+	commands := regexp.MustCompile(`(?m)^  ([a-z][a-z-]*)\b`).FindAllStringSubmatch(top.stdout, -1)
+	require.Greater(t, len(commands), 5, top.stdout)
+	typeName := regexp.MustCompile(`=[A-Z]+-[0-9]+\b`)
+	for _, c := range commands {
+		t.Run(c[1], func(t *testing.T) {
+			r := runCLI(t, nil, c[1], "--help")
+			requireOK(t, r)
+			assert.Empty(t, typeName.FindAllString(r.stdout, -1), "placeholders named after Go types")
+		})
+	}
 }

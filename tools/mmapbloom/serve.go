@@ -52,7 +52,7 @@ type serveCmd struct {
 	NatsURL             string        `name:"nats-url" help:"With --replication jetstream: an external NATS cluster's client URLs (URL[,URL...]) instead of the embedded nats-server at each node's nats=HOST:PORT."`
 	ReplicationStreams  int           `default:"16" help:"Streams of the log (a power of two from 1 to 256), each a range of slots."`
 	ReplicationMaxAge   time.Duration `default:"24h" help:"The log keeps entries this long (a node down longer bootstraps with a pull); 0 (no bound) or at least 2m."`
-	ReplicationMaxBytes int64         `help:"The log keeps at most this many bytes per stream (0: no bound but the age); at least 64 MiB (67108864)."`
+	ReplicationMaxBytes int64         `placeholder:"BYTES" help:"The log keeps at most this many bytes per stream (0: no bound but the age); at least 64 MiB (67108864)."`
 	NatsSyncAlways      bool          `name:"nats-sync-always" help:"The embedded nats-server fsyncs every log write (its sync_interval: always)."`
 	NatsClusterName     string        `name:"nats-cluster-name" default:"mmapbloom" help:"The embedded NATS servers' cluster name: a server routes only with servers of the same name."`
 	NatsSecretFile      string        `name:"nats-secret-file" type:"existingfile" help:"The cluster secret (the file's first line, the same file on every node) that every route and client of the embedded NATS servers must give; without it anyone reaching a nats= port can join (docs/security.md)."`
@@ -67,7 +67,7 @@ type serveCmd struct {
 	FoldHashtags        bool          `help:"Fold keys with a {hash tag}: prefix{tag}suffix lives, behind its tag, in one scaling set per name prefix{}suffix and bucket of slots (a million hosts do not make a million files). Changes what such a key means; the data directory remembers it."`
 	FoldBuckets         int           `default:"64" help:"Buckets of slots with --fold-hashtags: a power of two from 1 to 16384."`
 	MaxFilterBytes      uint64        `default:"4294967296" help:"Largest filter file (or set layer) a create, load or growth may make, in bytes (docs/limits.md)."`
-	DiskReserve         uint64        `help:"Free bytes a create, load or growth must leave on --dir's file system (default: 1 GiB or 5% of its size, the smaller)."`
+	DiskReserve         uint64        `placeholder:"BYTES" help:"Free bytes a create, load or growth must leave on --dir's file system (default: 1 GiB or 5% of its size, the smaller)."`
 	MaxLayers           int           `default:"64" help:"Most layers of a scaling or windowed set; the add needing one more is refused."`
 	MaxLoads            int           `default:"64" help:"Most BF.LOADCHUNK loads in progress at once."`
 	MaxClientLoads      int           `default:"4" help:"Most BF.LOADCHUNK loads in progress started by one client."`

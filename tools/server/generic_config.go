@@ -81,11 +81,11 @@ func init() {
 		&configParam{name: "aclfile", get: func(s *Server) string { return s.cfg.ACLFile }},
 		intParam("maxclients", 1, math.MaxUint32, func(s *Server) int64 { return s.conf.maxClients.Load() }, setMaxClients),
 		intParam("timeout", 0, math.MaxInt32, getTimeout, setTimeout),
-		intParam("bf-initial-size", 1, maxCapacity, func(s *Server) int64 { return int64(s.conf.initialSize.Load()) },
+		bloomIntParam("bf-initial-size", 1, maxCapacity, func(s *Server) int64 { return int64(s.conf.initialSize.Load()) },
 			func(s *Server, v int64) (func(), string) {
 				return func() { s.conf.initialSize.Store(uint64(v)) }, ""
 			}),
-		intParam("bf-expansion-factor", 0, maxExpansion, func(s *Server) int64 { return int64(s.conf.expansion.Load()) }, setExpansion),
+		bloomIntParam("bf-expansion-factor", 0, maxExpansion, func(s *Server) int64 { return int64(s.conf.expansion.Load()) }, setExpansion),
 		errorRateParam(),
 		boolParam("stop-writes-on-bgsave-error", func(s *Server) *atomic.Bool { return &s.conf.stopWritesOnSaveError }),
 	)
@@ -121,20 +121,57 @@ func boolParam(name string, at func(*Server) *atomic.Bool) *configParam {
 	}
 }
 
-// intParam is a mutable integer parameter in [lo, hi], with Redis's
-// errors for a value that is no integer or out of range; set may refuse
-// a value in range with its own reason.
+// paramTexts are the reasons CONFIG SET gives for a value of a numeric
+// parameter that is no number (notNumber) or out of range (outside):
+// Redis's own parameters' (redisTexts) or RedisBloom's (bloomTexts).
+type paramTexts struct {
+	notNumber func(name string) string
+	outside   func(name string, lo, hi int64) string
+}
+
+// redisTexts are Redis 7.0's texts for its numeric parameters (config.c).
+var redisTexts = paramTexts{
+	notNumber: func(string) string { return "argument couldn't be parsed into an integer" },
+	outside: func(_ string, lo, hi int64) string {
+		return fmt.Sprintf("argument must be between %d and %d inclusive", lo, hi)
+	},
+}
+
+// bloomTexts are RedisBloom's texts for its bf-* parameters (its
+// src/config.c, the module parameters of Redis 8): integers in
+// [lo, hi]; bf-error-rate in (0, 1), printed with C's %f.
+var bloomTexts = paramTexts{
+	notNumber: func(name string) string { return "Invalid value for `" + name + "`" },
+	outside: func(name string, lo, hi int64) string {
+		return fmt.Sprintf("Value for `%s` must be in the range [%d, %d]", name, lo, hi)
+	},
+}
+
+// intParam is a mutable integer parameter of Redis in [lo, hi], with
+// Redis's errors for a value that is no integer or out of range; set may
+// refuse a value in range with its own reason.
 func intParam(name string, lo, hi int64, get func(*Server) int64, set func(*Server, int64) (func(), string)) *configParam {
+	return rangedParam(name, redisTexts, lo, hi, get, set)
+}
+
+// bloomIntParam is intParam for a parameter of RedisBloom, with its
+// errors.
+func bloomIntParam(name string, lo, hi int64, get func(*Server) int64, set func(*Server, int64) (func(), string)) *configParam {
+	return rangedParam(name, bloomTexts, lo, hi, get, set)
+}
+
+// rangedParam is intParam with the errors of texts.
+func rangedParam(name string, texts paramTexts, lo, hi int64, get func(*Server) int64, set func(*Server, int64) (func(), string)) *configParam {
 	return &configParam{
 		name: name,
 		get:  func(s *Server) string { return strconv.FormatInt(get(s), 10) },
 		set: func(s *Server, v string) (func(), string) {
 			n, ok := parseInt([]byte(v))
 			if !ok {
-				return nil, "argument couldn't be parsed into an integer"
+				return nil, texts.notNumber(name)
 			}
 			if n < lo || n > hi {
-				return nil, fmt.Sprintf("argument must be between %d and %d inclusive", lo, hi)
+				return nil, texts.outside(name, lo, hi)
 			}
 			return set(s, n)
 		},
@@ -143,20 +180,21 @@ func intParam(name string, lo, hi int64, get func(*Server) int64, set func(*Serv
 
 // errorRateParam is bf-error-rate, RedisBloom's ERROR_RATE: the
 // false-positive rate of the filters BF.ADD and BF.MADD create, in
-// (0, 1).
+// (0, 1), refused with RedisBloom's texts.
 func errorRateParam() *configParam {
+	const name = "bf-error-rate"
 	return &configParam{
-		name: "bf-error-rate",
+		name: name,
 		get: func(s *Server) string {
 			return strconv.FormatFloat(math.Float64frombits(s.conf.errorRate.Load()), 'g', 17, 64)
 		},
 		set: func(s *Server, v string) (func(), string) {
 			p, ok := parseFloat([]byte(v))
 			if !ok {
-				return nil, "argument couldn't be parsed into a double"
+				return nil, bloomTexts.notNumber(name)
 			}
 			if !(p > 0 && p < 1) {
-				return nil, "argument must be between 0 and 1 exclusive"
+				return nil, fmt.Sprintf("Value for `%s` must be in the range (%f, %f)", name, 0.0, 1.0)
 			}
 			return func() { s.conf.errorRate.Store(math.Float64bits(p)) }, ""
 		},

@@ -38,10 +38,14 @@ func TestConfigSetBloomDefaults(t *testing.T) {
 		args []any
 		want string
 	}{
-		{[]any{"bf-error-rate", "1"}, "ERR CONFIG SET failed (possibly related to argument 'bf-error-rate') - argument must be between 0 and 1 exclusive"},
-		{[]any{"bf-error-rate", "x"}, "ERR CONFIG SET failed (possibly related to argument 'bf-error-rate') - argument couldn't be parsed into a double"},
-		{[]any{"bf-initial-size", "0"}, "ERR CONFIG SET failed (possibly related to argument 'bf-initial-size') - argument must be between 1 and 1073741824 inclusive"},
-		{[]any{"bf-expansion-factor", "32769"}, "ERR CONFIG SET failed (possibly related to argument 'bf-expansion-factor') - argument must be between 0 and 32768 inclusive"},
+		// RedisBloom's texts for its parameters (its src/config.c), Redis's for Redis's
+		{[]any{"bf-error-rate", "1"}, "ERR CONFIG SET failed (possibly related to argument 'bf-error-rate') - Value for `bf-error-rate` must be in the range (0.000000, 1.000000)"},
+		{[]any{"bf-error-rate", "x"}, "ERR CONFIG SET failed (possibly related to argument 'bf-error-rate') - Invalid value for `bf-error-rate`"},
+		{[]any{"bf-initial-size", "0"}, "ERR CONFIG SET failed (possibly related to argument 'bf-initial-size') - Value for `bf-initial-size` must be in the range [1, 1073741824]"},
+		{[]any{"bf-initial-size", "x"}, "ERR CONFIG SET failed (possibly related to argument 'bf-initial-size') - Invalid value for `bf-initial-size`"},
+		{[]any{"bf-expansion-factor", "32769"}, "ERR CONFIG SET failed (possibly related to argument 'bf-expansion-factor') - Value for `bf-expansion-factor` must be in the range [0, 32768]"},
+		{[]any{"timeout", "-1"}, "ERR CONFIG SET failed (possibly related to argument 'timeout') - argument must be between 0 and 2147483647 inclusive"},
+		{[]any{"timeout", "x"}, "ERR CONFIG SET failed (possibly related to argument 'timeout') - argument couldn't be parsed into an integer"},
 		{[]any{"maxclients", "20000"}, "ERR CONFIG SET failed (possibly related to argument 'maxclients') - The operating system is not able to handle the specified number of clients, try with 10000"},
 		{[]any{"bf-initial-size", "7", "dir", "/"}, "ERR CONFIG SET failed (possibly related to argument 'dir') - can't set immutable config"},
 	} {

@@ -6,6 +6,7 @@ same advisory locks, so Python and Go processes can add to and test one
 file at once.
 """
 
+import contextlib
 import ctypes
 import errno
 import itertools
@@ -15,7 +16,7 @@ import os
 import stat
 import struct
 import time
-from typing import Any, Iterable, List, Union
+from typing import Any, Iterable, Iterator, List, Union
 
 Key = Union[str, bytes, bytearray, memoryview]
 
@@ -381,31 +382,41 @@ class Filter:
 
     # ---- exclusive operations ----------------------------------------
 
-    def _alone(self, what, op):
-        """Run op with the file's OFD lock converted to exclusive (InUse when
-        another handle, Go or Python, holds the file), then back to shared."""
+    @contextlib.contextmanager
+    def _held_alone(self, what: str) -> Iterator[None]:
+        """The file's OFD lock converted to exclusive for the with block
+        (InUse when another handle, Go or Python, holds the file), then
+        back to shared."""
         self._check(True)
         if self._exclusive:
-            return op()
+            yield
+            return
         try:
             locks.upgrade(self._fd, self.path)
         except errors.InUse as e:
             raise errors.InUse(f"{what}: {e}") from None
         try:
-            return op()
+            yield
         finally:
             locks.downgrade(self._fd, self.path)
+
+    def _alone(self, what, op):
+        """Run op under _held_alone."""
+        with self._held_alone(what):
+            return op()
 
     def clear(self) -> None:
         """Set every bit and the count to 0. Needs every other handle on the
         file closed: raises InUse otherwise (Go: Clear)."""
-        def op():
-            zero = bytes(_CHUNK)
-            for o in range(HEADER_SIZE, self._size, _CHUNK):
-                n = min(_CHUNK, self._size - o)
-                self._mm[o:o + n] = zero[:n]
-            self._store_count(0)
-        self._alone("clear", op)
+        self._alone("clear", self._zero)
+
+    def _zero(self) -> None:
+        """clear's work, under _held_alone."""
+        zero = bytes(_CHUNK)
+        for o in range(HEADER_SIZE, self._size, _CHUNK):
+            n = min(_CHUNK, self._size - o)
+            self._mm[o:o + n] = zero[:n]
+        self._store_count(0)
 
     def union(self, other: "Filter") -> "Filter":
         """OR the bits of other into this filter, which then answers present

@@ -7,6 +7,7 @@ lock, as Go's), by the first handle that finds it due; layers are sized
 as Go sizes them, so a set grown by Python or by Go lists the same
 layers with the same n and p."""
 
+import contextlib
 import fcntl
 import mmap
 import os
@@ -422,6 +423,23 @@ class FilterSet:
         active._publish()
         if active._count() >= v.capacity:
             v.full = True
+
+    def clear(self) -> None:
+        """Set every layer's bits and count to 0, keeping the layers (a set
+        that grew keeps its layers, a windowed set its windows). Needs
+        every other handle on the set closed: raises InUse otherwise and
+        clears nothing (each layer's lock is made exclusive before any is
+        zeroed). A handle on a windowed set idle since every layer it had
+        open was dropped holds none of the current ones and is not seen."""
+        if not self.writable:
+            self._refuse()
+        v = self._current()
+        with contextlib.ExitStack() as alone:
+            for f in v.layers:
+                alone.enter_context(f._held_alone(f"clear {self.path}"))
+            for f in v.layers:
+                f._zero()
+        self._view = _View(v.gen, v.m, v.layers)  # not full any more
 
     # ---- information --------------------------------------------------
 

@@ -8,7 +8,7 @@ Settings (docs/python.md has the whole story)::
     DUPEFILTER_CLASS = "mmapbloom.scrapy.BloomDupeFilter"
 
     # file or set form: created by the first process, opened by the others
-    MMAPBLOOM_PATH = "/var/lib/crawl/seen.bloom"   # or seen.bfset: a filter set
+    MMAPBLOOM_PATH = "/var/lib/crawl/%(spider)s.bloom"  # or .bfset: a filter set
     MMAPBLOOM_CAPACITY = 10_000_000                 # n (a set: per layer / window)
     MMAPBLOOM_ERROR_RATE = 1e-6                     # p
     MMAPBLOOM_WINDOW = "24h"                        # sets: a windowed set (recrawl)
@@ -16,7 +16,16 @@ Settings (docs/python.md has the whole story)::
 
     # server form
     MMAPBLOOM_URL = "redis://127.0.0.1:6379/0"      # or rediss://
-    MMAPBLOOM_KEY = "seen"                          # default: SPIDER_NAME:dupefilter
+    MMAPBLOOM_KEY = "seen"                          # default: %(spider)s:dupefilter
+
+    # starting over (scrapy-redis's SCHEDULER_PERSIST, SCHEDULER_FLUSH_ON_START)
+    MMAPBLOOM_PERSIST = True                        # False: clear the filter when the crawl closes
+    MMAPBLOOM_FLUSH_ON_START = False                # True: clear it when the crawl opens
+
+%(spider)s in MMAPBLOOM_PATH and MMAPBLOOM_KEY is the spider's name. A
+file or set is cleared only when no other process holds it (its lock),
+else the clear is logged and the filter kept; a server's key is deleted
+whoever else uses it (one crawl at a time on a key you clear).
 
 A request is marked seen when the scheduler is offered it (request_seen),
 not when it is fetched; Scrapy's start requests reach the filter only
@@ -35,10 +44,12 @@ from scrapy.utils.job import job_dir
 
 from . import _install
 from ._jobdir import REQUEUED, Journal
+from .errors import InUse
 from .opening import open_or_create
 
 DEFAULT_CAPACITY = 10_000_000
 DEFAULT_ERROR_RATE = 1e-6
+SPIDER = "%(spider)s"  # in MMAPBLOOM_PATH and MMAPBLOOM_KEY: the spider's name
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
@@ -69,6 +80,16 @@ class _FileStore:
             kw = dict(window=window, keep=keep)
         self.filter = open_or_create(path, capacity, error_rate, **kw)
         self.add = self.filter.add
+        self.name = path
+
+    def clear(self) -> Optional[str]:
+        """Empty the filter or set unless another process holds it: None
+        when cleared, else why it was kept."""
+        try:
+            self.filter.clear()
+        except InUse as e:
+            return str(e)
+        return None
 
     def close(self) -> None:
         self.filter.close()
@@ -87,9 +108,22 @@ class _ServerStore:
         self.client = redis.Redis.from_url(url, socket_timeout=60)
         self.args = ("BF.INSERT", key, "CAPACITY", DEFAULT_CAPACITY if capacity is None else capacity,
                      "ERROR", DEFAULT_ERROR_RATE if error_rate is None else error_rate, "ITEMS")
+        self.key, self.name = key, f"{url} key {key}"
+        self.refused = redis.ResponseError
 
     def add(self, fp: bytes) -> bool:
         return self.client.execute_command(*self.args, fp)[0] == 0
+
+    def clear(self) -> Optional[str]:
+        """DEL the key (the next add creates it again): None when deleted
+        or absent, else the server's error (mmapbloom serve refuses a key
+        another process on its host holds open). The server cannot tell
+        whether another crawl still uses the key."""
+        try:
+            self.client.delete(self.key)
+        except self.refused as e:
+            return str(e)
+        return None
 
     def close(self) -> None:
         self.client.close()
@@ -107,9 +141,9 @@ class BloomDupeFilter(BaseDupeFilter):
     Duplicates are logged and counted in the stats (dupefilter/filtered)
     as by Scrapy's RFPDupeFilter, with DUPEFILTER_DEBUG as there."""
 
-    def __init__(self, store: Any, fingerprinter: Any, debug: bool = False):
+    def __init__(self, store: Any, fingerprinter: Any, debug: bool = False, persist: bool = True):
         self.store, self.fingerprinter = store, fingerprinter
-        self.debug, self.logdupes = debug, True
+        self.debug, self.logdupes, self.persist = debug, True, persist
         self.logger = logging.getLogger(__name__)
         self.journal: Optional[Journal] = None
         self.crawler: Any = None
@@ -164,13 +198,35 @@ class BloomDupeFilter(BaseDupeFilter):
     @classmethod
     def from_settings(cls, settings: Any, *, fingerprinter: Any = None,
                       spider_name: Optional[str] = None) -> "BloomDupeFilter":
-        """Build the filter from settings; fingerprinter defaults to Scrapy's
-        RequestFingerprinter with those settings. NotConfigured without
-        MMAPBLOOM_PATH or MMAPBLOOM_URL, or with both."""
+        """Build the filter from settings, cleared first with
+        MMAPBLOOM_FLUSH_ON_START (see clear); fingerprinter defaults to
+        Scrapy's RequestFingerprinter with those settings. NotConfigured
+        without MMAPBLOOM_PATH or MMAPBLOOM_URL, with both, or with
+        %(spider)s in them and no spider_name."""
         if fingerprinter is None:
             from scrapy.utils.request import RequestFingerprinter
             fingerprinter = RequestFingerprinter()
-        return cls(_store(settings, spider_name), fingerprinter, settings.getbool("DUPEFILTER_DEBUG"))
+        df = cls(_store(settings, spider_name), fingerprinter, settings.getbool("DUPEFILTER_DEBUG"),
+                 settings.getbool("MMAPBLOOM_PERSIST", True))
+        if settings.getbool("MMAPBLOOM_FLUSH_ON_START"):
+            df.clear()
+        return df
+
+    def clear(self) -> bool:
+        """Forget every request (the next crawl fetches every page again);
+        whether it did. A file or set is cleared only when no other process
+        holds it open (its lock: another crawler, a Go or Python handle),
+        else the filter is kept and a warning logged; on a server the key
+        is deleted, whoever else uses it. MMAPBLOOM_PERSIST = False calls
+        it at close, MMAPBLOOM_FLUSH_ON_START = True at open, and
+        scrapy-redis's scheduler with its SCHEDULER_PERSIST = False or
+        SCHEDULER_FLUSH_ON_START = True."""
+        why = self.store.clear()
+        if why is not None:
+            self.logger.warning("BloomDupeFilter: %s not cleared, kept as it is: %s", self.store.name, why)
+            return False
+        self.logger.info("BloomDupeFilter: cleared %s", self.store.name)
+        return True
 
     def request_seen(self, request: Any) -> bool:
         """Add the request's fingerprint; True when it was (or tests) present before."""
@@ -192,11 +248,16 @@ class BloomDupeFilter(BaseDupeFilter):
 
     def close(self, reason: str) -> None:
         """Release the filter (its adds are in the shared file or on the
-        server already) and mark a clean end in the JOBDIR journal (Scrapy's
-        queue, which it writes on close, holds the requests still to fetch)."""
+        server already), cleared first with MMAPBLOOM_PERSIST = False (see
+        clear), and mark a clean end in the JOBDIR journal (Scrapy's queue,
+        which it writes on close, holds the requests still to fetch)."""
         if self.journal is not None:
             self.journal.close()
-        self.store.close()
+        try:
+            if not self.persist:
+                self.clear()
+        finally:
+            self.store.close()
 
     # Scrapy's own logging of duplicates and its stats counter.
     log = RFPDupeFilter.log
@@ -238,6 +299,16 @@ class BloomJournalMiddleware:
             df.done(response.request)
 
 
+def _spider(value: str, setting: str, spider_name: Optional[str]) -> str:
+    """value with %(spider)s replaced by the spider's name."""
+    if SPIDER not in value:
+        return value
+    if not spider_name:
+        raise NotConfigured(f"{setting} {value!r}: {SPIDER} needs the spider's name (build the filter "
+                            "with from_crawler)")
+    return value.replace(SPIDER, spider_name)
+
+
 def _store(settings: Any, spider_name: Optional[str]) -> Any:
     path, url = settings.get("MMAPBLOOM_PATH"), settings.get("MMAPBLOOM_URL")
     capacity = settings.getint("MMAPBLOOM_CAPACITY") if settings.get("MMAPBLOOM_CAPACITY") is not None else None
@@ -246,7 +317,9 @@ def _store(settings: Any, spider_name: Optional[str]) -> Any:
         raise NotConfigured("BloomDupeFilter needs one of MMAPBLOOM_PATH (a filter file or set on this host) "
                             "and MMAPBLOOM_URL (a redis:// or rediss:// server)")
     if url:
-        key = settings.get("MMAPBLOOM_KEY") or f"{spider_name or 'scrapy'}:dupefilter"
+        key = settings.get("MMAPBLOOM_KEY")
+        key = _spider(key, "MMAPBLOOM_KEY", spider_name) if key else f"{spider_name or 'scrapy'}:dupefilter"
         return _ServerStore(url, key, capacity, rate)
     keep = settings.getint("MMAPBLOOM_KEEP") if settings.get("MMAPBLOOM_KEEP") is not None else None
-    return _FileStore(path, capacity, rate, parse_window(settings.get("MMAPBLOOM_WINDOW")), keep)
+    return _FileStore(_spider(path, "MMAPBLOOM_PATH", spider_name), capacity, rate,
+                      parse_window(settings.get("MMAPBLOOM_WINDOW")), keep)

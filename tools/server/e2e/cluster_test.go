@@ -1,9 +1,13 @@
 package e2e_test
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -13,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
 )
 
 // startServeCluster runs three `mmapbloom serve --cluster-config`
@@ -131,4 +136,69 @@ func TestServeClusterBadConfig(t *testing.T) {
 	waitLog(t, nodes[0], "SIGHUP: config not reloaded")
 	rdb, c := goRedis(t, nodes[0].addr, "")
 	assert.EqualError(t, rdb.BFAdd(c, "somekey", "a").Err(), "MOVED 11058 "+nodes[2].addr)
+}
+
+// TestServeClusterRedisPyStartupNodeKilled: docs/cluster.md's redis-py
+// RedisCluster example (testdata/serve/redis_cluster_docs_example.py
+// runs it) keeps adding after its startup node (node1) is killed and
+// node1's slots are given to node2: to node1's former slots at node2 and
+// to the other nodes' slots, each add acknowledged.
+func TestServeClusterRedisPyStartupNodeKilled(t *testing.T) {
+	py := needTool(t, "/usr/bin/python3", "-c", "import redis.cluster")
+	nodes, conf := startServeCluster(t)
+	cmd := testkit.Command(t, py, "testdata/serve/redis_cluster_docs_example.py",
+		filepath.Join(testkit.RepoRoot(), "docs", "cluster.md"), port(nodes[0].addr), port(nodes[1].addr), port(nodes[2].addr))
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	sc := bufio.NewScanner(stdout)
+	var before []string
+	for sc.Scan() && sc.Text() != "ready" {
+		before = append(before, sc.Text())
+	}
+	require.Equal(t, []string{"ok bar 1", "ok seen:{example.com} 1", "ok somekey 1"}, before, stderr.String())
+
+	require.NoError(t, nodes[0].cmd.Process.Kill())
+	_ = nodes[0].cmd.Wait()
+	require.NoError(t, os.WriteFile(conf, []byte(fmt.Sprintf("node1 %s -\nnode2 %s 0-10922\nnode3 %s 10923-16383\n",
+		nodes[0].addr, nodes[1].addr, nodes[2].addr)), 0o644))
+	for _, n := range nodes[1:] {
+		require.NoError(t, n.cmd.Process.Signal(syscall.SIGHUP))
+		waitLog(t, n, "cluster config reloaded")
+	}
+	_, err = io.WriteString(stdin, "go\n")
+	require.NoError(t, err)
+	var after []string
+	for sc.Scan() {
+		after = append(after, sc.Text())
+	}
+	require.NoError(t, cmd.Wait(), stderr.String())
+	assert.Equal(t, []string{"ok bar 1", "ok seen:{example.com} 1", "ok somekey 1"}, after,
+		"bar: a new filter at node2, which took node1's slots")
+}
+
+// TestClusterDocMigrateRange: the slot range docs/cluster.md's "Moving
+// slots to another node" moves holds the key its last step reads, and
+// the slot its CLUSTER KEYSLOT line shows is that key's.
+func TestClusterDocMigrateRange(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join(testkit.RepoRoot(), "docs", "cluster.md"))
+	require.NoError(t, err)
+	_, section, ok := strings.Cut(string(doc), "## Moving slots to another node")
+	require.True(t, ok)
+	section, _, _ = strings.Cut(section, "\n```\n")
+	mig := regexp.MustCompile(`MBF\.MIGRATE (\d+)-(\d+) `).FindStringSubmatch(section)
+	require.NotNil(t, mig, "the MBF.MIGRATE line")
+	read := regexp.MustCompile(`BF\.EXISTS '([^']+)'`).FindStringSubmatch(section)
+	require.NotNil(t, read, "the BF.EXISTS line")
+	lo, _ := strconv.Atoi(mig[1])
+	hi, _ := strconv.Atoi(mig[2])
+	slot := cluster.KeySlot([]byte(read[1]))
+	assert.True(t, lo <= slot && slot <= hi, "slot %d of %s not in the range moved, %d-%d", slot, read[1], lo, hi)
+	shown := regexp.MustCompile(`CLUSTER KEYSLOT '([^']+)' +# \(integer\) (\d+)`).FindStringSubmatch(section)
+	require.NotNil(t, shown, "the CLUSTER KEYSLOT line")
+	assert.Equal(t, []string{read[1], strconv.Itoa(slot)}, shown[1:])
 }

@@ -281,3 +281,32 @@ func TestServeTLSSilentClientsSIGTERM(t *testing.T) {
 	require.NoError(t, err)
 	assert.EqualValues(t, 2, n, "both adds synced at exit")
 }
+
+// TestSecurityDocCrawler: docs/security.md's ACL example, loaded as it
+// is written (the admin's hash placeholder replaced): its crawler can
+// PING (clients check connections with it), add and test seen:* keys,
+// and nothing else.
+func TestSecurityDocCrawler(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join(testkit.RepoRoot(), "docs", "security.md"))
+	require.NoError(t, err)
+	var users []string
+	for _, line := range strings.Split(string(doc), "\n") {
+		if strings.HasPrefix(line, "user default on #<sha256") || strings.HasPrefix(line, "user crawler ") {
+			users = append(users, strings.Replace(line, "#<sha256 of the admin password>", ">adminpw", 1))
+		}
+	}
+	require.Len(t, users, 2, "the example's two users")
+	acl := testkit.WriteFile(t, t.TempDir(), "users.acl", []byte(strings.Join(users, "\n")+"\n"))
+	s := startServe(t, t.TempDir(), nil, "--aclfile", acl)
+	crawler := redis.NewClient(&redis.Options{Addr: s.addr, Username: "crawler", Password: "crawlpw", MaxRetries: -1,
+		DialTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second})
+	t.Cleanup(func() { _ = crawler.Close() })
+	ctx := t.Context()
+	pong := crawler.Ping(ctx)
+	assert.Equal(t, "PONG", pong.Val(), pong.Err())
+	require.NoError(t, crawler.BFAdd(ctx, "seen:a", "https://example.com/").Err())
+	assert.True(t, crawler.BFExists(ctx, "seen:a", "https://example.com/").Val())
+	assert.EqualError(t, crawler.BFAdd(ctx, "other", "x").Err(), noPermKey)
+	assert.EqualError(t, crawler.Do(ctx, "BF.LOADCHUNK", "seen:b", 1, "x").Err(), noPermCmd)
+	assert.EqualError(t, crawler.Del(ctx, "seen:a").Err(), "NOPERM this user has no permissions to run the 'del' command")
+}
