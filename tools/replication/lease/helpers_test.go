@@ -80,6 +80,12 @@ func openTestBucket(t *testing.T, urls, bucket string, ttl time.Duration, replic
 		kv, err = OpenBucket(ctx, js, bucket, ttl, replicas)
 		return err == nil
 	}, 60*time.Second, 200*time.Millisecond, "open bucket: %v", err)
+	require.Eventually(t, func() bool { // the bucket's stream takes writes (its leader elected)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, err = kv.Put(ctx, "probe", nil)
+		return err == nil
+	}, 60*time.Second, 200*time.Millisecond, "write to the bucket: %v", err)
 	return kv
 }
 
@@ -162,4 +168,14 @@ func (c *timerClock) advance(d time.Duration) {
 		t.ch <- c.now
 	}
 	c.timers = kept
+}
+
+// requireHolder waits until the bucket names want as key's holder: a
+// Get may be answered by a replica of the bucket that has not stored
+// the last write yet (KV buckets allow direct gets), so one read right
+// after a write may be stale.
+func requireHolder(t *testing.T, kv KV, key, want string) {
+	t.Helper()
+	require.Eventually(t, func() bool { return holderInBucket(t, kv, key) == want }, 20*time.Second, 50*time.Millisecond,
+		"%s held by %q", key, want)
 }

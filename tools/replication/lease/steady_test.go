@@ -2,10 +2,12 @@ package lease
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -128,4 +130,96 @@ func TestRunRetriesFailedRenewal(t *testing.T) {
 	require.Eventually(t, func() bool { return v.ValidAt(since.Add(bound)) }, time.Minute, 10*time.Millisecond,
 		"the third try renews the lease")
 	require.True(t, a.Holds("k.retry"))
+}
+
+// stepDowns records a keeper's OnStepDown calls.
+type stepDowns struct {
+	mu     sync.Mutex
+	causes map[string]error
+}
+
+func (s *stepDowns) record(name string, cause error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.causes[name] = cause
+}
+
+func (s *stepDowns) of(name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.causes[name]
+}
+
+// TestStepDownCauses: every lease this node stops holding is reported
+// with its cause, and every renewal try with its outcome.
+func TestStepDownCauses(t *testing.T) {
+	e := startEmbedded(t)
+	const ttl = time.Minute // long: the injected clock, not the server's expiry, decides here
+	// One replica: the step-down's read of the new holder is never
+	// answered by a replica behind the leader (direct gets).
+	kv := openTestBucket(t, e.URLs(), "T_STEPDOWN", ttl, 1)
+	ctx := context.Background()
+	newKeeper := func(kv KV, key Key) (*Keeper, *manualClock, *stepDowns, *[]error) {
+		downs, renewals := &stepDowns{causes: map[string]error{}}, &[]error{}
+		k, clk := newTestKeeper(t, kv, "a", ttl, key)
+		k.cfg.OnStepDown = downs.record
+		k.cfg.OnRenew = func(_ string, took time.Duration, err error) {
+			assert.GreaterOrEqual(t, took, time.Duration(0))
+			*renewals = append(*renewals, err)
+		}
+		require.Eventually(t, func() bool { k.Step(ctx); return k.Holds(key.Name) }, time.Minute, 50*time.Millisecond)
+		return k, clk, downs, renewals
+	}
+
+	t.Run("renewal failed after N tries", func(t *testing.T) {
+		f := &flakyKV{KV: kv}
+		a, clk, downs, renewals := newKeeper(f, Key{Name: "k.fail", Candidate: true, Preferred: true})
+		f.down.Store(true)
+		for range 3 {
+			clk.advance(a.Tick())
+			a.Step(ctx)
+		}
+		require.False(t, a.Holds("k.fail"))
+		cause := downs.of("k.fail")
+		require.ErrorIs(t, cause, ErrRenewFailed)
+		require.ErrorIs(t, cause, context.DeadlineExceeded, "the last try's error")
+		assert.Contains(t, cause.Error(), "after 3 tries")
+		require.Len(t, *renewals, 3)
+		for _, err := range *renewals {
+			assert.ErrorIs(t, err, context.DeadlineExceeded)
+		}
+	})
+
+	t.Run("lost to another node", func(t *testing.T) {
+		a, clk, downs, renewals := newKeeper(kv, Key{Name: "k.lost", Candidate: true, Preferred: true})
+		clk.advance(a.Tick())
+		a.Step(ctx)
+		require.Equal(t, []error{nil}, *renewals, "renewed")
+		// Another node's keeper took it (as after an expiry): a's
+		// compare-and-swap finds another revision.
+		e, err := kv.Get(ctx, "k.lost")
+		require.NoError(t, err)
+		_, err = kv.Update(ctx, "k.lost", []byte("b"), e.Revision())
+		require.NoError(t, err)
+		clk.advance(a.Tick())
+		a.Step(ctx)
+		require.False(t, a.Holds("k.lost"))
+		require.ErrorIs(t, downs.of("k.lost"), ErrLost)
+		assert.Contains(t, downs.of("k.lost").Error(), `taken by node "b"`)
+	})
+
+	t.Run("not eligible, then released", func(t *testing.T) {
+		var unable atomic.Bool
+		a, _, downs, _ := newKeeper(kv, Key{Name: "k.unable", Candidate: true, Preferred: true,
+			Eligible: func() bool { return !unable.Load() }})
+		unable.Store(true)
+		a.Step(ctx)
+		require.False(t, a.Holds("k.unable"))
+		require.ErrorIs(t, downs.of("k.unable"), ErrNotEligible)
+
+		unable.Store(false)
+		require.Eventually(t, func() bool { a.Step(ctx); return a.Holds("k.unable") }, time.Minute, 50*time.Millisecond)
+		a.Release(ctx)
+		require.ErrorIs(t, downs.of("k.unable"), ErrReleased)
+	})
 }
