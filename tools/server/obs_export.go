@@ -32,13 +32,25 @@ type Stats struct {
 	// ReplicationLag is then the age, in seconds, of the data of its
 	// latest successful pull (the time since that pull started), -1
 	// before the first; Pulls and PullErrors count its pulls.
-	Replica              bool
-	ReplicationLag       float64
-	Pulls, PullErrors    int64
-	UserCPU, SystemCPU   float64 // CPU seconds of the process
-	UptimeSeconds        float64
-	ResidentSetBytes     int64 // of the process; -1 when unknown
-	LatencyBoundsSeconds []float64
+	Replica           bool
+	ReplicationLag    float64
+	Pulls, PullErrors int64
+	// Failover is true on a node with lease failover. Its keeper's
+	// renewal tries are then counted in LeaseRenewalCount, their time in
+	// LeaseRenewalSumSeconds and as a cumulative histogram whose upper
+	// bounds are LeaseRenewalBoundsSeconds (LeaseRenewalCounts[i] tries
+	// took at most bound i); LeaseRenewalFailures counts the tries that
+	// failed, LeaseStepDowns the leases given up (logged with the cause).
+	Failover                             bool
+	LeaseRenewalBoundsSeconds            []float64
+	LeaseRenewalCounts                   []uint64
+	LeaseRenewalCount                    uint64
+	LeaseRenewalSumSeconds               float64
+	LeaseRenewalFailures, LeaseStepDowns int64
+	UserCPU, SystemCPU                   float64 // CPU seconds of the process
+	UptimeSeconds                        float64
+	ResidentSetBytes                     int64 // of the process; -1 when unknown
+	LatencyBoundsSeconds                 []float64
 }
 
 // CommandStats is one command's counts (INFO commandstats): calls run,
@@ -87,6 +99,15 @@ func (s *Server) Stats() Stats {
 		st.Replica, st.Pulls, st.PullErrors = true, p.pulls, p.errors
 		if !p.lastStart.IsZero() {
 			st.ReplicationLag = time.Since(p.lastStart).Seconds()
+		}
+	}
+	if f := s.failover; f != nil {
+		snap := f.renewals.Snapshot()
+		st.Failover, st.LeaseRenewalCounts, st.LeaseRenewalCount = true, snap.Below(leaseBoundsNs), snap.Total
+		st.LeaseRenewalSumSeconds = float64(f.renewNanos.Load()) / 1e9
+		st.LeaseRenewalFailures, st.LeaseStepDowns = f.renewFailures.Load(), f.stepDowns.Load()
+		for _, b := range leaseBoundsNs {
+			st.LeaseRenewalBoundsSeconds = append(st.LeaseRenewalBoundsSeconds, float64(b)/1e9)
 		}
 	}
 	for _, cmd := range commandList {
