@@ -86,7 +86,6 @@ func TestClusterQuickStart(t *testing.T) {
 	logs, err := os.ReadFile(stderr.Name())
 	require.NoError(t, err)
 	require.NoError(t, runErr, "the block's script:\n%s\nstdout:\n%s\nstderr:\n%s", script, out, logs)
-	t.Logf("stdout:\n%s", out)
 	lines := strings.Split(string(out), "\n")
 	require.GreaterOrEqual(t, len(lines), 2, "stdout:\n%s", out)
 	require.Equal(t, []string{"1", "2"}, lines[:2], "BF.ADD's reply (the first write), then WAIT's\nstdout:\n%s\nstderr:\n%s", out, logs)
