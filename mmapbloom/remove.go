@@ -44,31 +44,11 @@ func Remove(path string) error {
 // (fs.ErrNotExist for a missing set) wrapped.
 func RemoveSet(dir string) error {
 	dir = filepath.Clean(dir)
-	if _, err := os.Stat(filepath.Join(dir, manifest.ControlName)); err != nil {
-		return fmt.Errorf("mmapbloom: remove set: %w", err)
-	}
-	unlock, err := lockSet(dir, false)
+	release, err := holdSet(dir, "remove set")
 	if err != nil {
 		return err
 	}
-	defer unlock()
-	m, err := manifest.Read(dir)
-	if err != nil {
-		return err
-	}
-	for _, l := range m.Layers {
-		f, err := os.Open(filepath.Join(dir, l.File))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // lost already: no process can have it open
-		}
-		if err != nil {
-			return fmt.Errorf("mmapbloom: remove set: %w", err)
-		}
-		defer f.Close()
-		if err := mapping.LockExclusive(f); err != nil {
-			return wrapf(err, "remove set %s", dir)
-		}
-	}
+	defer release()
 	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".rm*")
 	if err != nil {
 		return fmt.Errorf("mmapbloom: remove set: %w", err)
@@ -81,4 +61,47 @@ func RemoveSet(dir string) error {
 		return err
 	}
 	return os.RemoveAll(tmp)
+}
+
+// holdSet takes, without waiting, the set's LOCK and the exclusive lock
+// of every layer dir's MANIFEST lists (a layer file already lost is
+// skipped), so that no handle in any process has the set open until
+// release; op names the operation in errors. Errors: ErrInUse,
+// ErrBadSet, the os error (fs.ErrNotExist for a missing set) wrapped.
+func holdSet(dir, op string) (release func(), err error) {
+	if _, err := os.Stat(filepath.Join(dir, manifest.ControlName)); err != nil {
+		return nil, fmt.Errorf("mmapbloom: %s: %w", op, err)
+	}
+	unlock, err := lockSet(dir, false)
+	if err != nil {
+		return nil, err
+	}
+	var held []*os.File
+	release = func() {
+		for _, f := range held {
+			_ = f.Close()
+		}
+		unlock()
+	}
+	m, err := manifest.Read(dir)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	for _, l := range m.Layers {
+		f, err := os.Open(filepath.Join(dir, l.File))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // lost already: no process can have it open
+		}
+		if err != nil {
+			release()
+			return nil, fmt.Errorf("mmapbloom: %s: %w", op, err)
+		}
+		held = append(held, f)
+		if err := mapping.LockExclusive(f); err != nil {
+			release()
+			return nil, wrapf(err, "%s %s", op, dir)
+		}
+	}
+	return release, nil
 }

@@ -31,6 +31,10 @@ var (
 	descMapped   = desc("mapped_bytes", "Bytes of the open filters' files mapped.")
 	descResident = desc("resident_bytes", "Bytes of the open filters' files in the page cache (mincore; sampled at most every 5 s).")
 	descAdded    = desc("keys_added_total", "Keys BF.ADD, BF.MADD and BF.INSERT answered as new.")
+	descSyncs    = desc("syncs_total", "Syncs of the open filters that succeeded (appendfsync, SAVE, BGSAVE, WAITAOF 1; INFO rdb_saves).")
+	descSyncErrs = desc("sync_errors_total", "Syncs of the open filters that failed (an msync or fsync error).")
+	descSyncFail = desc("sync_failing", "1 while the last Sync failed: writes answer MISCONF (rdb_last_bgsave_status:err), else 0.")
+	descLastSave = desc("last_save_timestamp_seconds", "Unix time of the last successful Sync, the server's start before one (LASTSAVE).")
 	descLag      = desc("replication_lag_seconds", "Age of a replica's data: seconds since its latest successful pull started (-1 before the first).")
 	descPulls    = desc("replication_pulls_total", "Pulls of the primary's filters by this replica.")
 	descPullErrs = desc("replication_pull_errors_total", "Pulls that failed.")
@@ -42,7 +46,8 @@ var (
 // descs are every descriptor Collect may use.
 var descs = []*prometheus.Desc{descCalls, descRejected, descFailed, descDuration, descLatency, descErrors, descErrAll,
 	descProto, descCmdsAll, descConns, descRejConns, descClients, descUptime, descFilters, descOpen, descLayers,
-	descItems, descMapped, descResident, descAdded, descLag, descPulls, descPullErrs, descRenewal, descRenewErr, descStepDown}
+	descItems, descMapped, descResident, descAdded, descSyncs, descSyncErrs, descSyncFail, descLastSave, descLag, descPulls, descPullErrs,
+	descRenewal, descRenewErr, descStepDown}
 
 func counter(d *prometheus.Desc, v float64, labels ...string) prometheus.Metric {
 	return prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
@@ -80,6 +85,18 @@ func collectServer(ch chan<- prometheus.Metric, st server.Stats) {
 	ch <- counter(descRejConns, float64(st.RejectedConnections))
 	ch <- gauge(descClients, float64(st.ConnectedClients))
 	ch <- gauge(descUptime, st.UptimeSeconds)
+	ch <- counter(descSyncs, float64(st.Syncs))
+	ch <- counter(descSyncErrs, float64(st.SyncErrors))
+	ch <- gauge(descSyncFail, boolValue(st.SyncFailing))
+	ch <- gauge(descLastSave, st.LastSaveUnix)
+}
+
+// boolValue is 1 for true, else 0.
+func boolValue(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func collectFilters(ch chan<- prometheus.Metric, st server.Stats) {

@@ -107,6 +107,10 @@ func TestMetricsAfterLoad(t *testing.T) {
 	assert.Positive(t, value(t, fams, "mmapbloom_mapped_bytes").GetGauge().GetValue())
 	assert.Positive(t, value(t, fams, "mmapbloom_resident_bytes").GetGauge().GetValue())
 	assert.GreaterOrEqual(t, value(t, fams, "mmapbloom_connected_clients").GetGauge().GetValue(), 1.0)
+	assert.Zero(t, value(t, fams, "mmapbloom_sync_failing").GetGauge().GetValue(), "no Sync failed")
+	assert.Zero(t, value(t, fams, "mmapbloom_sync_errors_total").GetCounter().GetValue())
+	assert.Contains(t, fams, "mmapbloom_syncs_total")
+	assert.Positive(t, value(t, fams, "mmapbloom_last_save_timestamp_seconds").GetGauge().GetValue())
 
 	h := value(t, fams, "mmapbloom_command_latency_seconds", "cmd", "bf.exists").GetHistogram()
 	assert.EqualValues(t, 20, h.GetSampleCount())

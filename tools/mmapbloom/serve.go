@@ -179,6 +179,9 @@ func (c *serveCmd) Run(e *env) error {
 		case <-ctx.Done():
 			logger.Printf("signal received: finishing commands, syncing and closing filters")
 			return srv.Shutdown()
+		case <-srv.ShutdownRequested():
+			logger.Printf("SHUTDOWN received: finishing commands, syncing and closing filters")
+			return srv.Shutdown()
 		case <-hup:
 			if c.ClusterConfig == "" {
 				logger.Printf("SIGHUP received: ignored (standalone server; in cluster mode it reloads the config)")

@@ -25,8 +25,10 @@ type EmbeddedConfig struct {
 	// a free port.
 	ClientHost string
 	// SyncAlways fsyncs every JetStream write (nats-server's
-	// sync_interval: always); default: its 2-minute sync interval.
-	SyncAlways bool
+	// sync_interval: always); else SyncInterval is the period of its
+	// fsyncs (nats-server's sync_interval; default, 0: its 2 minutes).
+	SyncAlways   bool
+	SyncInterval time.Duration
 	// ReadyTimeout bounds the wait for the server to accept clients.
 	// Default 10 s.
 	ReadyTimeout time.Duration
@@ -81,7 +83,7 @@ func embeddedOptions(cfg EmbeddedConfig) (*natsserver.Options, error) {
 	opts := &natsserver.Options{
 		ServerName: cfg.Name, Host: host, Port: natsserver.RANDOM_PORT,
 		JetStream: true, StoreDir: cfg.StoreDir, NoSigs: true, NoLog: true,
-		SyncAlways: cfg.SyncAlways,
+		SyncAlways: cfg.SyncAlways, SyncInterval: cfg.SyncInterval,
 	}
 	if cfg.RouteAddr == "" {
 		return opts, nil

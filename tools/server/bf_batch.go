@@ -58,13 +58,17 @@ func (s *Server) runBatch(c *client, add bool, cmds []redcon.Command) {
 		create = s.autoCreate()
 	}
 	var full []bool // BF.ADDs a full NONSCALING filter refused
-	err := c.use(cmds[0].Args[1], create, func(b Bloom) (err error) {
-		if create != nil {
-			full, err = c.addEach(b, items, present)
-			return err
-		}
-		return b.TestBatch(items, present)
-	})
+	var err error
+	if create != nil {
+		s.journalAdds(c, cmds, func() {
+			err = c.use(cmds[0].Args[1], create, func(b Bloom) (err error) {
+				full, err = c.addEach(b, items, present)
+				return err
+			})
+		})
+	} else {
+		err = c.use(cmds[0].Args[1], nil, func(b Bloom) error { return b.TestBatch(items, present) })
+	}
 	clear(items)
 	if create != nil {
 		c.answerAdds(present, full, err)

@@ -5,7 +5,7 @@ package server
 // mux are the models). Each entry says what Redis's COMMAND reports for
 // it (arity, flags, key positions, ACL categories, COMMAND DOCS) and
 // which function runs it; the functions live in the files of their
-// subsystem (bf.go, generic.go, cluster_cmd.go, generic_multi.go, cluster_migrate.go,
+// subsystem (bf.go, generic.go, generic_keys.go, generic_shutdown.go, bf_merge.go, cluster_cmd.go, generic_multi.go, cluster_migrate.go,
 // replica_pull.go, bf_setdump.go, bf_window.go). Nothing else registers a command.
 //
 // An entry's fields (see type command in dispatch.go):
@@ -15,13 +15,15 @@ package server
 //	flags  Redis's COMMAND flags: write, readonly, denyoom, admin, fast...
 //	keys   first, last, step key positions (0: no key; last -1: to the end),
 //	       COMMAND INFO's key specification (keySpecFlags; keyFlags where
-//	       Redis gives others)
+//	       Redis gives others; keyFlagsEach where it gives each key its
+//	       own, RENAME's)
 //	acl    ACL categories beyond those Redis derives from the flags (write:
 //	       @write, readonly: @read, admin: @admin @dangerous, fast: @fast,
 //	       else @slow); Redis 7.0's for its own commands. What moves or
 //	       dumps whole filters past the key patterns (BF.LOADCHUNK,
 //	       MBF.SETDUMP, MBF.MIGRATE, MBF.PULL) and DEL, which removes
-//	       files, are @dangerous.
+//	       files, are @dangerous (as FLUSHDB, FLUSHALL and SHUTDOWN are
+//	       in Redis).
 //	tips   COMMAND INFO's tips, Redis 7.0's for its own commands
 //	docs   COMMAND DOCS: group, since, summary and argument specs (doc,
 //	       generic_commanddocs.go); every command and subcommand has them
@@ -51,9 +53,12 @@ var (
 func commandTable() []*command {
 	key1 := func(cmd *command) *command { cmd.first, cmd.last, cmd.step = 1, 1, 1; return cmd }
 	keysAll := func(cmd *command) *command { cmd.first, cmd.last, cmd.step = 1, -1, 1; return cmd }
+	keys2 := func(cmd *command) *command { cmd.first, cmd.last, cmd.step = 1, 2, 1; return cmd }
 	bloom, keyspace, connection := []string{"@bloom"}, []string{"@keyspace"}, []string{"@connection"}
 	dangerous, tx := []string{"@admin", "@dangerous"}, []string{"@transaction"}
 	multiShard := []string{"request_policy:multi_shard", "response_policy:agg_sum"}
+	allSucceeded := []string{"request_policy:all_shards", "response_policy:all_succeeded"}
+	flushType := opt(oneof("flush-type", aTok("ASYNC"), aTok("SYNC")))
 	item, items := aStr("item"), many(aStr("item"))
 	dumpArgs := []argSpec{opt(block("layer", aStr("file"), aInt("iterator"), opt(tok("CHUNKSIZE", aInt("bytes")))))}
 	const bfSince, own = "1.0.0", Version
@@ -108,6 +113,10 @@ func commandTable() []*command {
 				oneof("operation", block("copy", aStr("ranges"), aStr("destdir")), aTok("CANCEL")))},
 		{name: "mbf.pull", arity: 1, flags: fAdmin, run: mbfPull,
 			docs: doc("module", own, "A replica pulls its primary's filters now.")},
+		// A server-side merge (bf_merge.go).
+		keysAll(&command{name: "mbf.merge", arity: -3, flags: fWrite, acl: bloom, run: mbfMerge,
+			docs: doc("module", own, "ORs the source filters into dst (fixed filters of one shape, the library's Merge).",
+				aKey("dst"), many(aKey("src")))}),
 
 		// Generic keyspace commands (generic.go).
 		key1(&command{name: "type", arity: 2, flags: fRead, acl: keyspace, run: typeCmd,
@@ -116,6 +125,18 @@ func commandTable() []*command {
 			docs: doc("generic", "1.0.0", "How many of the keys exist.", many(aKey("key")))}),
 		keysAll(&command{name: "del", arity: -2, flags: []string{"write"}, keyFlags: []string{"RM", "delete"}, acl: []string{"@keyspace", "@dangerous"}, run: del, tips: multiShard,
 			docs: doc("generic", "1.0.0", "Removes keys (their files); how many were removed.", many(aKey("key")))}),
+		keys2(&command{name: "rename", arity: 3, flags: []string{"write"}, keyFlagsEach: [][]string{{"RW", "access", "delete"}, {"OW", "update"}},
+			acl: keyspace, run: rename, docs: doc("generic", "1.0.0", "Renames a key (its file), replacing newkey.", aKey("key"), aKey("newkey"))}),
+		keys2(&command{name: "renamenx", arity: 3, flags: []string{"write", "fast"}, keyFlagsEach: [][]string{{"RW", "access", "delete"}, {"OW", "insert"}},
+			acl: keyspace, run: renameNX, docs: doc("generic", "1.0.0", "Renames a key (its file) unless newkey exists; 1 if renamed.", aKey("key"), aKey("newkey"))}),
+		{name: "flushdb", arity: -1, flags: []string{"write"}, acl: []string{"@keyspace", "@dangerous"}, run: flush, tips: allSucceeded,
+			docs: doc("server", "1.0.0", "Removes every key DEL may remove (folded buckets are kept).", flushType)},
+		{name: "flushall", arity: -1, flags: []string{"write"}, acl: []string{"@keyspace", "@dangerous"}, run: flush, tips: allSucceeded,
+			docs: doc("server", "1.0.0", "Removes every key DEL may remove (folded buckets are kept).", flushType)},
+		{name: "memory", arity: -2, docs: doc("server", "4.0.0", "Memory of keys."), subs: []*command{
+			{name: "usage", arity: -3, flags: fReadSlow, first: 2, last: 2, step: 1, run: memoryUsage,
+				docs: doc("server", "4.0.0", "The bytes of a key's file (its set directory's files), or nil.", aKey("key"), opt(tok("SAMPLES", aInt("count"))))},
+		}},
 		{name: "dbsize", arity: 1, flags: fRead, acl: keyspace, run: dbsize, tips: []string{"request_policy:all_shards", "response_policy:agg_sum"},
 			docs: doc("server", "1.0.0", "The number of keys.")},
 		{name: "scan", arity: -2, flags: fReadSlow, acl: keyspace, run: scan, tips: []string{"nondeterministic_output", "request_policy:special"},
@@ -161,6 +182,9 @@ func commandTable() []*command {
 			docs: doc("connection", "1.0.0", "Selects database 0, the only one.", aInt("index"))},
 		{name: "reset", arity: 1, flags: []string{"noscript", "loading", "stale", "fast", "no_auth", "allow_busy"}, acl: connection, noAuth: true, run: reset,
 			docs: doc("connection", "6.2.0", "Resets the connection's state.")},
+		{name: "shutdown", arity: -1, flags: []string{"admin", "noscript", "loading", "stale", "no_multi", "allow_busy"}, run: shutdownCmd,
+			docs: doc("server", "1.0.0", "Syncs the filters and stops the server.", opt(oneof("save-selector", aTok("NOSAVE"), aTok("SAVE"))),
+				opt(aTok("NOW")), opt(aTok("FORCE")), opt(aTok("ABORT")))},
 		{name: "info", arity: -1, flags: []string{"loading", "stale"}, acl: []string{"@dangerous"}, run: info,
 			tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
 			docs: doc("server", "1.0.0", "The server's state and statistics, by section.", opt(many(aStr("section"))))},
@@ -186,6 +210,14 @@ func commandTable() []*command {
 		{name: "waitaof", arity: 4, flags: []string{"noscript"}, acl: connection, run: waitAOF,
 			docs: doc("generic", "7.2.0", "Syncs this node's filters and waits for numreplicas other nodes; the local and replica counts.",
 				aInt("numlocal"), aInt("numreplicas"), aInt("timeout"))},
+		// Persistence (save.go): a Sync of the open filters.
+		{name: "save", arity: 1, flags: []string{"admin", "noscript", "no_async_loading", "no_multi"}, run: saveCmd,
+			docs: doc("server", "1.0.0", "Syncs the open filters to the disk now.")},
+		{name: "bgsave", arity: -1, flags: []string{"admin", "noscript", "no_async_loading"}, run: bgsave,
+			docs: doc("server", "1.0.0", "Starts a Sync of the open filters and answers at once.", opt(aTok("SCHEDULE")))},
+		{name: "lastsave", arity: 1, flags: []string{"loading", "stale", "fast"}, acl: dangerous, run: lastsave,
+			tips: []string{"nondeterministic_output"},
+			docs: doc("server", "1.0.0", "The Unix time of the last successful Sync (the server's start before one).")},
 		// Users (acl_cmd.go).
 		{name: "acl", arity: -2, docs: doc("server", "6.0.0", "Users and their permissions."), subs: []*command{
 			{name: "cat", arity: -2, flags: fACLRead, run: aclCat,

@@ -21,6 +21,10 @@ type command struct {
 	// keyFlags are the flags of COMMAND INFO's key specification where
 	// keySpecFlags would derive others (DEL: RM delete).
 	keyFlags []string
+	// keyFlagsEach, when set, gives each key position (first to last)
+	// a key specification of its own with these flags (RENAME: RW
+	// access delete, then OW update), as Redis 7.0 declares them.
+	keyFlagsEach [][]string
 	acl      []string     // ACL categories beyond the flags', "@name"
 	id       int          // index in commandList, and in aclCommands
 	docs     *commandDocs // COMMAND DOCS (every command has them)

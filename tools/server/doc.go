@@ -32,10 +32,11 @@
 //	             their rules, categories and ACL files are package acl's
 //	generic_     Redis's generic commands: PING, HELLO, AUTH, KEYS, DEL...
 //	             in generic.go; INFO and COMMAND, COMMAND DOCS, MULTI, SCAN
-//	             (glob matching: package glob)
+//	             (glob matching: package glob), RENAME, FLUSHALL and
+//	             MEMORY USAGE (generic_keys.go), SHUTDOWN
 //	bf_          BF.* and MBF.* commands on filters and sets: batches of
 //	             pipelined adds, dumps and loads, set dumps, windows, the
-//	             NONSCALING full rule
+//	             NONSCALING full rule, MBF.MERGE
 //	store_       the store of open filters (the Bloom and Sets interfaces,
 //	             opening without the lock, files replaced behind the server,
 //	             limits on disk, layers and loads, temporary load files)
@@ -51,11 +52,14 @@
 //	             rendered in Redis's formats from package obs's counters;
 //	             memory and residency (the library's Resident), persistence,
 //	             the run-time parameters (slowlog-max-len...)
-//	save.go      Syncs as Redis's saves: writes refused (MISCONF) after a
-//	             failed one
+//	save_        Syncs as Redis's saves (SAVE, BGSAVE, LASTSAVE; writes
+//	             refused, MISCONF, after a failed one), appendfsync's group
+//	             commit, and the journal of appendfsync always (package
+//	             journal) with its checkpoints and its replay at start
 //
 // # Packages
 //
+// tools/server/journal is the append-only file of appendfsync always;
 // tools/server/keyname is the key to file name rule (pure functions);
 // tools/server/cluster the slot of a key and the static cluster config;
 //

@@ -50,6 +50,9 @@ var (
 	// directory was served with.
 	ErrFoldConfig = errors.New("bad folding configuration")
 
+	// errMergeSet refuses MBF.MERGE of a scaling or windowed set.
+	errMergeSet = errors.New("MBF.MERGE merges fixed (NONSCALING) filters of one shape: this key is a scaling or windowed set")
+
 	// errFoldFixed refuses a fixed (NONSCALING) filter for a folded key.
 	errFoldFixed = errors.New("a folded key's filter is shared by every key of its bucket and must scale: NONSCALING or EXPANSION 0 is refused under --fold-hashtags")
 

@@ -165,6 +165,10 @@ var foldWhy = map[string]string{
 	"bf.scandump":       "would dump every key of its bucket",
 	"bf.loadchunk":      "would replace every key of its bucket",
 	"mbf.reservewindow": "would make the set every key of its bucket shares windowed",
+	"rename":            "would rename every key of its bucket",
+	"renamenx":          "would rename every key of its bucket",
+	"memory|usage":      "would measure the filter every key of its bucket shares",
+	"mbf.merge":         "would merge into or from the filter every key of its bucket shares",
 }
 
 // foldRefusal returns the error reply of a keyed command that must not

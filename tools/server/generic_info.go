@@ -113,20 +113,32 @@ func (c *client) writeKeySpecs(cmd *command) {
 		c.writeSetLen(0)
 		return
 	}
+	if cmd.keyFlagsEach != nil {
+		c.writeSetLen(len(cmd.keyFlagsEach))
+		for i, flags := range cmd.keyFlagsEach {
+			c.writeKeySpec(flags, cmd.first+i, 0, 1)
+		}
+		return
+	}
 	last := cmd.last
 	if last >= 0 {
 		last -= cmd.first
 	}
 	c.writeSetLen(1)
+	c.writeKeySpec(keySpecFlags(cmd), cmd.first, last, cmd.step)
+}
+
+// writeKeySpec writes one key specification: its flags, the keys
+// beginning at index and running to lastkey by step.
+func (c *client) writeKeySpec(flags []string, index, lastkey, step int) {
 	c.writeMapLen(3)
 	c.w.WriteBulkString("flags")
-	flags := keySpecFlags(cmd)
 	c.writeSetLen(len(flags))
 	for _, f := range flags {
 		c.w.WriteString(f)
 	}
-	c.writeKeySearch("begin_search", "index", []string{"index"}, []int{cmd.first})
-	c.writeKeySearch("find_keys", "range", []string{"lastkey", "keystep", "limit"}, []int{last, cmd.step, 0})
+	c.writeKeySearch("begin_search", "index", []string{"index"}, []int{index})
+	c.writeKeySearch("find_keys", "range", []string{"lastkey", "keystep", "limit"}, []int{lastkey, step, 0})
 }
 
 // writeKeySearch writes one step of a key specification: its name, then

@@ -1,6 +1,9 @@
 package server
 
-import "bytes"
+import (
+	"bytes"
+	"slices"
+)
 
 // Transactions. MULTI opens one: each command after it is checked
 // (known, arity, authentication, cluster slot) and queued with +QUEUED, or
@@ -45,6 +48,11 @@ func (s *Server) enqueue(c *client, cmd *command, args [][]byte) {
 		return
 	}
 	s.leave(cmd)
+	if slices.Contains(cmd.flags, "no_multi") {
+		c.tx.dirty = true
+		c.reject(cmd, "ERR Command not allowed inside a transaction")
+		return
+	}
 	c.tx.writes = c.tx.writes || cmd.write
 	c.tx.noteSlot(c.s, cmd, args)
 	queued := make([][]byte, len(args))

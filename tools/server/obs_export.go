@@ -47,10 +47,17 @@ type Stats struct {
 	LeaseRenewalCount                    uint64
 	LeaseRenewalSumSeconds               float64
 	LeaseRenewalFailures, LeaseStepDowns int64
-	UserCPU, SystemCPU                   float64 // CPU seconds of the process
-	UptimeSeconds                        float64
-	ResidentSetBytes                     int64 // of the process; -1 when unknown
-	LatencyBoundsSeconds                 []float64
+	// Syncs and SyncErrors count the Syncs of the open filters that
+	// succeeded and failed (appendfsync, SAVE, BGSAVE, WAITAOF 1);
+	// SyncFailing is true while the last one failed (writes then answer
+	// MISCONF); LastSaveUnix is LASTSAVE, in seconds.
+	Syncs, SyncErrors    int64
+	SyncFailing          bool
+	LastSaveUnix         float64
+	UserCPU, SystemCPU   float64 // CPU seconds of the process
+	UptimeSeconds        float64
+	ResidentSetBytes     int64 // of the process; -1 when unknown
+	LatencyBoundsSeconds []float64
 }
 
 // CommandStats is one command's counts (INFO commandstats): calls run,
@@ -84,6 +91,9 @@ func (s *Server) Stats() Stats {
 		CommandsProcessed: s.commands.Load(), ConnectionsReceived: s.accepted.Load(), RejectedConnections: s.rejected.Load(),
 		KeysAdded: s.obs.added.Load(), UptimeSeconds: time.Since(s.start).Seconds(), ResidentSetBytes: residentSetBytes(),
 		ReplicationLag: -1}
+	sy := s.obs.syncs
+	st.Syncs, st.SyncErrors, st.SyncFailing = sy.saves.Load(), sy.errors.Load(), sy.failed.Load()
+	st.LastSaveUnix = float64(sy.lastSave(s.start).UnixNano()) / 1e9
 	s.mu.Lock()
 	st.ConnectedClients = len(s.clients)
 	s.mu.Unlock()

@@ -17,6 +17,7 @@ type syncStat struct {
 	lastEnd atomic.Int64 // Unix ns the last good Sync ended; 0 before one
 	lastDur atomic.Int64 // ns the last Sync took, good or not; -1 before one
 	failed  atomic.Bool  // the last Sync failed
+	errors  atomic.Int64 // Syncs that failed
 	addedAt atomic.Int64 // keys added (observer.added) when the last good Sync started
 }
 
@@ -28,13 +29,28 @@ func newSyncStat() *syncStat {
 
 // syncFilters msyncs every open filter and records the Sync.
 func (s *Server) syncFilters() error {
+	return s.persist("Sync of the open filters", s.store.syncAll)
+}
+
+// persist runs sync, what makes the writes before it durable (a Sync of
+// the filters, a journal commit or checkpoint: named what in the log),
+// and records it as a save: INFO persistence, MISCONF after a failure,
+// a log line when it fails and when it succeeds again.
+func (s *Server) persist(what string, sync func() error) error {
 	st := s.obs.syncs
 	added, start := s.obs.added.Load(), time.Now()
 	st.running.Add(1)
 	st.started.Store(start.UnixNano())
-	err := s.store.syncAll()
+	err := sync()
+	was := st.failed.Load()
 	st.done(start, time.Now(), added, err)
 	st.running.Add(-1)
+	switch {
+	case err != nil:
+		s.cfg.Log.Printf("%s failed: %v; writes answer MISCONF until a Sync succeeds", what, err)
+	case was:
+		s.cfg.Log.Printf("%s succeeded after a failure; writes are answered again", what)
+	}
 	return err
 }
 
@@ -44,6 +60,7 @@ func (st *syncStat) done(start, end time.Time, added int64, err error) {
 	st.lastDur.Store(int64(end.Sub(start)))
 	st.failed.Store(err != nil)
 	if err != nil {
+		st.errors.Add(1)
 		return
 	}
 	st.addedAt.Store(added)
@@ -57,10 +74,7 @@ func (st *syncStat) done(start, end time.Time, added int64, err error) {
 // the fork, load, AOF and module fields as Redis gives them without a
 // fork, a dump file or an AOF (docs/operations.md).
 func (st *syncStat) info(startup time.Time, added int64, now time.Time) [][2]string {
-	last := startup.Unix()
-	if end := st.lastEnd.Load(); end != 0 {
-		last = time.Unix(0, end).Unix()
-	}
+	last := st.lastSave(startup).Unix()
 	running, current := "0", int64(-1)
 	if st.running.Load() > 0 {
 		running, current = "1", int64(now.Sub(time.Unix(0, st.started.Load()))/time.Second)

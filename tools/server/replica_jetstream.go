@@ -43,7 +43,8 @@ type ReplicationConfig struct {
 	// PublishTimeout bounds the wait for a PubAck (then -TRYAGAIN).
 	// Default 5 s.
 	PublishTimeout time.Duration
-	// SyncAlways fsyncs every write of the embedded JetStream store.
+	// SyncAlways fsyncs every write of the embedded JetStream store;
+	// without it the store follows Config.AppendFsync (logSync).
 	SyncAlways bool
 	// StartTimeout bounds the wait for the cluster to form at start.
 	// Default 60 s.
@@ -174,9 +175,10 @@ func startEmbedded(cfg Config, cs *clusterState) (*replication.Embedded, error) 
 			routes = append(routes, n.NATS)
 		}
 	}
+	always, interval := logSync(cfg)
 	emb, err := replication.StartEmbedded(replication.EmbeddedConfig{Name: cfg.NodeID,
 		StoreDir: filepath.Join(cfg.Dir, ".nats"), RouteAddr: cs.me.NATS, Routes: routes,
-		SyncAlways: cfg.Replicate.SyncAlways})
+		SyncAlways: always, SyncInterval: interval})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrReplication, err)
 	}
@@ -254,4 +256,18 @@ func checkReplication(cfg *Config) error {
 		return fmt.Errorf("server: %w: --lease-ttl %v: want 0 (no failover) or at least %v", ErrBadConfig, ttl, lease.MinTTL)
 	}
 	return replication.Layout{Streams: cfg.Replicate.Streams, Replicas: 1}.Check()
+}
+
+// logSync is when the embedded JetStream store fsyncs, agreeing with
+// appendfsync: every write with always (or Replicate.SyncAlways), each
+// second with everysec, nats-server's default (2 minutes) with no.
+func logSync(cfg Config) (always bool, interval time.Duration) {
+	p, _ := parseFsync(cfg.AppendFsync)
+	switch {
+	case cfg.Replicate.SyncAlways || p == fsyncAlways:
+		return true, 0
+	case p == fsyncEverysec:
+		return false, fsyncInterval
+	}
+	return false, 0
 }

@@ -63,17 +63,9 @@ var errApplyClosed = errors.New("the store is closing")
 // records before it: the log applies the message again, from that
 // record.
 func (a *applier) Apply(stream int, seq uint64, origin string, recs []replication.Record, results []any) error {
-	lc := &client{s: a.s, w: new(replyWriter), authed: true, applying: true}
-	lc.user.Store(a.s.acl.Get("default"))
+	lc := a.s.applyingClient()
 	for i := a.resume(stream, seq, results); i < len(recs); {
-		n, err := 1, error(nil)
-		switch recs[i].Op {
-		case replication.OpAdd:
-			n = sameKeyAdds(recs[i:])
-			err = applyAdds(lc, recs[i:i+n], resultsFrom(results, i))
-		case replication.OpCommand:
-			err = applyCommand(lc, recs[i].Fields, resultsFrom(results, i))
-		}
+		n, err := applyNext(lc, recs[i:], resultsFrom(results, i))
 		if err = a.failure(origin, err); err != nil {
 			a.keep(stream, partial{seq: seq, next: i, results: slices.Clone(results[:min(i, len(results))])})
 			return err
@@ -85,6 +77,30 @@ func (a *applier) Apply(stream int, seq uint64, origin string, recs []replicatio
 	}
 	a.applied.Add(1)
 	return nil
+}
+
+// applyingClient returns the client records are applied as: no
+// connection, no user checks (the origin checked them), the default
+// user's identity.
+func (s *Server) applyingClient() *client {
+	lc := &client{s: s, w: new(replyWriter), authed: true, applying: true}
+	lc.user.Store(s.acl.Get("default"))
+	return lc
+}
+
+// applyNext applies recs[0] and the OpAdd records of its key right after
+// it (one batch call), as lc; it returns how many records it applied
+// and the first error that is not a record's result (a node's failure,
+// see applyAdds and applyCommand).
+func applyNext(lc *client, recs []replication.Record, results []any) (int, error) {
+	switch recs[0].Op {
+	case replication.OpAdd:
+		n := sameKeyAdds(recs)
+		return n, applyAdds(lc, recs[:n], results)
+	case replication.OpCommand:
+		return 1, applyCommand(lc, recs[0].Fields, results)
+	}
+	return 1, nil
 }
 
 // resultsFrom is results from record i on (nil when results is).

@@ -39,7 +39,7 @@ const (
 // state they depend on is the log's.
 var recordErrors = []error{
 	ErrNotFound, ErrKeyExists, ErrBadKey, errFoldFixed, errFoldReserve,
-	errNonScalingFull, errBadData, errChunkOffset, errChunkTooBig, errChunkLiveKey,
+	errNonScalingFull, errMergeSet, errBadData, errChunkOffset, errChunkTooBig, errChunkLiveKey,
 	mmapbloom.ErrInvalidP, mmapbloom.ErrInvalidN, mmapbloom.ErrInvalidK, mmapbloom.ErrInvalidM,
 	mmapbloom.ErrTooLarge, mmapbloom.ErrBadOptions, mmapbloom.ErrOptionDiffers, mmapbloom.ErrMismatch,
 }

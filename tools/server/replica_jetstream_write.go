@@ -50,7 +50,7 @@ func (cmd *command) logged() bool { return cmd.first > 0 && slices.Contains(cmd.
 // run runs cmd, through the log when it is a logged write.
 func (s *Server) run(c *client, cmd *command, args [][]byte) {
 	if s.repl == nil || c.applying || !cmd.logged() {
-		cmd.run(c, args)
+		s.runLocal(c, cmd, args)
 		return
 	}
 	log := s.repl.log()
@@ -59,11 +59,7 @@ func (s *Server) run(c *client, cmd *command, args [][]byte) {
 		return
 	}
 	stream := s.repl.layout.StreamOf(cluster.KeySlot(args[cmd.first]))
-	rec := replication.Record{Op: replication.OpCommand, Fields: copyArgs(args)}
-	if cmd.name == "bf.add" {
-		rec = replication.Record{Op: replication.OpAdd, Fields: rec.Fields[1:]}
-	}
-	ack := log.ExecuteAsync(stream, rec)
+	ack := log.ExecuteAsync(stream, recordOf(cmd, args))
 	if c.js.async {
 		c.js.ack = ack
 		return
@@ -71,6 +67,16 @@ func (s *Server) run(c *client, cmd *command, args [][]byte) {
 	ctx, cancel := context.WithTimeout(context.Background(), applyWait)
 	defer cancel()
 	c.answerAck(ctx, ack, 1)
+}
+
+// recordOf is the log's record of a write command (BF.ADD as an OpAdd,
+// the others as an OpCommand), its fields copied from args.
+func recordOf(cmd *command, args [][]byte) replication.Record {
+	rec := replication.Record{Op: replication.OpCommand, Fields: copyArgs(args)}
+	if cmd.name == "bf.add" {
+		rec = replication.Record{Op: replication.OpAdd, Fields: rec.Fields[1:]}
+	}
+	return rec
 }
 
 // copyArgs copies args (which alias the connection's read buffer) into

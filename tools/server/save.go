@@ -1,5 +1,10 @@
 package server
 
+import (
+	"strings"
+	"time"
+)
+
 // Writes refused after a failed Sync, as Redis refuses them after a
 // failed save (its stop-writes-on-bgsave-error, on by default): once a
 // Sync of the open filters (WAITAOF 1, a replica's apply of the
@@ -30,4 +35,43 @@ func (s *Server) saveRefusal(cmd *command) string {
 		return msgMisconf
 	}
 	return ""
+}
+
+// SAVE, BGSAVE and LASTSAVE: Redis's snapshot commands, here the Sync of
+// the open filters that appendfsync and WAITAOF 1 run (syncFilters),
+// with Redis 7.0's replies.
+
+// saveCmd is SAVE: a Sync now; OK, or Redis's bare ERR when it failed
+// (the log says why, and writes then answer MISCONF).
+func saveCmd(c *client, _ [][]byte) {
+	if err := c.s.syncFilters(); err != nil {
+		c.w.WriteError("ERR")
+		return
+	}
+	c.w.WriteString("OK")
+}
+
+// bgsave is BGSAVE [SCHEDULE]: the appendfsync goroutine is told to run
+// a Sync (it joins the next group commit); answered at once.
+func bgsave(c *client, args [][]byte) {
+	if len(args) > 2 || len(args) == 2 && !strings.EqualFold(string(args[1]), "schedule") {
+		c.w.WriteError("ERR syntax error")
+		return
+	}
+	c.s.fsync.startSync()
+	c.w.WriteString("Background saving started")
+}
+
+// lastsave is LASTSAVE: the Unix time in seconds of the last successful
+// Sync, the server's start before one (INFO's rdb_last_save_time).
+func lastsave(c *client, _ [][]byte) {
+	c.w.WriteInt64(c.s.obs.syncs.lastSave(c.s.start).Unix())
+}
+
+// lastSave is when the last good Sync ended, startup before one.
+func (st *syncStat) lastSave(startup time.Time) time.Time {
+	if end := st.lastEnd.Load(); end != 0 {
+		return time.Unix(0, end)
+	}
+	return startup
 }

@@ -129,9 +129,9 @@ func (s *Server) stopFsync() {
 	<-s.fsync.done
 }
 
-// fsyncLoop runs a Sync when a writer waits (always) or, each
-// fsyncInterval, when everysec has writes to sync or the last Sync
-// failed (always and everysec), until stopFsync.
+// fsyncLoop runs a round (save_journal.go's persistRound) when a writer
+// waits (always) or, each fsyncInterval, when roundDue, until
+// stopFsync.
 func (s *Server) fsyncLoop() {
 	f := s.fsync
 	defer close(f.done)
@@ -143,13 +143,27 @@ func (s *Server) fsyncLoop() {
 			return
 		case <-f.kick:
 		case <-tick.C:
-			p := f.get()
-			if p == fsyncNo || !(p == fsyncEverysec && f.dirty.Load() || s.obs.syncs.failed.Load()) {
+			if !s.roundDue() {
 				continue
 			}
 		}
 		s.syncRound()
 	}
+}
+
+// roundDue reports whether fsyncLoop's tick runs a round: everysec's
+// Sync when a write ran since the last, a retry after a failed one
+// (always and everysec), a checkpoint of the journal appendfsync always
+// left behind.
+func (s *Server) roundDue() bool {
+	p := s.fsync.get()
+	switch {
+	case p == fsyncEverysec && s.fsync.dirty.Load():
+		return true
+	case p != fsyncNo && s.obs.syncs.failed.Load():
+		return true
+	}
+	return p != fsyncAlways && s.journal != nil && s.journal.HasFiles()
 }
 
 // syncRound runs the Sync the writers waiting joined, and opens the next.
@@ -163,7 +177,7 @@ func (s *Server) syncRound() {
 	if h := f.hooks.Load(); h != nil {
 		h.start()
 	}
-	r.err = s.syncFilters()
+	r.err = s.persistRound()
 	close(r.done)
 }
 
@@ -176,12 +190,18 @@ func (f *syncer) wait() error {
 	if h := f.hooks.Load(); h != nil {
 		h.joined()
 	}
-	select {
-	case f.kick <- struct{}{}:
-	default: // a kick is pending: fsyncLoop has yet to start r
-	}
+	f.startSync()
 	<-r.done
 	return r.err
+}
+
+// startSync tells fsyncLoop to run a Sync (BGSAVE, and wait's writers),
+// without waiting for it.
+func (f *syncer) startSync() {
+	select {
+	case f.kick <- struct{}{}:
+	default: // a kick is pending: fsyncLoop has yet to start the next Sync
+	}
 }
 
 // noteWrite marks that c runs cmd, unless cmd is queued in MULTI (EXEC

@@ -167,3 +167,28 @@ func TestAppendfsyncFailedSyncMisconf(t *testing.T) {
 	}
 	assert.Equal(t, "ok", status())
 }
+
+// TestLogSyncFollowsAppendfsync: the embedded JetStream store's fsyncs
+// agree with appendfsync (every write, each second, nats-server's
+// default), and --nats-sync-always forces every write.
+func TestLogSyncFollowsAppendfsync(t *testing.T) {
+	tests := []struct {
+		appendfsync string
+		syncAlways  bool
+		always      bool
+		interval    time.Duration
+	}{
+		{AppendFsyncAlways, false, true, 0},
+		{AppendFsyncEverysec, false, false, time.Second},
+		{AppendFsyncNo, false, false, 0},
+		{AppendFsyncNo, true, true, 0},
+		{AppendFsyncEverysec, true, true, 0},
+	}
+	for _, tc := range tests {
+		cfg := Config{AppendFsync: tc.appendfsync}
+		cfg.Replicate.SyncAlways = tc.syncAlways
+		always, interval := logSync(cfg)
+		assert.Equal(t, tc.always, always, "%+v", tc)
+		assert.Equal(t, tc.interval, interval, "%+v", tc)
+	}
+}

@@ -1,7 +1,11 @@
 package server
 
 import (
+	"bytes"
+	"log"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
@@ -19,7 +23,8 @@ import (
 // is ok.
 func TestMisconfAfterFailedSync(t *testing.T) {
 	p := powercut.Mount(t, t.TempDir())
-	_, addr := startServer(t, Config{Dir: p.Dir, DefaultCapacity: 1000})
+	logs := &syncBuffer{}
+	s, addr := startServer(t, Config{Dir: p.Dir, DefaultCapacity: 1000, Log: log.New(logs, "", 0)})
 	rdb, c := dial(t, addr, ""), ctx(t)
 	require.NoError(t, rdb.BFAdd(c, "seen", "a").Err())
 	require.NoError(t, rdb.Do(c, "WAITAOF", 1, 0, 0).Err())
@@ -30,8 +35,15 @@ func TestMisconfAfterFailedSync(t *testing.T) {
 	require.Equal(t, "ok", status())
 
 	require.NoError(t, p.Fail())
+	lastSave := rdb.LastSave(c).Val()
 	require.Error(t, rdb.Do(c, "WAITAOF", 1, 0, 0).Err(), "the Sync fails")
 	assert.Equal(t, "err", status())
+	assert.EqualError(t, rdb.Save(c).Err(), "ERR", "SAVE fails as Redis's, bare")
+	assert.Equal(t, lastSave, rdb.LastSave(c).Val(), "LASTSAVE is the last good Sync")
+	st := s.Stats()
+	assert.True(t, st.SyncFailing)
+	assert.EqualValues(t, 2, st.SyncErrors)
+	assert.Contains(t, logs.String(), "writes answer MISCONF until a Sync succeeds")
 	for _, args := range [][]any{{"BF.ADD", "seen", "b"}, {"BF.MADD", "seen", "b", "c"}, {"BF.RESERVE", "new", 0.01, 100},
 		{"DEL", "seen"}, {"PING"}} {
 		assert.EqualError(t, rdb.Do(c, args...).Err(), msgMisconf, "%v", args)
@@ -55,8 +67,75 @@ func TestMisconfAfterFailedSync(t *testing.T) {
 	assert.EqualError(t, rdb.BFAdd(c, "seen", "c").Err(), msgMisconf)
 
 	require.NoError(t, p.Heal())
-	require.NoError(t, rdb.Do(c, "WAITAOF", 1, 0, 0).Err(), "the disk is back")
+	require.Equal(t, "OK", rdb.Save(c).Val(), "the disk is back")
 	assert.Equal(t, "ok", status())
+	assert.False(t, s.Stats().SyncFailing)
+	assert.Contains(t, logs.String(), "writes are answered again")
 	require.NoError(t, rdb.BFAdd(c, "seen", "c").Err())
 	assert.Equal(t, "PONG", rdb.Ping(c).Val())
+}
+
+// syncBuffer is a log's output that tests read while the server writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// TestSaveBgsaveLastsave: SAVE, BGSAVE and LASTSAVE answer as
+// redis-server 7.0.15 does (its replies, read from it) and run the Sync
+// of the open filters: LASTSAVE is the server's start before one, then
+// the end of the last; BGSAVE's Sync shows in rdb_saves; SAVE is refused
+// inside MULTI.
+func TestSaveBgsaveLastsave(t *testing.T) {
+	s, addr := startServer(t, Config{AppendFsync: AppendFsyncNo})
+	rdb, c := dial(t, addr, ""), ctx(t)
+	assert.Equal(t, s.start.Unix(), rdb.LastSave(c).Val(), "the start before a Sync")
+	require.NoError(t, rdb.BFAdd(c, "seen", "a").Err())
+	assert.Equal(t, "OK", rdb.Save(c).Val())
+	assert.EqualValues(t, 1, s.Stats().Syncs)
+	assert.GreaterOrEqual(t, rdb.LastSave(c).Val(), s.start.Unix())
+
+	tests := []struct {
+		args []any
+		want string
+	}{
+		{[]any{"BGSAVE"}, "Background saving started"},
+		{[]any{"BGSAVE", "schedule"}, "Background saving started"},
+		{[]any{"BGSAVE", "foo"}, "ERR syntax error"},
+		{[]any{"BGSAVE", "schedule", "x"}, "ERR syntax error"},
+		{[]any{"SAVE", "x"}, "ERR wrong number of arguments for 'save' command"},
+		{[]any{"LASTSAVE", "x"}, "ERR wrong number of arguments for 'lastsave' command"},
+	}
+	for _, tc := range tests {
+		v, err := rdb.Do(c, tc.args...).Result()
+		if err != nil {
+			assert.EqualError(t, err, tc.want, "%v", tc.args)
+		} else {
+			assert.Equal(t, tc.want, v, "%v", tc.args)
+		}
+	}
+	require.Eventually(t, func() bool { return s.Stats().Syncs >= 3 }, time.Minute, 10*time.Millisecond,
+		"the two BGSAVEs ran Syncs")
+
+	tx := rdb.TxPipeline()
+	tx.Save(c)
+	_, err := tx.Exec(c)
+	assert.ErrorContains(t, err, "EXECABORT")
+	conn := rdb.Conn()
+	defer conn.Close()
+	require.NoError(t, conn.Do(c, "MULTI").Err())
+	assert.EqualError(t, conn.Do(c, "SAVE").Err(), "ERR Command not allowed inside a transaction")
+	assert.EqualError(t, conn.Do(c, "EXEC").Err(), "EXECABORT Transaction discarded because of previous errors.")
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mmapbloom/mmapbloom/tools/server/acl"
+	"github.com/mmapbloom/mmapbloom/tools/server/journal"
 )
 
 // Config is the server's configuration. The zero value of each field
@@ -203,6 +204,16 @@ type Server struct {
 	failover *failover
 	// fsync runs appendfsync's Syncs (save_appendfsync.go).
 	fsync *syncer
+	// journal keeps the writes of appendfsync always (save_journal.go);
+	// nil with the replication log, which keeps them there.
+	journal *journal.Journal
+	// journalOrder makes the journal's order that of the writes' effects:
+	// adds (which commute) hold it shared, other writes alone, from their
+	// run to their record's append (save_journal.go).
+	journalOrder sync.RWMutex
+	// shutdownAsked is closed by a client's SHUTDOWN (generic_shutdown.go).
+	shutdownAsked chan struct{}
+	shutdownOnce  sync.Once
 
 	// trace, when set (by tests), sees every command before it runs.
 	trace func(args [][]byte)
@@ -237,9 +248,13 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s := &Server{cfg: cfg, store: newStore(cfg.Dir, cfg.Sets, cfg.FilterIdle, cfg.FileCheck, lim), acl: users,
-		start: time.Now(), clients: map[*client]struct{}{}, refusing: make(chan struct{}, maxRefusing), puller: newPuller(), obs: newObserver()}
+		start: time.Now(), clients: map[*client]struct{}{}, refusing: make(chan struct{}, maxRefusing), puller: newPuller(), obs: newObserver(),
+		shutdownAsked: make(chan struct{})}
 	s.conf.init(&s.cfg)
 	s.fsync = s.newSyncer()
+	if err := s.openJournal(); err != nil {
+		return nil, errors.Join(fmt.Errorf("server: %w", err), s.store.Close())
+	}
 	var leases *logLeases
 	if cs != nil && cfg.Replication != "" && cfg.Failover == nil && cfg.Replicate.LeaseTTL > 0 {
 		s.cfg.Failover, leases = logFailover(cfg.Replicate.LeaseTTL, cfg.Replicate.ConfirmReads)
@@ -263,6 +278,9 @@ func New(cfg Config) (*Server, error) {
 		go s.pullLoop()
 	} else {
 		close(s.puller.done)
+	}
+	if s.repl != nil {
+		s.journal = nil // the log keeps the writes
 	}
 	go s.fsyncLoop()
 	return s, nil
@@ -462,7 +480,7 @@ func (s *Server) Shutdown() error {
 	s.handlers.Wait()
 	s.stopFsync()
 	s.repl.close()
-	return errors.Join(err, s.store.Close())
+	return errors.Join(err, s.closeJournal(), s.store.Close())
 }
 
 // Addr returns the address of the first listener Serve got, or nil

@@ -267,17 +267,30 @@ func (s *store) remove(key []byte) (bool, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if e := s.open[stem]; e != nil {
-		if e.refs > 0 {
-			return false, mmapbloom.ErrInUse
-		}
-		delete(s.open, stem)
-		if err := e.b.Close(); err != nil {
-			return false, err
-		}
+	return s.removeLocked(stem)
+}
+
+// closeLocked closes stem's open filter, if any: mmapbloom.ErrInUse
+// while a command uses it.
+func (s *store) closeLocked(stem string) error {
+	e := s.open[stem]
+	if e == nil {
+		return nil
+	}
+	if e.refs > 0 {
+		return mmapbloom.ErrInUse
+	}
+	delete(s.open, stem)
+	return e.b.Close()
+}
+
+// removeLocked is remove of stem, under s.mu.
+func (s *store) removeLocked(stem string) (bool, error) {
+	if err := s.closeLocked(stem); err != nil {
+		return false, err
 	}
 	file, set := s.stemPaths(stem)
-	err = mmapbloom.Remove(file)
+	err := mmapbloom.Remove(file)
 	if !errors.Is(err, fs.ErrNotExist) {
 		return err == nil, err
 	}

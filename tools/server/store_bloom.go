@@ -47,6 +47,10 @@ type Sets interface {
 	// Remove deletes the set directory dir, failing with
 	// mmapbloom.ErrInUse while another handle has it open.
 	Remove(dir string) error
+	// Rename moves the set directory dir to newdir (which must not
+	// exist), failing with mmapbloom.ErrInUse while another handle has
+	// it open.
+	Rename(dir, newdir string) error
 }
 
 // SetSpec shapes a new set: scalable growing by Expansion when Window

@@ -42,6 +42,10 @@ func (l LibrarySets) Open(dir string) (Bloom, error) {
 // Remove deletes the set directory dir unless a handle has it open.
 func (LibrarySets) Remove(dir string) error { return mmapbloom.RemoveSet(dir) }
 
+// Rename moves the set directory dir to newdir unless a handle has it
+// open.
+func (LibrarySets) Rename(dir, newdir string) error { return mmapbloom.RenameSet(dir, newdir) }
+
 // set is a library filter set as a Bloom.
 type set struct{ *mmapbloom.Set }
 

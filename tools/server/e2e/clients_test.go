@@ -132,3 +132,13 @@ func TestRedisBenchmark(t *testing.T) {
 		assert.NotContains(t, string(out), "ERR")
 	}
 }
+
+// TestRedisPyKeys runs testdata/serve/redis_py_keys.py: redis-py's
+// rename, renamenx, memory_usage, flushdb and flushall, and MBF.MERGE.
+func TestRedisPyKeys(t *testing.T) {
+	py := needTool(t, "/usr/bin/python3", "-c", "import redis")
+	s := startServe(t, t.TempDir(), nil)
+	out, err := testkit.Command(t, py, "testdata/serve/redis_py_keys.py", port(s.addr)).CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Equal(t, "ok\n", string(out))
+}

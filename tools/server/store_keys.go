@@ -1,0 +1,110 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
+	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
+)
+
+// The store's side of RENAME and MEMORY USAGE (generic_keys.go).
+
+// rename gives src's file or set dst's name, replacing what dst had
+// unless nx (then done is false when dst exists). src is first moved to
+// a hidden name (refused, with nothing changed, while any process has it
+// open), then dst removed (refused while it is open: src goes back),
+// then src takes dst's name, so a refusal loses neither key. Errors:
+// ErrNotFound when src has no file, mmapbloom.ErrInUse (wrapped with the
+// key refused) while a command or another process uses either key.
+func (s *store) rename(src, dst []byte, nx bool) (done bool, err error) {
+	from, err := keyname.Stem(src)
+	if err != nil {
+		return false, err
+	}
+	to, err := keyname.Stem(dst)
+	if err != nil {
+		return false, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false, mmapbloom.ErrClosed
+	}
+	if ok, err := s.existsLocked(from); err != nil || !ok {
+		return false, errors.Join(err, ErrNotFound)
+	}
+	taken, err := s.existsLocked(to)
+	if err != nil || (taken && nx) {
+		return false, err
+	}
+	if err := s.closeLocked(from); err != nil {
+		return false, &keyError{key: src, err: err}
+	}
+	if err := s.closeLocked(to); err != nil {
+		return false, &keyError{key: dst, err: err}
+	}
+	return true, s.moveLocked(from, to, src, dst)
+}
+
+// moveLocked moves stem from's file or set to stem to through a hidden
+// name, removing what to had (rename).
+func (s *store) moveLocked(from, to string, src, dst []byte) error {
+	file, set := s.stemPaths(from)
+	tmp := filepath.Join(s.dir, ".rename-"+to)
+	newFile, newSet := s.stemPaths(to)
+	move, back, dest := mmapbloom.Rename, os.Rename, newFile
+	if _, err := os.Lstat(file); errors.Is(err, fs.ErrNotExist) {
+		file, move, dest = set, s.sets.Rename, newSet
+	}
+	if err := move(file, tmp); err != nil {
+		return &keyError{key: src, err: err}
+	}
+	if _, err := s.removeLocked(to); err != nil {
+		return errors.Join(&keyError{key: dst, err: err}, back(tmp, file))
+	}
+	if err := os.Rename(tmp, dest); err != nil {
+		return fmt.Errorf("rename: %w", err)
+	}
+	return nil
+}
+
+// keyError is an error met on one key of a command of several.
+type keyError struct {
+	key []byte
+	err error
+}
+
+func (e *keyError) Error() string { return e.err.Error() }
+func (e *keyError) Unwrap() error { return e.err }
+
+// diskBytes returns the bytes key's file holds, or the sum of the files
+// of its set directory; ok false when it has neither. It opens nothing.
+func (s *store) diskBytes(key []byte) (n int64, ok bool, err error) {
+	file, set, err := s.paths(key)
+	if err != nil {
+		return 0, false, err
+	}
+	if st, err := os.Stat(file); err == nil {
+		return st.Size(), true, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return 0, false, err
+	}
+	err = filepath.WalkDir(set, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err == nil {
+			n += info.Size()
+		}
+		return err
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, false, nil
+	}
+	return n, err == nil, err
+}
