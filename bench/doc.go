@@ -7,7 +7,8 @@
 // 50M, ... accepted); BenchmarkPeersPhishing the real URLs of
 // ../../shared/data (or BENCH_DATA). File-backed filters live under
 // BENCH_DIR when set, else in the benchmark's temporary directory. run.sh
-// runs everything and cmd/report turns its output into BENCHMARKS.md.
+// runs everything and cmd/report turns its output into Markdown tables
+// under out/, whose figures BENCHMARKS.md copies.
 // BenchmarkLatency puts this store's single-key calls and batch Add beside
 // the machine's random reads in one process; latency.sh runs it per
 // kernel (MMAPBLOOM_KERNEL), alternated, and prints the median ratios.

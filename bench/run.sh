@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every benchmark of the bench module, saves the raw output under
-# bench/out/ (gitignored), and regenerates the tables of BENCHMARKS.md and
-# bench/plot.png. Not part of CI. Run it on a quiet machine: about
+# bench/out/ (gitignored), and writes its tables into bench/out/report.md
+# (whose figures BENCHMARKS.md's library section copies, with the run's
+# date and CPU) and bench/plot.png. Not part of CI. Run it on a quiet machine: about
 # 10-15 minutes with the default sizes (estimated from the 10M run, 55 s;
 # most of the time goes to 30M and 50M keys), about 10 GiB of memory at
 # 50M and 3 GiB of disk in BENCH_DIR.
@@ -96,7 +97,8 @@ step disk.bench "$OUT/bin/procbench" disk -dir "$BENCH_DIR" -runs "$DISK_RUNS" -
 step scale.bench "$OUT/bin/procbench" scale -dir "$BENCH_DIR" -n "$SCALE_N"
 step memlat.bench env BENCH_DIR="$BENCH_DIR" go test -run '^$' -bench '^BenchmarkMemoryLatency$' -count 1 .
 
-go run ./cmd/report -md ../BENCHMARKS.md -machine "$OUT/machine.txt" -commands "$OUT/commands.txt" \
+printf '%s\n%s\n' '<!-- BEGIN GENERATED -->' '<!-- END GENERATED -->' >"$OUT/report.md"
+go run ./cmd/report -md "$OUT/report.md" -machine "$OUT/machine.txt" -commands "$OUT/commands.txt" \
 	-notes targets-notes.txt -label "$LABEL" "$OUT"/*.bench
 go run ./cmd/plot -o plot.png "$OUT"/peers-*.bench
-echo "updated ../BENCHMARKS.md and plot.png" >&2
+echo "wrote $OUT/report.md and plot.png; copy the figures into ../BENCHMARKS.md" >&2

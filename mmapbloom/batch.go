@@ -94,8 +94,8 @@ func (f *Filter) maskChunk(c *chunk) {
 	}
 }
 
-// setChunk sets the bits of key i of c (masks computed by maskChunk); with report it says whether any
-// was clear before this call set it.
+// setChunk sets the bits of key i of c (masks computed by maskChunk); with report it says whether
+// this call claims the key (claim.go), without whether any was clear before.
 func (f *Filter) setChunk(c *chunk, i int, report bool) bool {
 	if f.blocked {
 		return f.orLine(c.first[i]/hashing.BlockBits, &c.masks[i], report)

@@ -14,9 +14,9 @@ func (f *Filter) line(block uint64) []uint64 {
 }
 
 // setBlock ORs the probes of g into block; with report it says whether
-// any bit was clear before this call set it (see orWord). Without, the
-// kernel's AddBlock does it where it has one (AVX-512: the mask in a
-// register).
+// this call claims the key (claimLine); without, whether any bit was
+// clear before this call set it (orWord), answered by the kernel's
+// AddBlock where it has one (AVX-512: the mask in a register).
 func (f *Filter) setBlock(block uint64, g uint32, report bool) bool {
 	if !report {
 		if added, ok := kernel.Active.AddBlock(f.words, block*hashing.BlockBits, g, f.hdr.K); ok {
@@ -29,11 +29,15 @@ func (f *Filter) setBlock(block uint64, g uint32, report bool) bool {
 
 // orLine ORs an 8-word mask into block, skipping the words that already
 // hold their part (a zero part included: no branch on it, which would be
-// mispredicted); with report it says whether any bit was clear before.
+// mispredicted); with report it says whether this call claims the key
+// (see claimLine), without whether any bit was clear before.
 func (f *Filter) orLine(block uint64, mask *[hashing.BlockWords]uint64, report bool) (set bool) {
 	line := f.line(block)
+	if report {
+		return claimLine(line, mask)
+	}
 	for w, m := range mask {
-		set = orWord(&line[w], m, report) || set
+		set = orWord(&line[w], m) || set
 	}
 	return set
 }

@@ -73,19 +73,17 @@ func (f *Filter) testLocked(key []byte, h blockKey) (present bool, err error) {
 func (f *Filter) TestString(key string) (bool, error) { return f.Test(mapping.Bytes(key)) }
 
 // TestAndAdd adds key and reports whether it may have been present
-// before: present is false exactly when this call set at least one bit
-// that was clear (the key is new), and only then is the count incremented.
+// before: present is false when this call claims the key (it found one
+// of its bits clear, and the last atomic OR it made set a clear bit; see
+// claim.go), and only then is the count incremented.
 //
 // Racing callers: when several goroutines or processes call TestAndAdd
-// at once with the same key, and at least one of its bits is clear when
-// they start, at least one of them is told false (new): each bit is set by
-// exactly one atomic OR, and the caller whose OR set it sees it clear.
-// Several may be told false, up to min(callers, k), since each may set a
-// different one of the key's bits first, and the count grows by one for
-// each such answer. A caller is told true only when every bit of the key
-// was already set, by it or by others. A key never added that is a false
-// positive has no clear bit, so every caller is told true. Errors as for
-// Add.
+// at once with the same key, at most one of them is told false (new),
+// whatever their timing, and one is when a bit of the key is clear when
+// they start and no other key's add sets its last clear word meanwhile
+// (a false positive of that moment, far rarer than p). A key never added
+// that is a false positive has no clear bit, so every caller is told
+// true. Errors as for Add.
 func (f *Filter) TestAndAdd(key []byte) (present bool, err error) {
 	h := f.hashKey(key)
 	err = f.run(false, true, func() error {
@@ -145,7 +143,8 @@ func (f *Filter) testKey(key []byte, h blockKey) bool {
 }
 
 // setKey sets every bit of key (hashed into h by hashKey); with report
-// it says whether any was clear before this call set it.
+// it says whether this call claims the key (claim.go), without whether
+// any was clear before.
 func (f *Filter) setKey(key []byte, h blockKey, report bool) bool {
 	if f.blocked {
 		return f.setBlock(h.block, h.g, report)
@@ -164,11 +163,14 @@ func (f *Filter) testBits(locs []uint64) bool {
 	return true
 }
 
-// setBits sets every position; with report it says whether any was clear
-// before this call set it.
+// setBits sets every position; with report it says whether this call
+// claims the key (see claimBits), without whether any was clear before.
 func (f *Filter) setBits(locs []uint64, report bool) (set bool) {
+	if report {
+		return f.claimBits(locs)
+	}
 	for _, p := range locs {
-		if orWord(&f.words[p>>6], wordMask(p), report) {
+		if orWord(&f.words[p>>6], wordMask(p)) {
 			set = true
 		}
 	}
@@ -176,16 +178,12 @@ func (f *Filter) setBits(locs []uint64, report bool) (set bool) {
 }
 
 // orWord sets the bits of mask in *w with an atomic OR, skipped (no locked
-// instruction, no dirtied page) when they are all set already. With report
-// it returns whether any of them was clear before this OR, from the OR's
-// old value (a compare-and-swap loop on x86); without, a plain locked OR
-// is used and the result is whether the load saw a bit clear.
-func orWord(w *uint64, mask uint64, report bool) bool {
+// instruction, no dirtied page) when they are all set already; it returns
+// whether the load saw a bit clear. TestAndAdd's claim is claimLine's and
+// claimBits'.
+func orWord(w *uint64, mask uint64) bool {
 	if atomic.LoadUint64(w)&mask == mask {
 		return false
-	}
-	if report {
-		return atomic.OrUint64(w, mask)&mask != mask
 	}
 	atomic.OrUint64(w, mask)
 	return true

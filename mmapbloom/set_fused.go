@@ -200,8 +200,9 @@ var _ [0]struct{} = [screenProbes - 4]struct{}{}
 // layer holds: for a set that adds only keys no layer holds (!always),
 // out says which those are (test over every layer, the newest included);
 // with always, the newest layer is tested here and out keeps the older
-// layers' answers. out[i] becomes true for a key that set no clear bit.
-// It returns how many keys set a clear bit. Only the keys the newest
+// layers' answers. out[i] becomes true for a key that set no clear bit
+// (with report: that this call did not claim, claim.go). It returns how
+// many keys set a clear bit (claimed). Only the keys the newest
 // layer lacks get their probe masks built and ORed in.
 func (p *fusedPipe) set(c *fusedPiece, out []bool, always, report bool) (added int) {
 	newest := len(p.layers) - 1

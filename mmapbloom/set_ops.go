@@ -43,7 +43,7 @@ func (s *Set) TestString(key string) (bool, error) { return s.Test(mapping.Bytes
 
 // TestAndAdd adds key and reports whether it may have been present
 // before: false exactly when no live layer held it and adding it to the
-// newest layer set a clear bit (then the newest layer's count grows by
+// newest layer claimed it (claim.go; then the newest layer's count grows by
 // one). Racing callers are told as by Filter.TestAndAdd. Errors as for
 // Add.
 func (s *Set) TestAndAdd(key []byte) (present bool, err error) {

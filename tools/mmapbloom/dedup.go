@@ -13,16 +13,17 @@ type dedupCmd struct {
 	File string    `arg:"" help:"Filter file or set, created when missing (a set when FILE ends in .bfset or a set flag is given)."`
 	N    *keyCount `short:"n" name:"capacity" placeholder:"N" help:"Capacity, when FILE is created (when it exists: must match it if given)."`
 	P    *float64  `short:"p" name:"probability" placeholder:"P" help:"False-positive probability at n keys, when FILE is created (when it exists: must match it if given)."`
-	Sync bool      `help:"When standard output is a regular file, fsync it before the keys printed are added (their lines then survive a power loss too)."`
+	Sync bool      `help:"Fsync the journal before each batch's claims and, when standard output is a regular file, the output before the journal is emptied (no line is then lost to a power loss either)."`
 	shapeFlags
 	setFlags
 	keyArgs
 }
 
-// Run opens every key file, then opens or creates the filter, and
-// deduplicates the keys batch by batch, at least once: each batch's new
-// lines are written before they are added. SIGINT and SIGTERM end it after
-// the batch in flight.
+// Run opens every key file, then opens or creates the filter, prints the
+// lines pending in the journals of dead dedup processes on it, and
+// deduplicates the keys batch by batch: each batch's new keys are
+// journaled, claimed, then printed (dedup_journal.go). SIGINT and
+// SIGTERM end it after the batch in flight.
 func (c *dedupCmd) Run(e *env) error {
 	sig := watchSignals() // before any change: a signal during the opens ends it before the first batch
 	defer sig.release()
@@ -38,37 +39,45 @@ func (c *dedupCmd) Run(e *env) error {
 	}
 	d, err := newDeduper(f, e, in.sep, c.Sync)
 	if err == nil {
+		err = d.start(c.File)
+	}
+	if err == nil {
 		err = in.each(d.batch)
 	}
 	if err == nil {
 		err = warnStore(f, e)
 	}
-	err = closeStore(f, err)
+	err = closeStore(f, errors.Join(err, d.close()))
 	if s := sig.caught(); s != nil && err == nil {
-		return &interrupted{sig: s, done: fmt.Sprintf("read %d lines, printed %d new ones; the lines printed were added, no line was added unprinted (run again to go on)", in.read, d.printed)}
+		return &interrupted{sig: s, done: fmt.Sprintf("read %d lines, printed %d new ones; every line claimed was printed (run again to go on)", in.read, d.printed)}
 	}
 	return err
 }
 
-// deduper runs dedup's batches: test, write the new lines, then add them.
+// deduper runs dedup's batches: test, journal and claim the new keys,
+// write the lines of those claimed.
 type deduper struct {
 	f       store
 	out     *output
+	j       *journal
 	sep     byte
+	sync    bool // --sync: the journal is fsynced before the claims
 	refresh bool // a windowed set with --refresh: hits are re-added too
 	seen    []bool
 	unique  batchUnique
-	fresh   []int    // indices of the batch's new keys, each once
-	buf     []byte   // their lines
-	ends    []int    // ends[j]: end of line fresh[j] in buf
-	added   [][]byte // the keys to add
-	printed int      // lines written (and added) so far
+	fresh   []int         // indices of the batch's new keys, each once
+	lines   []pendingLine // the batch's new lines, each once
+	keys    [][]byte      // their keys
+	claims  []bool        // claims[i]: this process claimed lines[i]
+	buf     []byte        // the lines to print
+	ends    []int         // ends[j]: end of the j-th of them in buf
+	printed int           // lines written so far
 }
 
 // newDeduper returns the batch runner of dedup into f, writing to e's
-// standard output (fsynced before each add when sync is set).
+// standard output (fsynced, and the journal, when sync is set).
 func newDeduper(f store, e *env, sep byte, sync bool) (*deduper, error) {
-	d := &deduper{f: f, out: newOutput(e, sync), sep: sep, seen: make([]bool, batchSize)}
+	d := &deduper{f: f, out: newOutput(e, sync), sync: sync, sep: sep, seen: make([]bool, batchSize)}
 	if s, ok := f.(*mmapbloom.Set); ok {
 		info, err := s.Info()
 		if err != nil {
@@ -79,39 +88,99 @@ func newDeduper(f store, e *env, sep byte, sync bool) (*deduper, error) {
 	return d, nil
 }
 
-// batch tests b's keys, writes the lines of the new ones (a key repeated
-// in b once), and adds the keys whose lines were written: a key is never
-// added before its line was, so an interruption can make a line print
-// again at the next run, never vanish.
+// start opens this process's journal of file and prints the lines
+// pending in the journals of dead processes: journaled in this one
+// first, then their journals removed, then claimed and printed, each
+// whatever the claim says (the dead process may have claimed it).
+func (d *deduper) start(file string) error {
+	j, a, err := openJournal(file, d.sync)
+	if err != nil {
+		return err
+	}
+	d.j = j
+	if len(a.lines) == 0 {
+		return a.release(true)
+	}
+	if err := d.j.intent(a.lines); err != nil {
+		return errors.Join(err, a.release(false))
+	}
+	if err := a.release(true); err != nil {
+		return err
+	}
+	return d.claim(a.lines, true)
+}
+
+// batch tests b's keys, then claims and prints the new ones (a key
+// repeated in b once): a line is journaled before its key is claimed
+// and stays in the journal until written, so an interruption can make a
+// line print again at the next run, never vanish.
 func (d *deduper) batch(b *batch) error {
 	if err := d.f.TestBatch(b.keys, d.seen); err != nil {
 		return err
 	}
+	d.lines = d.lines[:0]
 	d.fresh = d.unique.fresh(b.keys, d.seen, d.fresh[:0])
-	d.buf, d.ends = d.buf[:0], d.ends[:0]
 	for _, i := range d.fresh {
-		d.buf = b.appendLine(d.buf, i, d.sep)
-		d.ends = append(d.ends, len(d.buf))
+		d.lines = append(d.lines, pendingLine{key: b.keys[i], cr: b.crs[i], sep: d.sep})
 	}
-	written, werr := d.out.write(d.buf)
-	lines := 0
-	for lines < len(d.ends) && d.ends[lines] <= written {
-		lines++
+	err := d.j.intent(d.lines)
+	if err == nil {
+		err = d.claim(d.lines, false)
 	}
-	d.added = d.added[:0]
-	for _, i := range d.fresh[:lines] {
-		d.added = append(d.added, b.keys[i])
-	}
-	if d.refresh && werr == nil {
-		d.added = b.keys // the hits too, into the current window
-	}
-	err := d.f.AddBatch(d.added)
-	d.printed += lines
-	if werr != nil {
-		note := fmt.Sprintf("%d lines printed and added before it; the lines not written were not added (run again to print them)", d.printed)
-		return errors.Join(&outputError{err: werr, note: note}, err)
+	if d.refresh && err == nil {
+		err = d.f.AddBatch(b.keys) // the hits too, into the current window
 	}
 	return err
+}
+
+// claim claims the keys of lines, journaled already, records which this
+// process claimed, and writes those lines (every line with all); it
+// empties the journal when the output took them, else records how many
+// it took.
+func (d *deduper) claim(lines []pendingLine, all bool) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	d.keys, d.claims = d.keys[:0], append(d.claims[:0], make([]bool, len(lines))...)
+	for _, l := range lines {
+		d.keys = append(d.keys, l.key)
+	}
+	if err := d.f.TestAndAddBatch(d.keys, d.claims); err != nil {
+		return err
+	}
+	var jerr error
+	for i := range d.claims {
+		d.claims[i] = all || !d.claims[i]
+	}
+	if !all {
+		jerr = d.j.claimed(d.claims) // lost: the next run prints every line of the intent
+	}
+	d.buf, d.ends = d.buf[:0], d.ends[:0]
+	for i, l := range lines {
+		if d.claims[i] {
+			d.buf = l.appendTo(d.buf)
+			d.ends = append(d.ends, len(d.buf))
+		}
+	}
+	written, werr := d.out.write(d.buf)
+	n := 0
+	for n < len(d.ends) && d.ends[n] <= written {
+		n++
+	}
+	d.printed += n
+	if werr != nil {
+		note := fmt.Sprintf("%d lines printed before it; the %d claimed and not written are kept in %s (the next dedup on this file prints them)", d.printed, len(d.ends)-n, d.j.path)
+		return errors.Join(&outputError{err: werr, note: note}, jerr, d.j.written(n))
+	}
+	return errors.Join(jerr, d.j.done())
+}
+
+// close closes the journal (removed when it holds nothing pending).
+func (d *deduper) close() error {
+	if d.j == nil {
+		return nil
+	}
+	return d.j.close()
 }
 
 // output is dedup's standard output: written unbuffered, batch by batch,

@@ -17,7 +17,7 @@ import (
 )
 
 // fullLine is dedup's one line on stderr when standard output is full.
-var fullLine = regexp.MustCompile(`^mmapbloom: standard output: no space left on device; (\d+) lines printed and added before it; the lines not written were not added \(run again to print them\)\n$`)
+var fullLine = regexp.MustCompile(`^mmapbloom: standard output: no space left on device; (\d+) lines printed before it; the \d+ claimed and not written are kept in \S+ \(the next dedup on this file prints them\)\n$`)
 
 // TestDedupOutputFull: standard output on a 1 MiB tmpfs that fills
 // during a dedup of 100,000 distinct URLs (8 MiB of lines): status 2 and

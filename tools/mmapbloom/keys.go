@@ -83,15 +83,6 @@ type batch struct {
 	ends  []int
 }
 
-// appendLine appends key i as it was read, with its CR, then sep, to dst.
-func (b *batch) appendLine(dst []byte, i int, sep byte) []byte {
-	dst = append(dst, b.keys[i]...)
-	if b.crs[i] {
-		dst = append(dst, '\r')
-	}
-	return append(dst, sep)
-}
-
 // writeLine writes key i as it was read: with its CR, then sep. bufio
 // errors are sticky, so the last write reports any of them.
 func (b *batch) writeLine(w *bufio.Writer, i int, sep byte) error {

@@ -1,9 +1,7 @@
 package server
 
 import (
-	"bytes"
 	"log"
-	"sync"
 	"testing"
 	"time"
 
@@ -11,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/internal/testkit/powercut"
 )
 
@@ -23,7 +22,7 @@ import (
 // is ok.
 func TestMisconfAfterFailedSync(t *testing.T) {
 	p := powercut.Mount(t, t.TempDir())
-	logs := &syncBuffer{}
+	logs := &testkit.SyncBuffer{}
 	s, addr := startServer(t, Config{Dir: p.Dir, DefaultCapacity: 1000, Log: log.New(logs, "", 0)})
 	rdb, c := dial(t, addr, ""), ctx(t)
 	require.NoError(t, rdb.BFAdd(c, "seen", "a").Err())
@@ -73,24 +72,6 @@ func TestMisconfAfterFailedSync(t *testing.T) {
 	assert.Contains(t, logs.String(), "writes are answered again")
 	require.NoError(t, rdb.BFAdd(c, "seen", "c").Err())
 	assert.Equal(t, "PONG", rdb.Ping(c).Val())
-}
-
-// syncBuffer is a log's output that tests read while the server writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // TestSaveBgsaveLastsave: SAVE, BGSAVE and LASTSAVE answer as

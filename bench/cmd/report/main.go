@@ -1,13 +1,15 @@
 // Command report turns the raw output of bench/run.sh (go test -bench
-// output and procbench lines) into the tables of BENCHMARKS.md. It
-// replaces the text between the markers
+// output and procbench lines) into Markdown tables, whose figures
+// BENCHMARKS.md's library section copies. It replaces the text between
+// the markers
 //
 //	<!-- BEGIN GENERATED -->
 //	<!-- END GENERATED -->
 //
-// and leaves the rest of the file as it is:
+// and leaves the rest of the file as it is. run.sh gives it, as REPORT,
+// a new file under out/ holding only the two markers:
 //
-//	report -md ../BENCHMARKS.md -machine out/machine.txt \
+//	report -md REPORT -machine out/machine.txt \
 //	    -commands out/commands.txt -notes targets-notes.txt out/*.bench
 //
 // A later line of the same benchmark replaces an earlier one. The reason
@@ -33,7 +35,7 @@ func main() {
 // run reads the inputs named by args and rewrites the markdown file.
 func run(args []string) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	md := fs.String("md", "../BENCHMARKS.md", "markdown file to update")
+	md := fs.String("md", "out/report.md", "markdown file to update")
 	machine := fs.String("machine", "", "file describing the machine (optional)")
 	commands := fs.String("commands", "", "file of the commands run (optional)")
 	notes := fs.String("notes", "targets-notes.txt", "reasons for missed targets, lines of id: text")

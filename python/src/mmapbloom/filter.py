@@ -242,8 +242,10 @@ class Filter:
 
     def add(self, key: Key) -> bool:
         """Add key; return True when it was present before (every bit was
-        already set), False when this call set at least one clear bit, and
-        only then count it (Go: TestAndAdd; the count of a v1.1 file counts
+        already set, or another process claimed it at the same moment),
+        False when this call claims it (it found a bit clear, and its last
+        atomic OR set one: of several processes adding it at once, one
+        only), and only then count it (Go: TestAndAdd; the count of a v1.1 file counts
         every add call, as Go's Add does there, document 003's count)."""
         self._check(True)
         present = self._add(key if type(key) is bytes else hashing.key_bytes(key))
@@ -266,10 +268,12 @@ class Filter:
 
     def _adder(self):
         """The functions key (bytes) -> present before, and list of keys ->
-        list of those, that set the keys' bits: an atomic OR (libatomic) on
-        each word that lacks some of them, the OR's old value telling
-        whether a bit was clear (as Go's orWord); a plain OR for a single
-        writer without libatomic."""
+        list of those, that set the keys' bits and claim them as Go's
+        TestAndAdd does (mmapbloom/claim.go): load every word of the key,
+        OR (libatomic) in order those that lack some of its bits, and tell
+        the key new when the last OR's old value shows it set a clear bit,
+        so that of several processes adding a new key at once one only is
+        told new; a plain OR for a single writer without libatomic."""
         if not self.writable:
             return None, None
         mm, words, hdr = self._mm, self._words, self.header
@@ -296,23 +300,29 @@ class Filter:
                 off += HEADER_SIZE
                 if int.from_bytes(mm[off:off + 64], "little") & mask == mask:
                     return True
-                present, at = True, addr + off
-                for part, cur in zip(parts_of(mask.to_bytes(64, "little")), cur_of(mm, off)):
-                    if part & ~cur and fetch_or(at, part, 5) & part != part:
-                        present = False
-                    at += 8
-                return present
+                at = addr + off
+                lacking = [(at + 8 * w, part) for w, (part, cur) in
+                           enumerate(zip(parts_of(mask.to_bytes(64, "little")), cur_of(mm, off))) if part & ~cur]
+                if not lacking:
+                    return True
+                for word, part in lacking[:-1]:
+                    fetch_or(word, part, 5)
+                word, part = lacking[-1]
+                return fetch_or(word, part, 5) & part == part
             self._add_hash = add_hash  # a key's xxh3 hash -> present before (filter sets share it)
             return (lambda key: add_hash(xxh(key, seed)),
                     lambda keys: list(map(add_hash, map(xxh, keys, itertools.repeat(seed)))))
 
         def add_classic(key):
-            present = True
-            for p in locate(key):
-                i, bit = 8 + (p >> 6), 1 << (p & 63)
-                if not words[i] & bit and not fetch_or(addr + (i << 3), bit, 5) & bit:
-                    present = False
-            return present
+            lacking = [p for p in locate(key) if not words[8 + (p >> 6)] & (1 << (p & 63))]
+            if not lacking:
+                return True
+            claim = lacking[-1]
+            for p in lacking[:-1]:
+                if p != claim:  # a position repeated: the claim bit is ORed last only
+                    fetch_or(addr + ((8 + (p >> 6)) << 3), 1 << (p & 63), 5)
+            bit = 1 << (claim & 63)
+            return bool(fetch_or(addr + ((8 + (claim >> 6)) << 3), bit, 5) & bit)
         return add_classic, lambda keys: list(map(add_classic, keys))
 
     def _counted(self, delta):

@@ -1,0 +1,121 @@
+package mmapbloom
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// claimKeys is the number of keys TestTestAndAddClaimLockstep claims.
+const claimKeys = 20_000
+
+// TestTestAndAddClaimLockstep: two goroutines, each through its own
+// mapping of one file (two Opens: the case of two processes), call
+// TestAndAdd (and TestAndAddBatch) with the same keys in lockstep, a
+// barrier before each key: every key that tested absent before its
+// round is claimed (told new) by exactly one of them, and a key that
+// tested present (a false positive) by none. For every layout.
+func TestTestAndAddClaimLockstep(t *testing.T) {
+	for _, opts := range testLayouts {
+		for _, batch := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/batch=%v", layoutName(opts), batch), func(t *testing.T) {
+				f := newTestFilter(t, 4*claimKeys, 0.01, opts)
+				g, err := Open(f.Path(), nil)
+				require.NoError(t, err)
+				defer func() { require.NoError(t, g.Close()) }()
+				doubles, lost := claimLockstep(t, [2]*Filter{f, g}, batch)
+				t.Logf("%d keys in lockstep: %d claimed by both, %d absent before and claimed by neither", claimKeys, doubles, lost)
+				assert.Zero(t, doubles, "keys claimed twice")
+				assert.Zero(t, lost, "new keys claimed by neither")
+			})
+		}
+	}
+}
+
+// claimLockstep runs claimKeys rounds: the first filter tests key i, then
+// both claim it at once (TestAndAdd, or TestAndAddBatch of the one key);
+// it returns how many keys both claimed and how many new keys neither
+// did.
+func claimLockstep(t *testing.T, fs [2]*Filter, batch bool) (doubles, lost int) {
+	var (
+		b       lockstep
+		absent  [claimKeys]bool
+		claimed [2][claimKeys]bool
+		errs    [2]error
+		wg      sync.WaitGroup
+	)
+	b.deadline = time.Now().Add(2 * time.Minute)
+	for w := range fs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out := make([]bool, 1)
+			for i := range claimKeys {
+				key := []byte(fmt.Sprintf("https://example.com/page/%d", i))
+				if !b.wait() { // every handle is done with key i-1
+					return
+				}
+				if w == 0 {
+					present, err := fs[0].Test(key)
+					absent[i], errs[w] = !present, err
+				}
+				if !b.wait() || errs[w] != nil { // the test is done: claim at once
+					return
+				}
+				if batch {
+					errs[w] = fs[w].TestAndAddBatch([][]byte{key}, out)
+				} else {
+					out[0], errs[w] = fs[w].TestAndAdd(key)
+				}
+				claimed[w][i] = !out[0]
+				if errs[w] != nil {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	require.NoError(t, errs[0])
+	require.NoError(t, errs[1])
+	require.False(t, b.late.Load(), "lockstep past its deadline")
+	for i := range claimKeys {
+		switch {
+		case claimed[0][i] && claimed[1][i]:
+			doubles++
+		case absent[i] && !claimed[0][i] && !claimed[1][i]:
+			lost++
+		}
+		require.False(t, !absent[i] && (claimed[0][i] || claimed[1][i]), "key %d tested present and was claimed", i)
+	}
+	return doubles, lost
+}
+
+// lockstep is a spinning barrier of two goroutines, bounded in time:
+// past its deadline every wait returns false.
+type lockstep struct {
+	arrived  atomic.Int64
+	late     atomic.Bool
+	deadline time.Time
+}
+
+// wait returns when both goroutines have called it as often as this
+// one has, true; false past the deadline.
+func (b *lockstep) wait() bool {
+	target := (b.arrived.Add(1) + 1) / 2 * 2 // both arrivals of this round
+	for spins := 0; b.arrived.Load() < target; spins++ {
+		if spins%1024 == 1023 {
+			if time.Now().After(b.deadline) {
+				b.late.Store(true)
+				return false
+			}
+			runtime.Gosched()
+		}
+	}
+	return !b.late.Load()
+}
