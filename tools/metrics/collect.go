@@ -38,12 +38,16 @@ var (
 	descLag      = desc("replication_lag_seconds", "Age of a replica's data: seconds since its latest successful pull started (-1 before the first).")
 	descPulls    = desc("replication_pulls_total", "Pulls of the primary's filters by this replica.")
 	descPullErrs = desc("replication_pull_errors_total", "Pulls that failed.")
+	descRenewal  = desc("lease_renewal_seconds", "Time of each lease renewal try of this node's keeper (a compare-and-swap in the lease bucket), failed ones included.")
+	descRenewErr = desc("lease_renewal_failures_total", "Lease renewal tries that failed (each retried within the lease's validity).")
+	descStepDown = desc("lease_stepdowns_total", "Leases this node gave up; its log names the shard and the cause.")
 )
 
 // descs are every descriptor Collect may use.
 var descs = []*prometheus.Desc{descCalls, descRejected, descFailed, descDuration, descLatency, descErrors, descErrAll,
 	descProto, descCmdsAll, descConns, descRejConns, descClients, descUptime, descFilters, descOpen, descLayers,
-	descItems, descMapped, descResident, descAdded, descSyncs, descSyncErrs, descSyncFail, descLastSave, descLag, descPulls, descPullErrs}
+	descItems, descMapped, descResident, descAdded, descSyncs, descSyncErrs, descSyncFail, descLastSave, descLag, descPulls, descPullErrs,
+	descRenewal, descRenewErr, descStepDown}
 
 func counter(d *prometheus.Desc, v float64, labels ...string) prometheus.Metric {
 	return prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
@@ -112,4 +116,14 @@ func collectReplication(ch chan<- prometheus.Metric, st server.Stats) {
 	ch <- gauge(descLag, st.ReplicationLag)
 	ch <- counter(descPulls, float64(st.Pulls))
 	ch <- counter(descPullErrs, float64(st.PullErrors))
+}
+
+func collectLeases(ch chan<- prometheus.Metric, st server.Stats) {
+	buckets := make(map[float64]uint64, len(st.LeaseRenewalBoundsSeconds))
+	for i, b := range st.LeaseRenewalBoundsSeconds {
+		buckets[b] = st.LeaseRenewalCounts[i]
+	}
+	ch <- prometheus.MustNewConstHistogram(descRenewal, st.LeaseRenewalCount, st.LeaseRenewalSumSeconds, buckets)
+	ch <- counter(descRenewErr, float64(st.LeaseRenewalFailures))
+	ch <- counter(descStepDown, float64(st.LeaseStepDowns))
 }

@@ -48,6 +48,9 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	if st.Replica {
 		collectReplication(ch, st)
 	}
+	if st.Failover {
+		collectLeases(ch, st)
+	}
 }
 
 // Handler returns the /metrics handler of srv: its metrics, Go's

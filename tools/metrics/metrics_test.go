@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
@@ -140,4 +141,34 @@ func TestNoPrometheusInLibrary(t *testing.T) {
 	// A program importing only the library and the format package.
 	out := deps(root+"mmapbloom", root+"format")
 	assert.False(t, strings.Contains(out, "prometheus"), "library users compile no prometheus package")
+}
+
+// TestLeaseMetrics: a node with failover exports its keeper's renewal
+// tries as a histogram, the failed ones and the leases given up; a node
+// without exports none of them.
+func TestLeaseMetrics(t *testing.T) {
+	st := server.Stats{Failover: true, LeaseRenewalBoundsSeconds: []float64{0.001, 0.002}, LeaseRenewalCounts: []uint64{3, 4},
+		LeaseRenewalCount: 5, LeaseRenewalSumSeconds: 2.5, LeaseRenewalFailures: 1, LeaseStepDowns: 2}
+	gather := func(st server.Stats) map[string]*dto.MetricFamily {
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(&Collector{stats: func() server.Stats { return st }})
+		fams, err := reg.Gather()
+		require.NoError(t, err)
+		out := map[string]*dto.MetricFamily{}
+		for _, f := range fams {
+			out[f.GetName()] = f
+		}
+		return out
+	}
+	fams := gather(st)
+	h := value(t, fams, "mmapbloom_lease_renewal_seconds").GetHistogram()
+	assert.EqualValues(t, 5, h.GetSampleCount())
+	assert.InDelta(t, 2.5, h.GetSampleSum(), 1e-9)
+	require.Len(t, h.Bucket, 2)
+	assert.EqualValues(t, 4, h.Bucket[1].GetCumulativeCount())
+	assert.EqualValues(t, 1, value(t, fams, "mmapbloom_lease_renewal_failures_total").GetCounter().GetValue())
+	assert.EqualValues(t, 2, value(t, fams, "mmapbloom_lease_stepdowns_total").GetCounter().GetValue())
+
+	st.Failover = false
+	assert.NotContains(t, gather(st), "mmapbloom_lease_renewal_seconds")
 }

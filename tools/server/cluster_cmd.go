@@ -57,7 +57,7 @@ func clusterSub(c *client, cs *clusterState, sub string, args [][]byte) {
 	case "myid":
 		c.w.WriteBulkString(cs.me.ID)
 	case "info":
-		c.writeVerbatim(infoText(cs))
+		c.writeVerbatim(infoText(cs, c.s.readiness(cs)))
 	case "reload":
 		if err := c.s.Reload(); err != nil {
 			c.w.WriteError("ERR " + err.Error())
@@ -190,13 +190,18 @@ func nodesText(cs *clusterState) string {
 	return sb.String()
 }
 
-// infoText is CLUSTER INFO. cluster_state is "fail" while some slot has
-// no owner (keys there get CLUSTERDOWN), as Redis reports it with
-// cluster-require-full-coverage; mmapbloom_paused_slots counts the
-// slots MBF.MIGRATE paused on this node.
-func infoText(cs *clusterState) string {
+// infoText is CLUSTER INFO, with r the readiness of cs's slots
+// (cluster_ready.go). cluster_state is "fail" while some slot is not
+// served (no owner, or with failover an owner that does not hold its
+// lease or has not drained: keys there get CLUSTERDOWN or TRYAGAIN),
+// as Redis reports it with cluster-require-full-coverage;
+// cluster_slots_ok counts the slots served, cluster_slots_fail the
+// others assigned. mmapbloom_serving is 1 when this node serves every
+// slot it owns now; mmapbloom_paused_slots counts the slots
+// MBF.MIGRATE paused on this node.
+func infoText(cs *clusterState, r readiness) string {
 	state, assigned, size, my := "ok", cs.m.Assigned(), 0, 0
-	if assigned < cluster.Slots {
+	if r.ok < cluster.Slots {
 		state = "fail"
 	}
 	for i, n := range cs.m.Nodes {
@@ -209,11 +214,12 @@ func infoText(cs *clusterState) string {
 	}
 	var sb strings.Builder
 	for _, kv := range [][2]any{
-		{"cluster_state", state}, {"cluster_slots_assigned", assigned}, {"cluster_slots_ok", assigned},
-		{"cluster_slots_pfail", 0}, {"cluster_slots_fail", 0}, {"cluster_known_nodes", len(cs.m.Nodes)},
+		{"cluster_state", state}, {"cluster_slots_assigned", assigned}, {"cluster_slots_ok", r.ok},
+		{"cluster_slots_pfail", 0}, {"cluster_slots_fail", assigned - r.ok}, {"cluster_known_nodes", len(cs.m.Nodes)},
 		{"cluster_size", size}, {"cluster_current_epoch", len(cs.m.Nodes)}, {"cluster_my_epoch", my},
 		{"cluster_stats_messages_sent", 0}, {"cluster_stats_messages_received", 0},
-		{"total_cluster_links_buffer_limit_exceeded", 0}, {"mmapbloom_paused_slots", slotCount(cs.paused)},
+		{"total_cluster_links_buffer_limit_exceeded", 0}, {"mmapbloom_serving", boolDigit(r.serving)},
+		{"mmapbloom_paused_slots", slotCount(cs.paused)},
 	} {
 		fmt.Fprintf(&sb, "%s:%v\r\n", kv[0], kv[1])
 	}

@@ -5,10 +5,12 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mmapbloom/mmapbloom/tools/replication/lease"
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
+	"github.com/mmapbloom/mmapbloom/tools/server/obs"
 )
 
 // Failover with no person in the loop: each shard of the cluster config
@@ -60,6 +62,12 @@ type failover struct {
 
 	shards map[string]bool // the config primaries whose leases keeper follows
 
+	// The keeper's renewal tries (their time on its clock, ns; the sum
+	// and the longest), those that failed, and the leases given up.
+	renewals                 obs.Hist
+	renewNanos, renewMax     atomic.Int64
+	renewFailures, stepDowns atomic.Int64
+
 	mu      sync.Mutex
 	owners  map[string]string // config primary id -> holder id ("" none)
 	drained map[string]bool   // shards held here whose log is applied
@@ -83,7 +91,7 @@ func (s *Server) startFailover(cs *clusterState) error {
 			Eligible: f.eligible(p.Slots)})
 	}
 	k, err := lease.NewKeeper(lease.Config{KV: f.cfg.KV, Node: cs.me.ID, TTL: f.cfg.TTL, Keys: keys,
-		Clock: f.cfg.Clock, OnChange: s.leasesChanged})
+		Clock: f.cfg.Clock, OnChange: s.leasesChanged, OnRenew: s.leaseRenewed, OnStepDown: s.leaseSteppedDown})
 	if err != nil {
 		return err
 	}

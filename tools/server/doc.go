@@ -45,7 +45,9 @@
 //	fold.go      hash-tag folding of commands (the names: package keyname)
 //	cluster_     Redis Cluster: routing and redirections, CLUSTER commands,
 //	             MBF.MIGRATE (slot computations: package cluster), failover
-//	             on leases and the lease check of every keyed command
+//	             on leases and the lease check of every keyed command,
+//	             readiness (cluster_state, mmapbloom_serving) and the
+//	             lease keeper's figures
 //	replica_     replicas: pulling a primary, absorbing the copies; the
 //	             replication log (replica_jetstream*: publishing, applying
 //	             and which errors stop a stream, the nodes' limits, WAIT

@@ -35,6 +35,18 @@ type Stats struct {
 	Replica           bool
 	ReplicationLag    float64
 	Pulls, PullErrors int64
+	// Failover is true on a node with lease failover. Its keeper's
+	// renewal tries are then counted in LeaseRenewalCount, their time in
+	// LeaseRenewalSumSeconds and as a cumulative histogram whose upper
+	// bounds are LeaseRenewalBoundsSeconds (LeaseRenewalCounts[i] tries
+	// took at most bound i); LeaseRenewalFailures counts the tries that
+	// failed, LeaseStepDowns the leases given up (logged with the cause).
+	Failover                             bool
+	LeaseRenewalBoundsSeconds            []float64
+	LeaseRenewalCounts                   []uint64
+	LeaseRenewalCount                    uint64
+	LeaseRenewalSumSeconds               float64
+	LeaseRenewalFailures, LeaseStepDowns int64
 	// Syncs and SyncErrors count the Syncs of the open filters that
 	// succeeded and failed (appendfsync, SAVE, BGSAVE, WAITAOF 1);
 	// SyncFailing is true while the last one failed (writes then answer
@@ -97,6 +109,15 @@ func (s *Server) Stats() Stats {
 		st.Replica, st.Pulls, st.PullErrors = true, p.pulls, p.errors
 		if !p.lastStart.IsZero() {
 			st.ReplicationLag = time.Since(p.lastStart).Seconds()
+		}
+	}
+	if f := s.failover; f != nil {
+		snap := f.renewals.Snapshot()
+		st.Failover, st.LeaseRenewalCounts, st.LeaseRenewalCount = true, snap.Below(leaseBoundsNs), snap.Total
+		st.LeaseRenewalSumSeconds = float64(f.renewNanos.Load()) / 1e9
+		st.LeaseRenewalFailures, st.LeaseStepDowns = f.renewFailures.Load(), f.stepDowns.Load()
+		for _, b := range leaseBoundsNs {
+			st.LeaseRenewalBoundsSeconds = append(st.LeaseRenewalBoundsSeconds, float64(b)/1e9)
 		}
 	}
 	for _, cmd := range commandList {

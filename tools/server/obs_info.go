@@ -99,7 +99,7 @@ func (s *Server) infoFields(name string) [][2]string {
 	case "latencystats":
 		return s.latencyStatsInfo()
 	case "cluster":
-		return [][2]string{{"cluster_enabled", boolDigit(s.cluster.Load() != nil)}}
+		return s.clusterInfo()
 	case "keyspace":
 		return s.keyspaceInfo()
 	case "bloom":

@@ -15,6 +15,9 @@ type keyState struct {
 	// at once would make the second's compare-and-swap fail on the
 	// first's revision, and that failure drop the lease.
 	renewing sync.Mutex
+	// tries counts the failed renewal tries since the lease's last
+	// renewal, under renewing.
+	tries int
 
 	mu   sync.Mutex
 	next *round // the Confirm round callers join now; nil: none waiting
@@ -68,9 +71,17 @@ func (k *Keeper) confirmRound(name string, ks *keyState, r *round) {
 	ks.mu.Lock()
 	ks.next = nil
 	ks.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), k.tick)
+	ctx, cancel := context.WithTimeout(context.Background(), k.renewTimeout(name))
 	r.err = k.renew(ctx, name)
 	cancel()
 	ks.renewing.Unlock()
 	close(r.done)
+}
+
+// failing reports whether the last renewal try of a held lease failed
+// (its next try comes after Keeper.retry).
+func (ks *keyState) failing() bool {
+	ks.renewing.Lock()
+	defer ks.renewing.Unlock()
+	return ks.tries > 0
 }

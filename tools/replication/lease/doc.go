@@ -9,6 +9,14 @@
 // once a quorum stored it. Only features of nats-server 2.9 are used
 // (no per-key TTL).
 //
+// A Keeper follows each key on its own schedule: a round every TTL/4
+// at a fixed rate, so one key's slow bucket operation delays no other
+// key's renewal, and a failed renewal tried again every TTL/16 until
+// one succeeds or the lease's validity ends. It reports each renewal
+// try (Config.OnRenew, for a latency metric) and each lease it stops
+// holding with the cause (Config.OnStepDown: ErrRenewFailed after N
+// tries, ErrLost to another node, ErrNotEligible, ErrReleased).
+//
 // A holder acts on a lease only while it is valid (Validity): until
 // TTL - TTL/4 after the start of its last successful write, on the
 // keeper's Clock (RealClock: CLOCK_BOOTTIME, which counts a suspended

@@ -2,7 +2,9 @@ package lease
 
 import "errors"
 
-// Errors of the package, wrapped with context.
+// Errors of the package, wrapped with context. ErrLost, ErrRenewFailed,
+// ErrNotEligible and ErrReleased are also the causes Config.OnStepDown
+// reports.
 var (
 	// ErrBadConfig is a bucket or keeper configuration out of range.
 	ErrBadConfig = errors.New("lease: bad configuration")
@@ -12,4 +14,13 @@ var (
 	// hold the lease, or finds it expired or taken by another node
 	// since the revision it wrote.
 	ErrLost = errors.New("lease: lost")
+	// ErrRenewFailed is a held lease dropped because no renewal
+	// succeeded until its validity ended (the bucket unreachable or
+	// too slow): the entry may expire, and another node take it.
+	ErrRenewFailed = errors.New("lease: renewal failed")
+	// ErrNotEligible is a lease given up because Key.Eligible said this
+	// node may not hold it now.
+	ErrNotEligible = errors.New("lease: not eligible")
+	// ErrReleased is a lease given up by Release (the keeper stops).
+	ErrReleased = errors.New("lease: released")
 )

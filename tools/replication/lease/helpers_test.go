@@ -80,6 +80,12 @@ func openTestBucket(t *testing.T, urls, bucket string, ttl time.Duration, replic
 		kv, err = OpenBucket(ctx, js, bucket, ttl, replicas)
 		return err == nil
 	}, 60*time.Second, 200*time.Millisecond, "open bucket: %v", err)
+	require.Eventually(t, func() bool { // the bucket's stream takes writes (its leader elected)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, err = kv.Put(ctx, "probe", nil)
+		return err == nil
+	}, 60*time.Second, 200*time.Millisecond, "write to the bucket: %v", err)
 	return kv
 }
 
@@ -104,4 +110,72 @@ func holderInBucket(t *testing.T, kv KV, key string) string {
 		return ""
 	}
 	return string(e.Value())
+}
+
+// timerClock is a Clock the test moves whose After fires once the clock
+// has been advanced past its deadline, so a keeper's Run does a round
+// only when the test lets it.
+type timerClock struct {
+	mu     sync.Mutex
+	now    time.Time
+	timers []timer
+}
+
+// timer is one After waiting on a timerClock.
+type timer struct {
+	at time.Time
+	ch chan time.Time
+}
+
+func newTimerClock() *timerClock { return &timerClock{now: time.Unix(1_700_000_000, 0)} }
+
+func (c *timerClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *timerClock) After(d time.Duration) <-chan time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := make(chan time.Time, 1)
+	if d <= 0 {
+		ch <- c.now
+		return ch
+	}
+	c.timers = append(c.timers, timer{c.now.Add(d), ch})
+	return ch
+}
+
+// waiting is how many Afters have not fired yet.
+func (c *timerClock) waiting() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.timers)
+}
+
+// advance moves the clock by d and fires the timers due.
+func (c *timerClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	kept := c.timers[:0]
+	for _, t := range c.timers {
+		if t.at.After(c.now) {
+			kept = append(kept, t)
+			continue
+		}
+		t.ch <- c.now
+	}
+	c.timers = kept
+}
+
+// requireHolder waits until the bucket names want as key's holder: a
+// Get may be answered by a replica of the bucket that has not stored
+// the last write yet (KV buckets allow direct gets), so one read right
+// after a write may be stale.
+func requireHolder(t *testing.T, kv KV, key, want string) {
+	t.Helper()
+	require.Eventually(t, func() bool { return holderInBucket(t, kv, key) == want }, 20*time.Second, 50*time.Millisecond,
+		"%s held by %q", key, want)
 }
