@@ -173,6 +173,8 @@ var external = map[string]string{
 	"sds.c":                 "Redis's src/sds.c",
 	"networking.c":          "Redis's src/networking.c",
 	"util.c":                "Redis's src/util.c",
+	"expire.c":              "Redis's src/expire.c",
+	"nats.go":               "nats.go's nats.go (the client's options)",
 	"config.c":              "Redis's and RedisBloom's src/config.c (CONFIG SET texts)",
 	"rebloom.c":             "RedisBloom's src/rebloom.c",
 	"sb.c":                  "RedisBloom's src/sb.c",
