@@ -5,7 +5,7 @@ package server
 // mux are the models). Each entry says what Redis's COMMAND reports for
 // it (arity, flags, key positions, ACL categories, COMMAND DOCS) and
 // which function runs it; the functions live in the files of their
-// subsystem (bf.go, generic.go, generic_keys.go, generic_expire.go, generic_shutdown.go, bf_merge.go, cluster_cmd.go, generic_multi.go, cluster_migrate.go,
+// subsystem (bf.go, generic.go, generic_keys.go, generic_expire.go, generic_shutdown.go, bf_merge.go, bf_health.go, cluster_cmd.go, generic_multi.go, cluster_migrate.go,
 // replica_pull.go, bf_setdump.go, bf_window.go). Nothing else registers a command.
 //
 // An entry's fields (see type command in dispatch.go):
@@ -121,6 +121,11 @@ func commandTable() []*command {
 		keysAll(&command{name: "mbf.merge", arity: -3, flags: fWrite, acl: bloom, run: mbfMerge,
 			docs: doc("module", own, "ORs the source filters into dst (fixed filters of one shape, the library's Merge).",
 				aKey("dst"), many(aKey("src")))}),
+
+		// A key's health from a sample of its bits (bf_health.go).
+		key1(&command{name: "mbf.health", arity: 2, flags: fReadSlow, acl: bloom, run: mbfHealth,
+			docs: doc("module", own, "Fill ratio, estimated cardinality and false-positive rate of a filter and of each layer, from a cached sample.",
+				aKey("key"))}),
 
 		// Generic keyspace commands (generic.go).
 		key1(&command{name: "type", arity: 2, flags: fRead, acl: keyspace, run: typeCmd,
