@@ -35,6 +35,7 @@ func TestSampleStatsAgainstStats(t *testing.T) {
 			require.Equal(t, [5]any{exact.M, exact.K, exact.N, exact.Count, exact.OverCapacity},
 				[5]any{got.M, got.K, got.N, got.Count, got.OverCapacity}, name)
 			fillSE, cardSE, fprSE := lineSpread(f)
+			t.Logf("%s: fill %.4f, sampled %.4f, standard error of the sample %.5f", name, exact.FillRatio, got.FillRatio, fillSE/math.Sqrt(sampleLines))
 			require.InDelta(t, exact.FillRatio, got.FillRatio, 5*fillSE/math.Sqrt(sampleLines), name)
 			if f.blocked {
 				require.InDelta(t, exact.EstimatedCardinality, got.EstimatedCardinality, 5*cardSE/math.Sqrt(sampleLines), name)
