@@ -149,9 +149,9 @@ func TestMBFHealthReply(t *testing.T) {
 }
 
 // TestMBFHealthSampled checks a filter larger than the sample: its fill
-// and cardinality estimated from healthLines lines (the library's
-// TestSampleStatsAgainstStats bounds the error; here a loose check of
-// the wiring) and the whole reply in well under a pass of its array.
+// and cardinality estimated from healthLines lines, not the exact pass
+// (the library's TestSampleStatsAgainstStats bounds the error; here a
+// check of the wiring, the fill within 6 of its standard errors).
 func TestMBFHealthSampled(t *testing.T) {
 	s, addr := startServer(t, Config{})
 	rdb, c := dial(t, addr, ""), ctx(t)
