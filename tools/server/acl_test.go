@@ -178,8 +178,8 @@ func TestCommandInfoCategories(t *testing.T) {
 	}
 }
 
-// TestACLAdminAndDangerous: CONFIG, the movers and loaders are in @admin
-// and @dangerous, so a user without them is refused with Redis's text;
+// TestACLAdminAndDangerous: CONFIG, the movers and loaders and CLUSTER
+// RELOAD are in @admin and @dangerous, so a user without them is refused with Redis's text;
 // a user limited to a prefix pattern is refused other keys, shorter ones
 // too.
 func TestACLAdminAndDangerous(t *testing.T) {
@@ -188,7 +188,7 @@ func TestACLAdminAndDangerous(t *testing.T) {
 	for _, cat := range []string{"admin", "dangerous"} {
 		v, err := admin.Do(ctx(t), "ACL", "CAT", cat).StringSlice()
 		require.NoError(t, err)
-		for _, cmd := range []string{"config|get", "config|set", "mbf.migrate", "mbf.pull", "bf.loadchunk"} {
+		for _, cmd := range []string{"config|get", "config|set", "mbf.migrate", "mbf.pull", "bf.loadchunk", "cluster|reload"} {
 			assert.Contains(t, v, cmd, "@%s", cat)
 		}
 	}
@@ -196,6 +196,10 @@ func TestACLAdminAndDangerous(t *testing.T) {
 	ops := dialUser(t, addr, "ops", "pw")
 	assert.Equal(t, "NOPERM this user has no permissions to run the 'config|get' command", do(t, ops, "CONFIG", "GET", "maxclients"))
 	assert.Equal(t, "NOPERM this user has no permissions to run the 'mbf.pull' command", do(t, ops, "MBF.PULL"))
+	assert.Equal(t, "NOPERM this user has no permissions to run the 'cluster|reload' command", do(t, ops, "CLUSTER", "RELOAD"))
+	assert.Equal(t, "ERR This instance has cluster support disabled", do(t, ops, "CLUSTER", "SLOTS"), "allowed")
+	require.NoError(t, admin.Do(ctx(t), "ACL", "SETUSER", "ops", "+@dangerous", "-cluster|reload").Err())
+	assert.Equal(t, "NOPERM this user has no permissions to run the 'cluster|reload' command", do(t, ops, "CLUSTER", "RELOAD"))
 	assert.Equal(t, int64(1), do(t, ops, "BF.ADD", "seen:a", "x"))
 	require.NoError(t, admin.Do(ctx(t), "ACL", "SETUSER", "crawler", "on", ">pw", "~seen*", "-@all", "+@bloom").Err())
 	crawler := dialUser(t, addr, "crawler", "pw")

@@ -198,13 +198,37 @@ func (r *Rules) applyCommands(allow bool, name string) error {
 	}
 	id, ok := r.t.Lookup(name)
 	if !ok {
-		return ErrUnknown
+		return r.t.unknownCommand(allow, name)
 	}
 	r.cmds.set(id, allow)
 	for _, sub := range r.t.subs[id] {
 		r.cmds.set(sub, allow)
 	}
 	return nil
+}
+
+// unknownCommand returns the error of a +name or -name rule (allow: +)
+// whose name is no command of t, as Redis 7.0's ACLSetSelector tells
+// them apart for +name|arg: a container or command before the last '|'
+// that is itself a subcommand (+config|get|x: ErrFirstArgSub), or with
+// nothing after it (+cluster|: ErrSyntax); ErrUnknown otherwise (Redis's
+// first argument of a command that has no subcommands, +select|0, is not
+// supported here either).
+func (t *Table) unknownCommand(allow bool, name string) error {
+	i := strings.LastIndexByte(name, '|')
+	if !allow || i < 0 {
+		return ErrUnknown
+	}
+	id, ok := t.Lookup(name[:i])
+	switch {
+	case !ok:
+		return ErrUnknown
+	case strings.Contains(t.cmds[id].Name, "|"):
+		return ErrFirstArgSub
+	case i == len(name)-1:
+		return ErrSyntax
+	}
+	return ErrUnknown
 }
 
 // cmdBits is a set of commands, by command id.
