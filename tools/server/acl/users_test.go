@@ -30,6 +30,9 @@ func TestSetUser(t *testing.T) {
 		{"foo", acl.ErrSyntax}, {"+nosuch", acl.ErrUnknown}, {"+@nosuch", acl.ErrUnknown},
 		{"#abc", acl.ErrHash}, {"!" + passwordHash("x")[:63] + "G", acl.ErrHash}, {"<nope", acl.ErrNoPassword},
 		{"~a b", acl.ErrSyntax}, {"&a\x00", acl.ErrSyntax},
+		// +name|arg as Redis 7.0's ACLSetSelector tells them apart.
+		{"+config|get|x", acl.ErrFirstArgSub}, {"+config|", acl.ErrSyntax}, {"+config|nosuch", acl.ErrUnknown},
+		{"+nosuch|get", acl.ErrUnknown}, {"-config|get|x", acl.ErrUnknown}, {"-config|", acl.ErrUnknown},
 	} {
 		err := us.SetUser("x", []string{"-@all", tc.rule, "+@all"})
 		require.ErrorIs(t, err, tc.want, tc.rule)
