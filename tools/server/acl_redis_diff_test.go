@@ -63,6 +63,14 @@ var aclScript = []struct {
 	{2, "CONFIG GET maxclients\r\n", exact},
 	{2, "COMMAND COUNT nosuch\r\n", exact},
 	{0, "ACL SETUSER w -@all +@connection\r\n", exact},
+	// The payload flags: reset sets sanitize-payload, as ACL SAVE
+	// writes it in users.acl.
+	{0, "ACL SETUSER s reset on nopass ~* +@all -@dangerous\r\n", exact},
+	{0, "ACL GETUSER s\r\n", rules},
+	{0, "ACL SETUSER s2 on nopass skip-sanitize-payload\r\n", exact},
+	{0, "ACL LIST\r\n", rules},
+	{0, "ACL SETUSER s2 sanitize-payload\r\n", exact},
+	{0, "ACL GETUSER s2\r\n", rules},
 	{0, "ACL GETUSER w\r\n", rules},
 	{2, "CLUSTER INFO\r\n", exact},
 	{0, "ACL SETUSER x +cluster|nosuch\r\n", exact},
