@@ -4,12 +4,15 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
+	"github.com/mmapbloom/mmapbloom/tools/replication"
+	"github.com/mmapbloom/mmapbloom/tools/replication/natstest"
 )
 
 // keysScript is sent byte for byte to redis-server 7.0 and to the server
@@ -226,4 +229,43 @@ func TestKeysFolded(t *testing.T) {
 	found, err := rdb.BFExists(c, "seen:{a.com}", "x").Result()
 	require.NoError(t, err)
 	assert.True(t, found, "FLUSHALL keeps folded buckets")
+}
+
+// TestKeysReplicated: RENAME, MBF.MERGE and FLUSHALL change data through
+// the replication log as DEL does: a node following node1's stream
+// (node2, its replica) ends with the same keys and items.
+func TestKeysReplicated(t *testing.T) {
+	natstest.RequireEmbedded(t)
+	srvs, err := replication.StartLocalCluster(t.TempDir(), []string{"n1", "n2"})
+	require.NoError(t, err)
+	for _, s := range srvs {
+		t.Cleanup(s.Shutdown)
+	}
+	tc := startCluster(t, primaryAndReplica, func(c *Config) {
+		i := map[string]int{"node1": 0, "node2": 1}[c.NodeID]
+		c.Replication, c.Replicate.NATSURLs = ReplicationJetStream, []string{srvs[i].ClientURL()}
+	})
+	c := ctx(t)
+	n1 := dial(t, tc.addrs[0], "")
+	require.Eventually(t, func() bool { return n1.Do(c, "BF.RESERVE", "{k}a", 0.01, 1000, "NONSCALING").Err() == nil },
+		2*time.Minute, 50*time.Millisecond, "node1 serves its slots")
+	require.NoError(t, n1.Do(c, "BF.RESERVE", "{k}b", 0.01, 1000, "NONSCALING").Err())
+	require.NoError(t, n1.BFMAdd(c, "{k}a", "x", "y").Err())
+	require.NoError(t, n1.BFAdd(c, "{k}b", "z").Err())
+	require.NoError(t, n1.Rename(c, "{k}a", "{k}moved").Err())
+	require.NoError(t, n1.Do(c, "MBF.MERGE", "{k}moved", "{k}b").Err())
+	require.NoError(t, n1.BFAdd(c, "{k}gone", "g").Err())
+
+	n2 := dial(t, tc.addrs[1], "").Conn()
+	t.Cleanup(func() { _ = n2.Close() })
+	require.NoError(t, n2.ReadOnly(c).Err())
+	require.Eventually(t, func() bool {
+		return n2.Exists(c, "{k}gone").Val() == 1 && n2.Exists(c, "{k}a").Val() == 0
+	}, time.Minute, 10*time.Millisecond, "node2 applies the records")
+	assert.Equal(t, []bool{true, true, true}, n2.BFMExists(c, "{k}moved", "x", "y", "z").Val(), "renamed, then merged")
+	assert.Equal(t, int64(1), n2.Exists(c, "{k}b").Val())
+
+	require.NoError(t, n1.FlushAll(c).Err())
+	require.Eventually(t, func() bool { return n2.DBSize(c).Val() == 0 }, time.Minute, 10*time.Millisecond,
+		"node2 applies FLUSHALL's DELs")
 }
