@@ -28,7 +28,8 @@ type Stats struct {
 	// KeysAdded counts the keys BF.ADD, BF.MADD and BF.INSERT answered
 	// as new.
 	KeysAdded int64
-	// Replica is true on a node that pulls a primary's filters.
+	// Replica is true on a node that pulls a primary's filters (not on
+	// the log, whose figures are Streams).
 	// ReplicationLag is then the age, in seconds, of the data of its
 	// latest successful pull (the time since that pull started), -1
 	// before the first; Pulls and PullErrors count its pulls.
@@ -104,7 +105,7 @@ func (s *Server) Stats() Stats {
 	for _, b := range latencyBoundsNs {
 		st.LatencyBoundsSeconds = append(st.LatencyBoundsSeconds, float64(b)/1e9)
 	}
-	if cs := s.cluster.Load(); cs != nil && cs.me.Primary != nil {
+	if cs := s.cluster.Load(); cs != nil && cs.me.Primary != nil && s.repl == nil {
 		p := s.puller.status()
 		st.Replica, st.Pulls, st.PullErrors = true, p.pulls, p.errors
 		if !p.lastStart.IsZero() {
