@@ -15,6 +15,7 @@ import (
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/tools/replication"
 	"github.com/mmapbloom/mmapbloom/tools/replication/natstest"
+	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
 )
 
 // startLogged3 starts three nodes on the log (node1 owns every slot,
@@ -88,6 +89,11 @@ func TestInfoReplicationLaggingNode(t *testing.T) {
 		assert.Positive(t, lagOf(t, rdb, "node3"), "node%d's INFO: node3 still lags", i+1)
 	}
 	assert.Equal(t, "down", replicationField(t, rdbs[2], "master_link_status"), "node3 is stopped on the log")
+	stopped := streamStats(t, tc.srvs[2])
+	assert.True(t, stopped.Stopped)
+	assert.Positive(t, stopped.ApplyErrors)
+	assert.True(t, stopped.LastKnown)
+	assert.Greater(t, stopped.Last, stopped.Applied, "Stats: node3 lags")
 	assert.Equal(t, "up", replicationField(t, rdbs[1], "master_link_status"))
 
 	require.NoError(t, os.Remove(ballast))
@@ -97,6 +103,8 @@ func TestInfoReplicationLaggingNode(t *testing.T) {
 	}
 	require.Eventually(t, func() bool { return replicationField(t, rdbs[2], "master_link_status") == "up" },
 		time.Minute, 50*time.Millisecond, "node3 applies the log again")
+	require.Eventually(t, func() bool { s := streamStats(t, tc.srvs[2]); return !s.Stopped && s.Last == s.Applied },
+		time.Minute, 50*time.Millisecond, "Stats: node3 applies again")
 	text, err := rdbs[2].Info(c, "replication").Result()
 	require.NoError(t, err)
 	for _, line := range strings.Split(text, "\r\n") {
@@ -105,4 +113,18 @@ func TestInfoReplicationLaggingNode(t *testing.T) {
 			assert.Contains(t, line, ",stopped=0,", line)
 		}
 	}
+}
+
+// streamStats is srv's Stats of the stream of slot 0 (of {t}), which it
+// must follow.
+func streamStats(t *testing.T, srv *Server) StreamStats {
+	t.Helper()
+	name := srv.repl.layout.StreamName(srv.repl.layout.StreamOf(cluster.KeySlot([]byte("{t}"))))
+	for _, s := range srv.Stats().Streams {
+		if s.Name == name {
+			return s
+		}
+	}
+	require.Failf(t, "no stream", "%s in Stats", name)
+	return StreamStats{}
 }
