@@ -141,12 +141,22 @@ func (s *Set) liveEntries() []manifest.Layer {
 
 // Stats returns Filter.Stats of every live layer, oldest first (a pass
 // over every layer's bits). Errors: ErrClosed, ErrFileChanged.
-func (s *Set) Stats() ([]Stats, error) {
+func (s *Set) Stats() ([]Stats, error) { return s.layerStats((*Filter).Stats) }
+
+// SampleStats returns Filter.SampleStats(lines, seed) of every live
+// layer, oldest first: at most lines lines read per layer. Errors:
+// ErrClosed, ErrFileChanged.
+func (s *Set) SampleStats(lines int, seed uint64) ([]Stats, error) {
+	return s.layerStats(func(f *Filter) (Stats, error) { return f.SampleStats(lines, seed) })
+}
+
+// layerStats returns stats of every live layer, oldest first.
+func (s *Set) layerStats(stats func(*Filter) (Stats, error)) ([]Stats, error) {
 	var all []Stats
 	err := s.do(func(v *setView) error {
 		all = all[:0]
 		for _, f := range v.live(s.now) {
-			st, err := f.Stats()
+			st, err := stats(f)
 			if err != nil {
 				return err
 			}

@@ -49,11 +49,15 @@ type Stats struct {
 // returns them with the header fields and the estimates derived from them.
 // For the blocked layout the estimates are taken block by block, since
 // keys fill blocks unevenly. Errors: ErrClosed, ErrFileChanged.
-func (f *Filter) Stats() (Stats, error) {
+func (f *Filter) Stats() (Stats, error) { return f.stats(f.scanBits) }
+
+// stats returns the header fields of f with the bit count and estimates
+// count fills in (inside run), and the figures derived from them.
+func (f *Filter) stats(count func(*Stats)) (Stats, error) {
 	var s Stats
 	err := f.run(false, false, func() error {
 		s = Stats{M: f.hdr.M, K: f.hdr.K, N: f.hdr.N, P: f.hdr.P, Count: f.loadCount()}
-		f.scanBits(&s)
+		count(&s)
 		return nil
 	})
 	if err != nil {
@@ -88,15 +92,11 @@ func (f *Filter) blockStats(s *Stats) {
 	k := float64(s.K)
 	blocks := len(f.words) / hashing.BlockWords
 	for b := range blocks {
-		var set int
-		line := f.line(uint64(b))
-		for i := range line {
-			set += bits.OnesCount64(atomic.LoadUint64(&line[i]))
-		}
-		fill := float64(set) / hashing.BlockBits
+		set := f.lineOnes(uint64(b))
+		card, fpr := blockEstimate(set, k)
 		s.SetBits += uint64(set)
-		s.EstimatedCardinality += -hashing.BlockBits / k * math.Log1p(-fill)
-		s.EstimatedFPR += math.Pow(fill, k) / float64(blocks)
+		s.EstimatedCardinality += card
+		s.EstimatedFPR += fpr / float64(blocks)
 	}
 }
 

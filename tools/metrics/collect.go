@@ -30,6 +30,9 @@ var (
 	descItems    = desc("open_items", "Items inserted in the open filters (the sum of their BF.CARD).")
 	descMapped   = desc("mapped_bytes", "Bytes of the open filters' files mapped.")
 	descResident = desc("resident_bytes", "Bytes of the open filters' files in the page cache (mincore; sampled at most every 5 s).")
+	descOverCap  = desc("keys_over_capacity", "Open keys whose cached health sample (MBF.HEALTH) has a layer holding more adds than its capacity.")
+	descSampled  = desc("health_sampled_keys", "Open keys with a cached health sample (each scrape samples at most 8 more).")
+	descFPRRatio = desc("estimated_fpr_ratio", "Open keys with a target p by their estimated false-positive rate over p, from their cached health samples (MBF.HEALTH).")
 	descAdded    = desc("keys_added_total", "Keys BF.ADD, BF.MADD and BF.INSERT answered as new.")
 	descSyncs    = desc("syncs_total", "Syncs of the open filters that succeeded (appendfsync, SAVE, BGSAVE, WAITAOF 1; INFO rdb_saves).")
 	descSyncErrs = desc("sync_errors_total", "Syncs of the open filters that failed (an msync or fsync error).")
@@ -53,7 +56,7 @@ var (
 // descs are every descriptor Collect may use.
 var descs = []*prometheus.Desc{descCalls, descRejected, descFailed, descDuration, descLatency, descErrors, descErrAll,
 	descProto, descCmdsAll, descConns, descRejConns, descClients, descUptime, descFilters, descOpen, descLayers,
-	descItems, descMapped, descResident, descAdded, descSyncs, descSyncErrs, descSyncFail, descLastSave, descLag, descPulls, descPullErrs,
+	descItems, descMapped, descResident, descOverCap, descSampled, descFPRRatio, descAdded, descSyncs, descSyncErrs, descSyncFail, descLastSave, descLag, descPulls, descPullErrs,
 	descRenewal, descRenewErr, descStepDown, descHolder, descApplied, descLogLag, descStopped, descApplyErr, descFSFree, descFSUsed}
 
 func counter(d *prometheus.Desc, v float64, labels ...string) prometheus.Metric {
@@ -117,6 +120,13 @@ func collectFilters(ch chan<- prometheus.Metric, st server.Stats) {
 		ch <- gauge(descResident, float64(st.ResidentBytes))
 	}
 	ch <- counter(descAdded, float64(st.KeysAdded))
+	ch <- gauge(descOverCap, float64(st.KeysOverCapacity))
+	ch <- gauge(descSampled, float64(st.HealthSampledKeys))
+	buckets := make(map[float64]uint64, len(st.FPRRatioBounds))
+	for i, b := range st.FPRRatioBounds {
+		buckets[b] = st.FPRRatioCounts[i]
+	}
+	ch <- prometheus.MustNewConstHistogram(descFPRRatio, st.FPRRatioKeys, st.FPRRatioSum, buckets)
 }
 
 func collectReplication(ch chan<- prometheus.Metric, st server.Stats) {

@@ -106,6 +106,16 @@ func TestMetricsAfterLoad(t *testing.T) {
 	assert.EqualValues(t, 4, value(t, fams, "mmapbloom_open_items").GetGauge().GetValue())
 	assert.Positive(t, value(t, fams, "mmapbloom_mapped_bytes").GetGauge().GetValue())
 	assert.Positive(t, value(t, fams, "mmapbloom_resident_bytes").GetGauge().GetValue())
+	// Health: both open keys sampled by the scrape, neither over capacity,
+	// both far below their target p (3 and 1 items in 1,000 and 100).
+	assert.EqualValues(t, 2, value(t, fams, "mmapbloom_health_sampled_keys").GetGauge().GetValue())
+	assert.Zero(t, value(t, fams, "mmapbloom_keys_over_capacity").GetGauge().GetValue())
+	ratio := value(t, fams, "mmapbloom_estimated_fpr_ratio").GetHistogram()
+	assert.EqualValues(t, 2, ratio.GetSampleCount())
+	require.Len(t, ratio.Bucket, 6) // 0.5, 1, 2, 5, 10, +Inf
+	assert.InDelta(t, 0.5, ratio.Bucket[0].GetUpperBound(), 0)
+	assert.EqualValues(t, 2, ratio.Bucket[0].GetCumulativeCount())
+	assert.Less(t, ratio.GetSampleSum(), 0.01)
 	assert.GreaterOrEqual(t, value(t, fams, "mmapbloom_connected_clients").GetGauge().GetValue(), 1.0)
 	assert.Zero(t, value(t, fams, "mmapbloom_sync_failing").GetGauge().GetValue(), "no Sync failed")
 	assert.Zero(t, value(t, fams, "mmapbloom_sync_errors_total").GetCounter().GetValue())

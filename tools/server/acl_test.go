@@ -161,6 +161,28 @@ func TestACLFile(t *testing.T) {
 	assert.Equal(t, []any{"default", "ro"}, do(t, admin, "ACL", "USERS"))
 }
 
+// TestACLFileSubcommands: a users.acl as Redis 7.0's ACL SAVE writes it,
+// with CLUSTER's, COMMAND's and CONFIG's subcommands granted and refused
+// by name, loads whole and checks each subcommand.
+func TestACLFileSubcommands(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "users.acl")
+	require.NoError(t, os.WriteFile(path, []byte("user default on #"+passwordHash("adm")+" ~* &* +@all\n"+
+		"user ops on #"+passwordHash("ops")+" ~* resetchannels -@all +cluster|slots +cluster|nodes +cluster|shards +command|docs +config|get\n"+
+		"user admin on #"+passwordHash("a")+" ~* &* +@all -cluster|reload -config|set\n"), 0o600))
+	_, addr := startServer(t, Config{ACLFile: path})
+	ops, admin := dialUser(t, addr, "ops", "ops"), dialUser(t, addr, "admin", "a")
+	for _, sub := range []string{"SLOTS", "NODES", "SHARDS"} {
+		assert.Equal(t, "ERR This instance has cluster support disabled", do(t, ops, "CLUSTER", sub), "allowed")
+	}
+	assert.Equal(t, "NOPERM this user has no permissions to run the 'cluster|info' command", do(t, ops, "CLUSTER", "INFO"))
+	assert.Equal(t, []any{}, do(t, ops, "COMMAND", "DOCS", "nosuch"))
+	assert.Equal(t, "NOPERM this user has no permissions to run the 'command|info' command", do(t, ops, "COMMAND", "INFO", "ping"))
+	assert.Equal(t, []any{"maxclients", "10000"}, do(t, ops, "CONFIG", "GET", "maxclients"))
+	assert.Equal(t, "NOPERM this user has no permissions to run the 'cluster|reload' command", do(t, admin, "CLUSTER", "RELOAD"))
+	assert.Equal(t, "NOPERM this user has no permissions to run the 'config|set' command", do(t, admin, "CONFIG", "SET", "maxclients", "1"))
+	assert.Equal(t, "ERR This instance has cluster support disabled", do(t, admin, "CLUSTER", "INFO"))
+}
+
 // TestCommandInfoCategories: COMMAND INFO lists the categories Redis
 // derives from the flags and those the table names.
 func TestCommandInfoCategories(t *testing.T) {
@@ -178,8 +200,8 @@ func TestCommandInfoCategories(t *testing.T) {
 	}
 }
 
-// TestACLAdminAndDangerous: CONFIG, the movers and loaders are in @admin
-// and @dangerous, so a user without them is refused with Redis's text;
+// TestACLAdminAndDangerous: CONFIG, the movers and loaders and CLUSTER
+// RELOAD are in @admin and @dangerous, so a user without them is refused with Redis's text;
 // a user limited to a prefix pattern is refused other keys, shorter ones
 // too.
 func TestACLAdminAndDangerous(t *testing.T) {
@@ -188,7 +210,7 @@ func TestACLAdminAndDangerous(t *testing.T) {
 	for _, cat := range []string{"admin", "dangerous"} {
 		v, err := admin.Do(ctx(t), "ACL", "CAT", cat).StringSlice()
 		require.NoError(t, err)
-		for _, cmd := range []string{"config|get", "config|set", "mbf.migrate", "mbf.pull", "bf.loadchunk"} {
+		for _, cmd := range []string{"config|get", "config|set", "mbf.migrate", "mbf.pull", "bf.loadchunk", "cluster|reload"} {
 			assert.Contains(t, v, cmd, "@%s", cat)
 		}
 	}
@@ -196,6 +218,10 @@ func TestACLAdminAndDangerous(t *testing.T) {
 	ops := dialUser(t, addr, "ops", "pw")
 	assert.Equal(t, "NOPERM this user has no permissions to run the 'config|get' command", do(t, ops, "CONFIG", "GET", "maxclients"))
 	assert.Equal(t, "NOPERM this user has no permissions to run the 'mbf.pull' command", do(t, ops, "MBF.PULL"))
+	assert.Equal(t, "NOPERM this user has no permissions to run the 'cluster|reload' command", do(t, ops, "CLUSTER", "RELOAD"))
+	assert.Equal(t, "ERR This instance has cluster support disabled", do(t, ops, "CLUSTER", "SLOTS"), "allowed")
+	require.NoError(t, admin.Do(ctx(t), "ACL", "SETUSER", "ops", "+@dangerous", "-cluster|reload").Err())
+	assert.Equal(t, "NOPERM this user has no permissions to run the 'cluster|reload' command", do(t, ops, "CLUSTER", "RELOAD"))
 	assert.Equal(t, int64(1), do(t, ops, "BF.ADD", "seen:a", "x"))
 	require.NoError(t, admin.Do(ctx(t), "ACL", "SETUSER", "crawler", "on", ">pw", "~seen*", "-@all", "+@bloom").Err())
 	crawler := dialUser(t, addr, "crawler", "pw")

@@ -21,6 +21,12 @@ const (
 // next command opens the file anew. A folded key's items go to its
 // bucket's filter behind its tag (filterOf, fold.go).
 func (c *client) use(key []byte, create *createSpec, fn func(b Bloom) error) error {
+	return c.useEntry(key, create, func(e *entry, view func(Bloom) Bloom) error { return fn(view(e.b)) })
+}
+
+// useEntry is use with the key's store entry and its view (a folded
+// key's of its bucket's filter e.b), for what is cached on the entry.
+func (c *client) useEntry(key []byte, create *createSpec, fn func(e *entry, view func(Bloom) Bloom) error) error {
 	stem, view, err := c.filterOf(key, create)
 	if err != nil {
 		return err
@@ -29,7 +35,7 @@ func (c *client) use(key []byte, create *createSpec, fn func(b Bloom) error) err
 	if err != nil {
 		return err
 	}
-	err = fn(view(e.b))
+	err = fn(e, view)
 	c.s.store.release(e, errors.Is(err, mmapbloom.ErrFileChanged) || errors.Is(err, mmapbloom.ErrClosed))
 	return err
 }

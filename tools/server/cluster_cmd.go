@@ -25,51 +25,43 @@ func readMode(c *client, args [][]byte) {
 }
 
 // CLUSTER SLOTS|SHARDS|NODES|MYID|INFO|KEYSLOT key|COUNTKEYSINSLOT slot|
-// GETKEYSINSLOT slot count, and the extension CLUSTER RELOAD.
-func clusterCmd(c *client, args [][]byte) {
-	cs := c.s.cluster.Load()
-	if cs == nil {
-		c.w.WriteError(clusterDisabled)
-		return
-	}
-	sub := strings.ToLower(string(args[1]))
-	want := map[string]int{"slots": 2, "shards": 2, "nodes": 2, "myid": 2, "info": 2, "reload": 2,
-		"keyslot": 3, "countkeysinslot": 3, "getkeysinslot": 4}
-	n, known := want[sub]
-	switch {
-	case !known:
-		c.w.WriteError("ERR unknown subcommand '" + string(clip(args[1])) + "'. Try CLUSTER HELP.")
-	case len(args) != n:
-		c.w.WriteError(wrongArity("cluster|" + sub))
-	default:
-		clusterSub(c, cs, sub, args)
+// GETKEYSINSLOT slot count, and the extension CLUSTER RELOAD: CLUSTER's
+// subcommands (commands.go), each named by ACL rules as Redis 7.0 names
+// it (cluster|slots...).
+
+// inCluster returns the subcommand run that calls fn with the cluster's
+// state, or answers clusterDisabled outside cluster mode.
+func inCluster(fn func(c *client, cs *clusterState, args [][]byte)) func(c *client, args [][]byte) {
+	return func(c *client, args [][]byte) {
+		cs := c.s.cluster.Load()
+		if cs == nil {
+			c.w.WriteError(clusterDisabled)
+			return
+		}
+		fn(c, cs, args)
 	}
 }
 
-func clusterSub(c *client, cs *clusterState, sub string, args [][]byte) {
-	switch sub {
-	case "slots":
-		writeSlots(c, cs)
-	case "shards":
-		writeShards(c, cs)
-	case "nodes":
-		c.writeVerbatim(nodesText(cs))
-	case "myid":
-		c.w.WriteBulkString(cs.me.ID)
-	case "info":
+var (
+	clusterSlots  = inCluster(func(c *client, cs *clusterState, _ [][]byte) { writeSlots(c, cs) })
+	clusterShards = inCluster(func(c *client, cs *clusterState, _ [][]byte) { writeShards(c, cs) })
+	clusterNodes  = inCluster(func(c *client, cs *clusterState, _ [][]byte) { c.writeVerbatim(nodesText(cs)) })
+	clusterMyID   = inCluster(func(c *client, cs *clusterState, _ [][]byte) { c.w.WriteBulkString(cs.me.ID) })
+	clusterInfo   = inCluster(func(c *client, cs *clusterState, _ [][]byte) {
 		c.writeVerbatim(infoText(cs, c.s.readiness(cs)))
-	case "reload":
+	})
+	clusterKeySlot = inCluster(func(c *client, _ *clusterState, args [][]byte) {
+		c.w.WriteInt(cluster.KeySlot(args[2]))
+	})
+	clusterKeysInSlot = inCluster(func(c *client, _ *clusterState, args [][]byte) { keysInSlot(c, args) })
+	clusterReload     = inCluster(func(c *client, _ *clusterState, _ [][]byte) {
 		if err := c.s.Reload(); err != nil {
 			c.w.WriteError("ERR " + err.Error())
 			return
 		}
 		c.w.WriteString("OK")
-	case "keyslot":
-		c.w.WriteInt(cluster.KeySlot(args[2]))
-	case "countkeysinslot", "getkeysinslot":
-		keysInSlot(c, sub, args)
-	}
-}
+	})
+)
 
 // writeSlots writes CLUSTER SLOTS: per run of slots, in slot order,
 // [start, end, [host, port, id, []], replica...], the owner then its
@@ -228,14 +220,14 @@ func infoText(cs *clusterState, r readiness) string {
 
 // keysInSlot answers CLUSTER COUNTKEYSINSLOT slot and CLUSTER
 // GETKEYSINSLOT slot count from the keys in the data directory.
-func keysInSlot(c *client, sub string, args [][]byte) {
+func keysInSlot(c *client, args [][]byte) {
 	slot, err := strconv.Atoi(string(args[2]))
 	if err != nil || slot < 0 || slot >= cluster.Slots {
 		c.w.WriteError("ERR Invalid slot")
 		return
 	}
 	limit := -1
-	if sub == "getkeysinslot" {
+	if len(args) == 4 {
 		if limit, err = strconv.Atoi(string(args[3])); err != nil || limit < 0 {
 			c.w.WriteError("ERR Invalid number of keys")
 			return

@@ -5,7 +5,7 @@ package server
 // mux are the models). Each entry says what Redis's COMMAND reports for
 // it (arity, flags, key positions, ACL categories, COMMAND DOCS) and
 // which function runs it; the functions live in the files of their
-// subsystem (bf.go, generic.go, generic_keys.go, generic_expire.go, generic_shutdown.go, bf_merge.go, cluster_cmd.go, generic_multi.go, cluster_migrate.go,
+// subsystem (bf.go, generic.go, generic_keys.go, generic_expire.go, generic_shutdown.go, bf_merge.go, bf_health.go, cluster_cmd.go, generic_multi.go, cluster_migrate.go,
 // replica_pull.go, bf_setdump.go, bf_window.go). Nothing else registers a command.
 //
 // An entry's fields (see type command in dispatch.go):
@@ -40,6 +40,9 @@ var (
 	fAdmin    = []string{"admin"}
 	fACL      = []string{"admin", "noscript", "loading", "stale"}
 	fACLRead  = []string{"noscript", "loading", "stale"}
+	// COMMAND's and CLUSTER's subcommands, Redis 7.0's flags.
+	fCommand = []string{"loading", "stale"}
+	fStale   = []string{"stale"}
 	// CLIENT's subcommands, Redis 7.0's flags.
 	fClient      = fACLRead
 	fClientAdmin = fACL
@@ -61,7 +64,7 @@ func commandTable() []*command {
 	flushType := opt(oneof("flush-type", aTok("ASYNC"), aTok("SYNC")))
 	item, items := aStr("item"), many(aStr("item"))
 	fWriteFast, update, readAccess := []string{"write", "fast"}, []string{"RW", "update"}, []string{"RO", "access"}
-	nondet := []string{"nondeterministic_output"}
+	nondet, unordered := []string{"nondeterministic_output"}, []string{"nondeterministic_output_order"}
 	expireCond := opt(oneof("condition", aTok("NX"), aTok("XX"), aTok("GT"), aTok("LT")))
 	aUnix := func(name string) argSpec { return argSpec{name: name, typ: "unix-time"} }
 	dumpArgs := []argSpec{opt(block("layer", aStr("file"), aInt("iterator"), opt(tok("CHUNKSIZE", aInt("bytes")))))}
@@ -121,6 +124,11 @@ func commandTable() []*command {
 		keysAll(&command{name: "mbf.merge", arity: -3, flags: fWrite, acl: bloom, run: mbfMerge,
 			docs: doc("module", own, "ORs the source filters into dst (fixed filters of one shape, the library's Merge).",
 				aKey("dst"), many(aKey("src")))}),
+
+		// A key's health from a sample of its bits (bf_health.go).
+		key1(&command{name: "mbf.health", arity: 2, flags: fReadSlow, acl: bloom, run: mbfHealth,
+			docs: doc("module", own, "Fill ratio, estimated cardinality and false-positive rate of a filter and of each layer, from a cached sample.",
+				aKey("key"))}),
 
 		// Generic keyspace commands (generic.go).
 		key1(&command{name: "type", arity: 2, flags: fRead, acl: keyspace, run: typeCmd,
@@ -211,10 +219,17 @@ func commandTable() []*command {
 		{name: "info", arity: -1, flags: []string{"loading", "stale"}, acl: []string{"@dangerous"}, run: info,
 			tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
 			docs: doc("server", "1.0.0", "The server's state and statistics, by section.", opt(many(aStr("section"))))},
-		{name: "command", arity: -1, flags: []string{"loading", "stale"}, acl: connection, run: commandCmd,
-			tips: []string{"nondeterministic_output_order"},
-			docs: doc("server", "2.8.13", "The commands and what they take: COUNT, DOCS, INFO, LIST.",
-				opt(block("subcommand", aStr("name"), opt(many(aStr("command-name"))))))},
+		{name: "command", arity: -1, flags: fCommand, acl: connection, run: commandAllCmd, tips: unordered,
+			docs: doc("server", "2.8.13", "Every command and what it takes (COMMAND INFO's entries)."), subs: []*command{
+				{name: "count", arity: 2, flags: fCommand, acl: connection, run: commandCountCmd,
+					docs: doc("server", "2.8.13", "The number of commands.")},
+				{name: "docs", arity: -2, flags: fCommand, acl: connection, run: commandDocsCmd, tips: unordered,
+					docs: doc("server", "7.0.0", "The docs of the commands named, or of every command.", opt(many(aStr("command-name"))))},
+				{name: "info", arity: -2, flags: fCommand, acl: connection, run: commandInfoCmd, tips: unordered,
+					docs: doc("server", "2.8.13", "What the commands named take, or every command.", opt(many(aStr("command-name"))))},
+				{name: "list", arity: 2, flags: fCommand, acl: connection, run: commandListCmd, tips: unordered,
+					docs: doc("server", "7.0.0", "The commands' names.")},
+			}},
 		{name: "config", arity: -2, docs: doc("server", "2.0.0", "Reads and changes parameters."), subs: []*command{
 			{name: "get", arity: -3, flags: fACL, run: configGet,
 				docs: doc("server", "2.0.0", "The parameters matching the patterns.", many(aStr("parameter")))},
@@ -284,9 +299,25 @@ func commandTable() []*command {
 		{name: "discard", arity: 1, flags: fTx, acl: tx, run: discard, docs: doc("transactions", "2.0.0", "Drops the queued commands.")},
 
 		// Cluster (cluster_cmd.go, generic_session.go).
-		{name: "cluster", arity: -2, flags: []string{"stale"}, run: clusterCmd,
-			docs: doc("cluster", "3.0.0", "The cluster's layout: SLOTS, SHARDS, NODES, MYID, INFO, KEYSLOT, COUNTKEYSINSLOT, GETKEYSINSLOT, RELOAD.",
-				aStr("subcommand"), opt(many(aStr("arg"))))},
+		{name: "cluster", arity: -2, docs: doc("cluster", "3.0.0", "The cluster's layout, and RELOAD of its config."), subs: []*command{
+			{name: "countkeysinslot", arity: 3, flags: fStale, run: clusterKeysInSlot,
+				docs: doc("cluster", "3.0.0", "The number of keys in a slot.", aInt("slot"))},
+			{name: "getkeysinslot", arity: 4, flags: fStale, run: clusterKeysInSlot, tips: nondet,
+				docs: doc("cluster", "3.0.0", "Up to count keys of a slot.", aInt("slot"), aInt("count"))},
+			{name: "info", arity: 2, flags: fStale, run: clusterInfo, tips: nondet,
+				docs: doc("cluster", "3.0.0", "The cluster's state and size.")},
+			{name: "keyslot", arity: 3, flags: fStale, run: clusterKeySlot,
+				docs: doc("cluster", "3.0.0", "The slot of a key.", aStr("key"))},
+			{name: "myid", arity: 2, flags: fStale, run: clusterMyID, docs: doc("cluster", "3.0.0", "This node's id.")},
+			{name: "nodes", arity: 2, flags: fStale, run: clusterNodes, tips: nondet,
+				docs: doc("cluster", "3.0.0", "The nodes and their slots, one line each.")},
+			{name: "reload", arity: 2, flags: []string{"admin", "stale"}, run: clusterReload,
+				docs: doc("cluster", own, "Rereads the cluster config and applies it.")},
+			{name: "shards", arity: 2, flags: fStale, run: clusterShards, tips: nondet,
+				docs: doc("cluster", "7.0.0", "The shards: their slots and nodes.")},
+			{name: "slots", arity: 2, flags: fStale, run: clusterSlots, tips: nondet,
+				docs: doc("cluster", "3.0.0", "The slot ranges and the nodes serving them.")},
+		}},
 		{name: "readonly", arity: 1, flags: []string{"loading", "stale", "fast"}, acl: connection, run: readMode,
 			docs: doc("cluster", "3.0.0", "Lets a replica serve this connection's reads.")},
 		{name: "readwrite", arity: 1, flags: []string{"loading", "stale", "fast"}, acl: connection, run: readMode,

@@ -1,6 +1,9 @@
 package server
 
-import "strconv"
+import (
+	"math"
+	"strconv"
+)
 
 // RESP3 reply types (the Redis protocol specification, RESP3 section),
 // written on a connection that sent HELLO 3, each falling back to the
@@ -69,6 +72,27 @@ func (c *client) writeBool(b bool) {
 	default:
 		c.w.WriteRaw(respZero)
 	}
+}
+
+// writeDouble answers a floating-point number: RESP3's double, RESP2's
+// bulk string; the shortest decimal that reads back as v (Redis 7.2's
+// fpconv_dtoa), inf and -inf for the infinities.
+func (c *client) writeDouble(v float64) {
+	var buf [40]byte
+	b := append(buf[:0], ',')
+	switch {
+	case math.IsInf(v, 1):
+		b = append(b, "inf"...)
+	case math.IsInf(v, -1):
+		b = append(b, "-inf"...)
+	default:
+		b = strconv.AppendFloat(b, v, 'g', -1, 64)
+	}
+	if !c.resp3 {
+		c.w.WriteBulk(b[1:])
+		return
+	}
+	c.w.WriteRaw(append(b, '\r', '\n'))
 }
 
 // writeVerbatim answers text (INFO, CLUSTER INFO, CLUSTER NODES) as

@@ -128,9 +128,11 @@ func subcommand(cmd *command, sub string) *command {
 }
 
 // resolve returns the command to run for args: cmd, or the subcommand
-// args[1] names when cmd is a container, or the error to answer.
+// args[1] names when cmd is a container called with an argument (as
+// Redis 7.0's lookupCommand: a bare COMMAND runs the container), or the
+// error to answer.
 func resolve(cmd *command, args [][]byte) (*command, string) {
-	if cmd.subs == nil {
+	if cmd.subs == nil || len(args) == 1 {
 		return cmd, ""
 	}
 	sub := subcommand(cmd, strings.ToLower(string(args[1])))

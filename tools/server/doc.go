@@ -37,7 +37,8 @@
 //	             family (generic_expire.go), SHUTDOWN
 //	bf_          BF.* and MBF.* commands on filters and sets: batches of
 //	             pipelined adds, dumps and loads, set dumps, windows, the
-//	             NONSCALING full rule, MBF.MERGE
+//	             NONSCALING full rule, MBF.MERGE, MBF.HEALTH (a key's
+//	             fill and estimates from a cached sample, bf_health.go)
 //	store_       the store of open filters (the Bloom and Sets interfaces,
 //	             the keys' expiries in the EXPIRES file,
 //	             opening without the lock, files replaced behind the server,

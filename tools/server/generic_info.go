@@ -21,38 +21,37 @@ func (s *Server) mode() string {
 	return "standalone"
 }
 
-// COMMAND [COUNT|DOCS|INFO name...|LIST]
-func commandCmd(c *client, args [][]byte) {
-	switch {
-	case len(args) == 1:
-		names := commandNames()
-		c.w.WriteArray(len(names))
-		for _, n := range names {
-			c.writeCommandInfo(commands[n])
+// COMMAND, and its subcommands COUNT, DOCS [name...], INFO [name...]
+// and LIST (commands.go), each named by ACL rules as Redis 7.0 names it
+// (command|docs...).
+
+// commandAllCmd is COMMAND: every command's COMMAND INFO entry.
+func commandAllCmd(c *client, _ [][]byte) {
+	names := commandNames()
+	c.w.WriteArray(len(names))
+	for _, n := range names {
+		c.writeCommandInfo(commands[n])
+	}
+}
+
+func commandCountCmd(c *client, _ [][]byte)   { c.w.WriteInt(len(commands)) }
+func commandDocsCmd(c *client, args [][]byte) { c.writeCommandDocs(args[2:]) }
+func commandListCmd(c *client, _ [][]byte)    { c.writeStrings(commandNames()) }
+
+// commandInfoCmd is COMMAND INFO [name...]: every command without a name,
+// else each named command or subcommand's entry, or nil.
+func commandInfoCmd(c *client, args [][]byte) {
+	if len(args) == 2 {
+		commandAllCmd(c, args)
+		return
+	}
+	c.w.WriteArray(len(args) - 2)
+	for _, a := range args[2:] {
+		if cmd := lookupFull(string(a)); cmd != nil {
+			c.writeCommandInfo(cmd)
+		} else {
+			c.writeNull()
 		}
-	case eq(args[1], "COUNT") && len(args) == 2:
-		c.w.WriteInt(len(commands))
-	case eq(args[1], "DOCS"):
-		c.writeCommandDocs(args[2:])
-	case eq(args[1], "LIST") && len(args) == 2:
-		names := commandNames()
-		c.w.WriteArray(len(names))
-		for _, n := range names {
-			c.w.WriteBulkString(n)
-		}
-	case eq(args[1], "INFO") && len(args) == 2:
-		commandCmd(c, args[:1])
-	case eq(args[1], "INFO"):
-		c.w.WriteArray(len(args) - 2)
-		for _, a := range args[2:] {
-			if cmd := lookupFull(string(a)); cmd != nil {
-				c.writeCommandInfo(cmd)
-			} else {
-				c.writeNull()
-			}
-		}
-	default:
-		c.w.WriteError("ERR unknown subcommand or wrong number of arguments for '" + string(clip(args[1])) + "'. Try COMMAND HELP.")
 	}
 }
 

@@ -103,7 +103,12 @@ func execTx(c *client, _ [][]byte) {
 	default:
 		c.w.WriteArray(len(t.queue))
 		for _, args := range t.queue {
-			c.s.execCmd(c, lookup(args[0]), args)
+			cmd := lookup(args[0])
+			if msg := c.user.Load().AllowedAtExec(lastOf(cmd, args).id, args); msg != "" {
+				c.w.WriteError(msg)
+				continue
+			}
+			c.s.execCmd(c, cmd, args)
 		}
 	}
 }

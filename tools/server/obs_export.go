@@ -28,6 +28,17 @@ type Stats struct {
 	// KeysAdded counts the keys BF.ADD, BF.MADD and BF.INSERT answered
 	// as new.
 	KeysAdded int64
+	// HealthSampledKeys counts the open keys with a cached health sample
+	// (MBF.HEALTH's; each Stats call samples at most 8 more);
+	// KeysOverCapacity those of them with a layer over its capacity.
+	// FPRRatioCounts[i] of them have an estimated false-positive rate
+	// over their target p of at most FPRRatioBounds[i] (cumulative);
+	// FPRRatioKeys counts those with a p, FPRRatioSum sums their ratios.
+	HealthSampledKeys, KeysOverCapacity int64
+	FPRRatioBounds                      []float64
+	FPRRatioCounts                      []uint64
+	FPRRatioKeys                        uint64
+	FPRRatioSum                         float64
 	// Replica is true on a node that pulls a primary's filters (not on
 	// the log, whose figures are Streams).
 	// ReplicationLag is then the age, in seconds, of the data of its
@@ -111,6 +122,9 @@ func (s *Server) Stats() Stats {
 	d, m := s.dataStats(), s.memStats()
 	st.FixedFilters, st.Sets = d.fixed, d.sets
 	st.OpenFilters, st.OpenLayers, st.OpenItems, st.MappedBytes, st.ResidentBytes = m.open, m.layers, m.items, m.mapped, m.resident
+	h := s.store.healthSummary(time.Now())
+	st.HealthSampledKeys, st.KeysOverCapacity = h.sampled, h.overCapacity
+	st.FPRRatioBounds, st.FPRRatioCounts, st.FPRRatioKeys, st.FPRRatioSum = fprRatioBounds, h.ratioCounts, h.ratioKeys, h.ratioSum
 	st.UserCPU, st.SystemCPU = cpuSeconds()
 	for _, b := range latencyBoundsNs {
 		st.LatencyBoundsSeconds = append(st.LatencyBoundsSeconds, float64(b)/1e9)

@@ -220,11 +220,13 @@ func (s *Server) keyspaceInfo() [][2]string {
 }
 
 func (s *Server) bloomInfo() [][2]string {
-	d, m := s.dataStats(), s.memStats()
+	d, m, h := s.dataStats(), s.memStats(), s.store.healthSummary(time.Now())
 	return [][2]string{
 		{"bloom_filters", itoa(d.fixed + d.sets)}, {"bloom_fixed_filters", itoa(d.fixed)}, {"bloom_sets", itoa(d.sets)},
 		{"bloom_open_filters", itoa(m.open)}, {"bloom_open_layers", itoa(m.layers)},
 		{"bloom_open_items", itoa(m.items)}, {"bloom_keys_added", itoa(s.obs.added.Load())},
 		{"bloom_mapped_bytes", itoa(m.mapped)}, {"bloom_resident_bytes", itoa(m.resident)},
+		{"bloom_health_sampled_keys", itoa(h.sampled)}, {"bloom_keys_over_capacity", itoa(h.overCapacity)},
+		{"bloom_fpr_ratio_histogram", h.histogram()},
 	}
 }

@@ -68,6 +68,8 @@ type entry struct {
 	// (store_filecheck.go).
 	id      os.FileInfo
 	checked uint64
+	// health is b's latest sample (bf_health.go), nil before the first.
+	health atomic.Pointer[keyHealth]
 }
 
 // createSpec is how to create a missing key: n keys at probability p,

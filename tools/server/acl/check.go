@@ -64,10 +64,30 @@ func (r *Rules) verdictOf(id int) verdictKind {
 // its name, then its arguments), else Redis's NOPERM error text: the
 // user's rules do not allow the command, or a key it names matches none
 // of the user's key patterns. args holds at least the arguments the
-// command's key positions name (the server checks the arity first). The
-// common verdicts are decided here, the others by refusal.
-func (u *User) Allowed(id int, args [][]byte) string {
+// command's key positions name (the server checks the arity first).
+func (u *User) Allowed(id int, args [][]byte) string { return u.rules.Load().allowed(id, args) }
+
+// Redis 7.0's NOPERM error for a queued command its user's rules no
+// longer allow at EXEC (execCommand), before the reason.
+const msgExecChanged = "NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. This command is no longer allowed for the following reason: "
+
+// AllowedAtExec is Allowed for a command queued by MULTI and run by
+// EXEC: "", or Redis 7.0's NOPERM error saying the rules changed since
+// it was queued, and whether the command or one of its keys is refused.
+func (u *User) AllowedAtExec(id int, args [][]byte) string {
 	r := u.rules.Load()
+	switch {
+	case r.allowed(id, args) == "":
+		return ""
+	case r.verdicts[id].kind() == vDeny:
+		return msgExecChanged + "no permission to execute the command or subcommand"
+	}
+	return msgExecChanged + "no permission to touch the specified keys"
+}
+
+// allowed is Allowed under the rules r. The common verdicts are
+// decided here, the others by refusal.
+func (r *Rules) allowed(id int, args [][]byte) string {
 	switch v := r.verdicts[id]; v.kind() {
 	case vAllow:
 		return ""

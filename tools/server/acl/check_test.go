@@ -79,6 +79,24 @@ func TestAllowed(t *testing.T) {
 	}
 }
 
+// TestAllowedAtExec: a queued command refused at EXEC gets Redis 7.0's
+// "rules changed" text, with the command or the keys as the reason.
+func TestAllowedAtExec(t *testing.T) {
+	table := acl.NewTestTable()
+	const changed = "NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. This command is no longer allowed for the following reason: "
+	for _, tc := range []struct {
+		rules []string
+		want  string
+	}{
+		{[]string{"+bf.add", "~k*"}, ""},
+		{[]string{"+bf.exists", "~k*"}, changed + "no permission to execute the command or subcommand"},
+		{[]string{"+bf.add", "~x*"}, changed + "no permission to touch the specified keys"},
+	} {
+		u := userWith(t, table, tc.rules...)
+		assert.Equal(t, tc.want, u.AllowedAtExec(id(t, table, "bf.add"), args("bf.add", "k1", "x")), "%v", tc.rules)
+	}
+}
+
 // TestAllowedKeyPatterns: the compiled key patterns (exact, prefix,
 // one-word prefix, glob) answer as Redis's glob rules do, for keys
 // shorter and longer than a word, with and without bytes past them.

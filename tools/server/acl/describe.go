@@ -11,7 +11,7 @@ import (
 
 // Description is what ACL GETUSER shows of a user's rules.
 type Description struct {
-	Flags     []string // "on" or "off", then "nopass" if set
+	Flags     []string // "on" or "off", then "nopass" and "sanitize-payload" or "skip-sanitize-payload" if set
 	Passwords []string // the SHA-256 of each password, lower-case hex
 	Commands  string   // the rules that rebuild the commands: "+@all -del", "-@all +@bloom"
 	Keys      string   // "~*" for every key, else each pattern after "~"
@@ -39,7 +39,8 @@ func (r *Rules) Describe() string {
 	return strings.Join(parts, " ")
 }
 
-// flagNames is GETUSER's flags: on or off, then nopass if set.
+// flagNames is GETUSER's flags: on or off, then nopass if set, then
+// the payload flag if set (Redis's ACLUserFlags order).
 func (r *Rules) flagNames() []string {
 	f := []string{"off"}
 	if r.on {
@@ -47,6 +48,12 @@ func (r *Rules) flagNames() []string {
 	}
 	if r.nopass {
 		f = append(f, "nopass")
+	}
+	switch r.payload {
+	case skipSanitizePayload:
+		f = append(f, "skip-sanitize-payload")
+	case sanitizePayload:
+		f = append(f, "sanitize-payload")
 	}
 	return f
 }

@@ -30,8 +30,10 @@
 // replaces them whole, so connections read them without a lock.
 // Allowed indexes args at the command's key positions: the caller
 // checks the command's arity first (a call too short for its keys
-// panics). Channel rules are
-// kept and shown but check nothing (no pub/sub); selectors are refused.
+// panics). Channel rules and the payload flags (sanitize-payload,
+// skip-sanitize-payload) are kept and shown but check nothing (no
+// pub/sub, no RESTORE); selectors are refused, and so is the first
+// argument of a command without subcommands (+select|0).
 // Names with a '|' are lowered as strings.ToLower does, others in ASCII
 // only, as the server looks commands up. ParseFile's Rules serve for their
 // descriptions: only a User, which Users hands out, checks commands.

@@ -15,6 +15,10 @@ var (
 	// command or category does not exist.
 	ErrUnknown = errors.New("Unknown command or category name in ACL")
 
+	// ErrFirstArgSub is a +container|sub|arg rule: Redis 7.0 grants
+	// first arguments of commands, not of subcommands.
+	ErrFirstArgSub = errors.New("Allowing first-arg of a subcommand is not supported")
+
 	// ErrAllKeys is a ~pattern after ~* or allkeys.
 	ErrAllKeys = errors.New("Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does not have any effect. Try 'resetkeys' to start with an empty list of patterns")
 

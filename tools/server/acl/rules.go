@@ -11,9 +11,10 @@ import (
 // define them (redis.io, "ACL"; Redis 7.0's acl.c for the exact texts):
 // on, off, >pass, <pass, #hash, !hash, nopass, resetpass, ~pattern,
 // allkeys, resetkeys, &pattern, allchannels, resetchannels, +cmd, -cmd,
-// +@category, -@category, allcommands, nocommands, reset. Channel rules
-// are kept and shown (ACL files written for Redis load) but have no
-// effect: the server has no pub/sub. Selectors and %R~ key permissions
+// +@category, -@category, allcommands, nocommands, sanitize-payload,
+// skip-sanitize-payload, reset. Channel rules and the payload flags are
+// kept and shown (ACL files written for Redis load) but have no effect:
+// the server has no pub/sub and no RESTORE. Selectors and %R~ key permissions
 // are refused; +container|sub names one subcommand.
 
 // Rules are what one user may do. A user's Rules are never changed once
@@ -22,16 +23,28 @@ import (
 type Rules struct {
 	t           *Table
 	on, nopass  bool
-	passwords   []string // SHA-256 of each password, lower-case hex, in order
-	allCommands bool     // every command allowed (the check's fast path)
-	future      bool     // +@all: commands added later allowed too; -@all ends it
-	cmds        cmdBits  // the commands allowed, by command id
+	payload     payloadFlag // sanitize-payload or skip-sanitize-payload, shown only
+	passwords   []string    // SHA-256 of each password, lower-case hex, in order
+	allCommands bool        // every command allowed (the check's fast path)
+	future      bool        // +@all: commands added later allowed too; -@all ends it
+	cmds        cmdBits     // the commands allowed, by command id
 	allKeys     bool
 	keys        []keyPattern // key patterns, compiled (keys.go)
 	allChannels bool
 	channels    []string
 	verdicts    []verdict // by command id, made by publish (check.go)
 }
+
+// payloadFlag is a user's payload flag, as Redis 7.0 keeps it: neither
+// (a new user), or the last of sanitize-payload (which reset sets) and
+// skip-sanitize-payload.
+type payloadFlag uint8
+
+const (
+	payloadUnset payloadFlag = iota
+	skipSanitizePayload
+	sanitizePayload
+)
 
 // newRules is a user as ACL SETUSER creates it: off, no password, no
 // command, no key (Redis's "reset" state).
@@ -85,6 +98,11 @@ func (r *Rules) apply(rule string) error {
 		r.nopass, r.passwords = false, nil
 	case "reset":
 		*r = *newRules(r.t)
+		r.payload = sanitizePayload
+	case "sanitize-payload":
+		r.payload = sanitizePayload
+	case "skip-sanitize-payload":
+		r.payload = skipSanitizePayload
 	case "allkeys", "~*":
 		r.allKeys, r.keys = true, nil
 	case "resetkeys":
@@ -198,13 +216,37 @@ func (r *Rules) applyCommands(allow bool, name string) error {
 	}
 	id, ok := r.t.Lookup(name)
 	if !ok {
-		return ErrUnknown
+		return r.t.unknownCommand(allow, name)
 	}
 	r.cmds.set(id, allow)
 	for _, sub := range r.t.subs[id] {
 		r.cmds.set(sub, allow)
 	}
 	return nil
+}
+
+// unknownCommand returns the error of a +name or -name rule (allow: +)
+// whose name is no command of t, as Redis 7.0's ACLSetSelector tells
+// them apart for +name|arg: a container or command before the last '|'
+// that is itself a subcommand (+config|get|x: ErrFirstArgSub), or with
+// nothing after it (+cluster|: ErrSyntax); ErrUnknown otherwise (Redis's
+// first argument of a command that has no subcommands, +select|0, is not
+// supported here either).
+func (t *Table) unknownCommand(allow bool, name string) error {
+	i := strings.LastIndexByte(name, '|')
+	if !allow || i < 0 {
+		return ErrUnknown
+	}
+	id, ok := t.Lookup(name[:i])
+	switch {
+	case !ok:
+		return ErrUnknown
+	case strings.Contains(t.cmds[id].Name, "|"):
+		return ErrFirstArgSub
+	case i == len(name)-1:
+		return ErrSyntax
+	}
+	return ErrUnknown
 }
 
 // cmdBits is a set of commands, by command id.

@@ -30,6 +30,9 @@ func TestSetUser(t *testing.T) {
 		{"foo", acl.ErrSyntax}, {"+nosuch", acl.ErrUnknown}, {"+@nosuch", acl.ErrUnknown},
 		{"#abc", acl.ErrHash}, {"!" + passwordHash("x")[:63] + "G", acl.ErrHash}, {"<nope", acl.ErrNoPassword},
 		{"~a b", acl.ErrSyntax}, {"&a\x00", acl.ErrSyntax},
+		// +name|arg as Redis 7.0's ACLSetSelector tells them apart.
+		{"+config|get|x", acl.ErrFirstArgSub}, {"+config|", acl.ErrSyntax}, {"+config|nosuch", acl.ErrUnknown},
+		{"+nosuch|get", acl.ErrUnknown}, {"-config|get|x", acl.ErrUnknown}, {"-config|", acl.ErrUnknown},
 	} {
 		err := us.SetUser("x", []string{"-@all", tc.rule, "+@all"})
 		require.ErrorIs(t, err, tc.want, tc.rule)
@@ -58,6 +61,9 @@ func TestDescription(t *testing.T) {
 	require.NoError(t, us.SetUser("carol", []string{"on", "nopass", "~a*", "+ping"}))
 	require.NoError(t, us.SetUser("crawler", []string{"on", ">crawlpw", "~seen:*", "-@all", "+@bloom", "-bf.loadchunk"}))
 	require.NoError(t, us.SetUser("dis", []string{"off", ">p", "&ch"}))
+	require.NoError(t, us.SetUser("rst", []string{"reset", "on", "nopass", "+@all"}))
+	require.NoError(t, us.SetUser("skip", []string{"sanitize-payload", "skip-sanitize-payload"}))
+	assert.Equal(t, []string{"on", "nopass", "sanitize-payload"}, us.Get("rst").Rules().Description().Flags)
 	assert.Equal(t, acl.Description{Flags: []string{"on"}, Passwords: []string{passwordHash("pw"), secret},
 		Commands: "+@all -del", Keys: "~*", Channels: ""}, us.Get("bob").Rules().Description())
 	assert.Equal(t, acl.Description{Flags: []string{"on", "nopass"}, Commands: "-@all +ping", Keys: "~a*", Channels: ""},
@@ -70,6 +76,8 @@ func TestDescription(t *testing.T) {
 		"user crawler on #" + passwordHash("crawlpw") + " ~seen:* resetchannels -@all +@bloom -bf.loadchunk",
 		"user default on #" + passwordHash("adminpw") + " ~* &* +@all",
 		"user dis off #" + passwordHash("p") + " resetchannels &ch -@all",
+		"user rst on nopass sanitize-payload resetchannels +@all",
+		"user skip off skip-sanitize-payload resetchannels -@all",
 	}, us.List())
 }
 
