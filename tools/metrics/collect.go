@@ -44,13 +44,20 @@ var (
 	descRenewal  = desc("lease_renewal_seconds", "Time of each lease renewal try of this node's keeper (a compare-and-swap in the lease bucket), failed ones included.")
 	descRenewErr = desc("lease_renewal_failures_total", "Lease renewal tries that failed (each retried within the lease's validity).")
 	descStepDown = desc("lease_stepdowns_total", "Leases this node gave up; its log names the shard and the cause.")
+	descHolder   = desc("lease_holder", "1 for the node holding a shard's lease (shard: its config primary's id), 0 for the others, as this node last saw the lease bucket.", "shard", "node")
+	descApplied  = desc("log_applied_sequence", "Last sequence of a stream of the log this node applied.", "stream")
+	descLogLag   = desc("log_lag_entries", "Entries of a stream of the log this node has not applied yet (its last sequence minus the applied one; absent when the last could not be read).", "stream")
+	descStopped  = desc("log_stopped", "1 while this node's follower of a stream is stopped on a message it failed to apply (retried with a pause), else 0.", "stream")
+	descApplyErr = desc("log_apply_errors_total", "Failed attempts to apply a message of a stream on this node.", "stream")
+	descFSFree   = desc("filesystem_free_bytes", "Bytes available to unprivileged users on the file system of the data directory (dir=data) or of the embedded nats-server's store (dir=log) (statfs).", "dir")
+	descFSUsed   = desc("filesystem_used_bytes", "Bytes in use on the file system of the data directory (dir=data) or of the embedded nats-server's store (dir=log) (statfs).", "dir")
 )
 
 // descs are every descriptor Collect may use.
 var descs = []*prometheus.Desc{descCalls, descRejected, descFailed, descDuration, descLatency, descErrors, descErrAll,
 	descProto, descCmdsAll, descConns, descRejConns, descClients, descUptime, descFilters, descOpen, descLayers,
 	descItems, descMapped, descResident, descOverCap, descSampled, descFPRRatio, descAdded, descSyncs, descSyncErrs, descSyncFail, descLastSave, descLag, descPulls, descPullErrs,
-	descRenewal, descRenewErr, descStepDown}
+	descRenewal, descRenewErr, descStepDown, descHolder, descApplied, descLogLag, descStopped, descApplyErr, descFSFree, descFSUsed}
 
 func counter(d *prometheus.Desc, v float64, labels ...string) prometheus.Metric {
 	return prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
@@ -136,4 +143,30 @@ func collectLeases(ch chan<- prometheus.Metric, st server.Stats) {
 	ch <- prometheus.MustNewConstHistogram(descRenewal, st.LeaseRenewalCount, st.LeaseRenewalSumSeconds, buckets)
 	ch <- counter(descRenewErr, float64(st.LeaseRenewalFailures))
 	ch <- counter(descStepDown, float64(st.LeaseStepDowns))
+}
+
+func collectHolders(ch chan<- prometheus.Metric, st server.Stats) {
+	for shard, holder := range st.LeaseHolders {
+		for _, n := range st.LeaseNodes {
+			ch <- gauge(descHolder, boolValue(n == holder), shard, n)
+		}
+	}
+}
+
+func collectLog(ch chan<- prometheus.Metric, st server.Stats) {
+	for _, s := range st.Streams {
+		ch <- gauge(descApplied, float64(s.Applied), s.Name)
+		if s.LastKnown {
+			ch <- gauge(descLogLag, float64(s.Last-min(s.Applied, s.Last)), s.Name)
+		}
+		ch <- gauge(descStopped, boolValue(s.Stopped), s.Name)
+		ch <- counter(descApplyErr, float64(s.ApplyErrors), s.Name)
+	}
+}
+
+func collectFileSystems(ch chan<- prometheus.Metric, st server.Stats) {
+	for _, fs := range st.FileSystems {
+		ch <- gauge(descFSFree, float64(fs.Free), fs.Dir)
+		ch <- gauge(descFSUsed, float64(fs.Used), fs.Dir)
+	}
 }

@@ -50,7 +50,10 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	if st.Failover {
 		collectLeases(ch, st)
+		collectHolders(ch, st)
 	}
+	collectLog(ch, st)
+	collectFileSystems(ch, st)
 }
 
 // Handler returns the /metrics handler of srv: its metrics, Go's

@@ -131,6 +131,9 @@ func TestMetricsAfterLoad(t *testing.T) {
 	}
 	assert.Positive(t, h.GetSampleSum())
 	assert.NotContains(t, fams, "mmapbloom_replication_lag_seconds", "a primary has no lag")
+	assert.Positive(t, value(t, fams, "mmapbloom_filesystem_free_bytes", "dir", "data").GetGauge().GetValue())
+	assert.Positive(t, value(t, fams, "mmapbloom_filesystem_used_bytes", "dir", "data").GetGauge().GetValue())
+	assert.NotContains(t, fams, "mmapbloom_log_applied_sequence", "no log")
 	assert.Contains(t, fams, "go_goroutines")
 	assert.Contains(t, fams, "process_cpu_seconds_total")
 }
@@ -159,18 +162,7 @@ func TestNoPrometheusInLibrary(t *testing.T) {
 func TestLeaseMetrics(t *testing.T) {
 	st := server.Stats{Failover: true, LeaseRenewalBoundsSeconds: []float64{0.001, 0.002}, LeaseRenewalCounts: []uint64{3, 4},
 		LeaseRenewalCount: 5, LeaseRenewalSumSeconds: 2.5, LeaseRenewalFailures: 1, LeaseStepDowns: 2}
-	gather := func(st server.Stats) map[string]*dto.MetricFamily {
-		reg := prometheus.NewRegistry()
-		reg.MustRegister(&Collector{stats: func() server.Stats { return st }})
-		fams, err := reg.Gather()
-		require.NoError(t, err)
-		out := map[string]*dto.MetricFamily{}
-		for _, f := range fams {
-			out[f.GetName()] = f
-		}
-		return out
-	}
-	fams := gather(st)
+	fams := gather(t, st)
 	h := value(t, fams, "mmapbloom_lease_renewal_seconds").GetHistogram()
 	assert.EqualValues(t, 5, h.GetSampleCount())
 	assert.InDelta(t, 2.5, h.GetSampleSum(), 1e-9)
@@ -180,5 +172,55 @@ func TestLeaseMetrics(t *testing.T) {
 	assert.EqualValues(t, 2, value(t, fams, "mmapbloom_lease_stepdowns_total").GetCounter().GetValue())
 
 	st.Failover = false
-	assert.NotContains(t, gather(st), "mmapbloom_lease_renewal_seconds")
+	assert.NotContains(t, gather(t, st), "mmapbloom_lease_renewal_seconds")
+}
+
+// gather collects st's metrics by family name.
+func gather(t *testing.T, st server.Stats) map[string]*dto.MetricFamily {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(&Collector{stats: func() server.Stats { return st }})
+	fams, err := reg.Gather()
+	require.NoError(t, err)
+	out := map[string]*dto.MetricFamily{}
+	for _, f := range fams {
+		out[f.GetName()] = f
+	}
+	return out
+}
+
+// TestLogMetrics: each followed stream's applied sequence, lag, stopped
+// state and apply errors (no lag when its last sequence is unknown),
+// each shard's lease holder as 1 beside 0 for the other nodes, and the
+// file systems' free and used bytes.
+func TestLogMetrics(t *testing.T) {
+	st := server.Stats{Failover: true, LeaseNodes: []string{"node1", "node2"}, LeaseHolders: map[string]string{"node1": "node2"},
+		Streams: []server.StreamStats{
+			{Name: "MBF_LOG_00", Applied: 7, Last: 10, LastKnown: true, Stopped: true, ApplyErrors: 3},
+			{Name: "MBF_LOG_01", Applied: 5, LastKnown: false},
+		},
+		FileSystems: []server.FSStats{{Dir: "data", Free: 100, Used: 50}, {Dir: "log", Free: 200, Used: 20}}}
+	fams := gather(t, st)
+	for _, tc := range []struct {
+		name, stream string
+		want         float64
+	}{
+		{"mmapbloom_log_applied_sequence", "MBF_LOG_00", 7},
+		{"mmapbloom_log_lag_entries", "MBF_LOG_00", 3},
+		{"mmapbloom_log_stopped", "MBF_LOG_00", 1},
+		{"mmapbloom_log_apply_errors_total", "MBF_LOG_00", 3},
+		{"mmapbloom_log_applied_sequence", "MBF_LOG_01", 5},
+		{"mmapbloom_log_stopped", "MBF_LOG_01", 0},
+	} {
+		m := value(t, fams, tc.name, "stream", tc.stream)
+		assert.InDelta(t, tc.want, m.GetGauge().GetValue()+m.GetCounter().GetValue(), 0, "%s %s", tc.name, tc.stream)
+	}
+	assert.Len(t, fams["mmapbloom_log_lag_entries"].Metric, 1, "no lag where the last sequence is unknown")
+	assert.EqualValues(t, 1, value(t, fams, "mmapbloom_lease_holder", "shard", "node1", "node", "node2").GetGauge().GetValue())
+	assert.EqualValues(t, 0, value(t, fams, "mmapbloom_lease_holder", "shard", "node1", "node", "node1").GetGauge().GetValue())
+	assert.EqualValues(t, 100, value(t, fams, "mmapbloom_filesystem_free_bytes", "dir", "data").GetGauge().GetValue())
+	assert.EqualValues(t, 20, value(t, fams, "mmapbloom_filesystem_used_bytes", "dir", "log").GetGauge().GetValue())
+
+	st.Failover = false
+	assert.NotContains(t, gather(t, st), "mmapbloom_lease_holder")
 }

@@ -55,6 +55,7 @@ type serveCmd struct {
 	ReplicationMaxBytes int64         `placeholder:"BYTES" help:"The log keeps at most this many bytes per stream (0: no bound but the age); at least 64 MiB (67108864)."`
 	NatsSyncAlways      bool          `name:"nats-sync-always" help:"The embedded nats-server fsyncs every log write (its sync_interval: always)."`
 	NatsClusterName     string        `name:"nats-cluster-name" default:"mmapbloom" help:"The embedded NATS servers' cluster name: a server routes only with servers of the same name."`
+	NatsMonitorAddr     string        `name:"nats-monitor-addr" placeholder:"HOST:PORT" help:"The embedded nats-server's HTTP monitoring endpoint (/healthz, /varz, /jsz, /routez), unauthenticated: bind it to 127.0.0.1 or firewall it. Default: off."`
 	NatsSecretFile      string        `name:"nats-secret-file" type:"existingfile" help:"The cluster secret (the file's first line, the same file on every node) that every route and client of the embedded NATS servers must give; without it anyone reaching a nats= port can join (docs/security.md)."`
 	NatsTLS             string        `name:"nats-tls" default:"no" enum:"yes,no" help:"yes: the embedded NATS servers' routes and client port use mutual TLS with --tls-cert-file, --tls-key-file and --tls-ca-cert-file (the certificate names the host of the node's nats=, for server and client authentication); with --nats-url, the connection uses TLS, checking the servers against --tls-ca-cert-file and presenting --tls-cert-file if given."`
 	NatsCredsFile       string        `name:"nats-creds-file" type:"existingfile" help:"With --nats-url: a .creds file (a user JWT and its NKey seed)."`
@@ -168,7 +169,7 @@ func (c *serveCmd) Run(e *env) error {
 			return fmt.Errorf("serve: %w", err)
 		}
 	}
-	repl := server.ReplicationConfig{NATSURLs: splitURLs(c.NatsURL), NATSCluster: c.NatsClusterName, Prefix: c.NatsPrefix,
+	repl := server.ReplicationConfig{NATSURLs: splitURLs(c.NatsURL), NATSCluster: c.NatsClusterName, NATSMonitorAddr: c.NatsMonitorAddr, Prefix: c.NatsPrefix,
 		Streams: c.ReplicationStreams, MaxAge: c.ReplicationMaxAge, MaxBytes: c.ReplicationMaxBytes, SyncAlways: c.NatsSyncAlways,
 		LeaseTTL: c.LeaseTTL, ConfirmReads: c.LeaseRead == "confirm"}
 	if err := c.natsAuth(&repl, tlsFiles); err != nil {

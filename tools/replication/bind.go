@@ -29,12 +29,15 @@ func (f *follower) bind(ctx context.Context) error {
 	if err != nil && !errors.Is(err, nats.ErrConsumerNotFound) {
 		return fmt.Errorf("replication: %s: replace consumer: %w", name, err)
 	}
-	start := nats.DeliverAll()
+	cfg := &nats.ConsumerConfig{Durable: durable, FilterSubject: f.l.cfg.Layout.Subject(f.stream), DeliverPolicy: nats.DeliverAllPolicy,
+		AckPolicy: nats.AckAllPolicy, AckWait: f.l.cfg.AckWait, MaxAckPending: -1, Replicas: 1}
 	if applied > 0 {
-		start = nats.StartSequence(applied + 1)
+		cfg.DeliverPolicy, cfg.OptStartSeq = nats.DeliverByStartSequencePolicy, applied+1
 	}
-	f.sub, err = f.l.js.PullSubscribe(f.l.cfg.Layout.Subject(f.stream), durable, nats.BindStream(name), start,
-		nats.AckAll(), nats.AckWait(f.l.cfg.AckWait), nats.MaxAckPending(-1), nats.ConsumerReplicas(1))
+	if _, err = f.l.js.AddConsumer(name, cfg, nats.Context(ctx)); err != nil {
+		return fmt.Errorf("replication: %s: add consumer: %w", name, err)
+	}
+	f.sub, err = f.l.js.PullSubscribe(cfg.FilterSubject, durable, nats.Bind(name, durable))
 	if err != nil {
 		return fmt.Errorf("replication: %s: subscribe: %w", name, err)
 	}

@@ -51,6 +51,11 @@ type EmbeddedConfig struct {
 	// certificate must name the host of RouteAddr (an IP SAN for an IP)
 	// and be valid for both server and client authentication.
 	TLS *tls.Config
+	// MonitorAddr, when set, is HOST:PORT of nats-server's HTTP
+	// monitoring endpoint (its http: option: /healthz, /varz, /jsz,
+	// /routez...; port 0: a free one, Embedded.MonitorAddr). It has no
+	// authentication: bind it to loopback or firewall it. Empty: off.
+	MonitorAddr string
 }
 
 // ClusterName is EmbeddedConfig.Cluster's default.
@@ -122,6 +127,9 @@ func embeddedOptions(cfg EmbeddedConfig) (*natsserver.Options, error) {
 	if cfg.TLS != nil {
 		opts.TLSConfig, opts.TLSVerify, opts.TLSTimeout = cfg.TLS.Clone(), true, tlsTimeout
 	}
+	if err := monitorOptions(opts, cfg.MonitorAddr); err != nil {
+		return nil, err
+	}
 	if cfg.RouteAddr == "" {
 		return opts, nil
 	}
@@ -149,6 +157,24 @@ func embeddedOptions(cfg EmbeddedConfig) (*natsserver.Options, error) {
 	return opts, nil
 }
 
+// monitorOptions sets opts' HTTP monitoring endpoint to addr (nothing
+// when empty; port 0: a free one).
+func monitorOptions(opts *natsserver.Options, addr string) error {
+	if addr == "" {
+		return nil
+	}
+	h, p, err := net.SplitHostPort(addr)
+	port, perr := strconv.Atoi(p)
+	if err != nil || perr != nil || port < 0 {
+		return fmt.Errorf("%w: monitoring address %q: want HOST:PORT", ErrEmbedded, addr)
+	}
+	if port == 0 {
+		port = natsserver.RANDOM_PORT
+	}
+	opts.HTTPHost, opts.HTTPPort = h, port
+	return nil
+}
+
 // embeddedClient is how a node connects to its own embedded server
 // (Embedded.Client): with the secret, and over TLS checking the
 // server's certificate against the host of RouteAddr, which the
@@ -174,6 +200,10 @@ func (e *Embedded) ClientURL() string { return e.srv.ClientURL() }
 // Client is the ClientAuth a client of this server needs
 // (Config.Auth): the secret, and TLS with this node's certificate.
 func (e *Embedded) Client() ClientAuth { return e.auth }
+
+// MonitorAddr is the address of the HTTP monitoring endpoint, nil
+// when EmbeddedConfig.MonitorAddr was empty.
+func (e *Embedded) MonitorAddr() *net.TCPAddr { return e.srv.MonitorAddr() }
 
 // Shutdown stops the server (a graceful stop hands stream leadership over).
 func (e *Embedded) Shutdown() {

@@ -121,7 +121,8 @@ func (f *follower) retryPause() time.Duration {
 // errRebind ends a session after a bootstrap: the next one binds anew.
 var errRebind = errors.New("replication: rebind")
 
-// unbind drops the subscription; the next session replaces the consumer.
+// unbind drops the subscription, leaving the consumer (bind); the next
+// session replaces it.
 func (f *follower) unbind() {
 	if f.sub != nil {
 		_ = f.sub.Unsubscribe()

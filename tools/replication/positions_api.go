@@ -2,7 +2,9 @@ package replication
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/nats-io/nats.go"
 )
@@ -108,4 +110,54 @@ func (l *Log) ApplyErrors(stream int) uint64 {
 		return f.applyErrors.Load()
 	}
 	return 0
+}
+
+// StreamPositions is one stream's end and the durable positions of the
+// nodes asked about (Log.Positions).
+type StreamPositions struct {
+	// Last is the stream's last sequence; Err, when not nil, the error
+	// reading it (Last is then 0 and Nodes empty).
+	Last uint64
+	Err  error
+	// Nodes is each asked node's durable position (the ack floor of its
+	// consumer "mbf_NODE"); a node without a consumer on the stream
+	// (it never bound it) is absent, and so is one whose consumer
+	// could not be read (NodeErrs).
+	Nodes    map[string]uint64
+	NodeErrs map[string]error
+}
+
+// Positions reads every stream's last sequence and the durable
+// positions of nodes there, the streams concurrently (one StreamInfo
+// and one ConsumerInfo per node each), all within ctx.
+func (l *Log) Positions(ctx context.Context, nodes []string) []StreamPositions {
+	out := make([]StreamPositions, l.cfg.Layout.Streams)
+	var wg sync.WaitGroup
+	for st := range out {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[st] = l.streamPositions(ctx, st, nodes)
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func (l *Log) streamPositions(ctx context.Context, stream int, nodes []string) StreamPositions {
+	sp := StreamPositions{Nodes: map[string]uint64{}, NodeErrs: map[string]error{}}
+	if sp.Last, sp.Err = l.LastSeq(ctx, stream); sp.Err != nil {
+		return sp
+	}
+	for _, n := range nodes {
+		got, err := l.NodeApplied(ctx, stream, n)
+		switch {
+		case errors.Is(err, nats.ErrConsumerNotFound):
+		case err != nil:
+			sp.NodeErrs[n] = err
+		default:
+			sp.Nodes[n] = got
+		}
+	}
+	return sp
 }

@@ -39,7 +39,8 @@ type Stats struct {
 	FPRRatioCounts                      []uint64
 	FPRRatioKeys                        uint64
 	FPRRatioSum                         float64
-	// Replica is true on a node that pulls a primary's filters.
+	// Replica is true on a node that pulls a primary's filters (not on
+	// the log, whose figures are Streams).
 	// ReplicationLag is then the age, in seconds, of the data of its
 	// latest successful pull (the time since that pull started), -1
 	// before the first; Pulls and PullErrors count its pulls.
@@ -58,6 +59,16 @@ type Stats struct {
 	LeaseRenewalCount                    uint64
 	LeaseRenewalSumSeconds               float64
 	LeaseRenewalFailures, LeaseStepDowns int64
+	// LeaseHolders is, with failover, each shard's (config primary's
+	// id) lease holder as this node last saw it ("" none); LeaseNodes
+	// are the config's node ids.
+	LeaseHolders map[string]string
+	LeaseNodes   []string
+	// Streams are this node's figures of the streams of the log it
+	// follows (empty without the log, or before it opens).
+	Streams []StreamStats
+	// FileSystems are the data directory's and the log store's.
+	FileSystems []FSStats
 	// Syncs and SyncErrors count the Syncs of the open filters that
 	// succeeded and failed (appendfsync, SAVE, BGSAVE, WAITAOF 1);
 	// SyncFailing is true while the last one failed (writes then answer
@@ -118,7 +129,7 @@ func (s *Server) Stats() Stats {
 	for _, b := range latencyBoundsNs {
 		st.LatencyBoundsSeconds = append(st.LatencyBoundsSeconds, float64(b)/1e9)
 	}
-	if cs := s.cluster.Load(); cs != nil && cs.me.Primary != nil {
+	if cs := s.cluster.Load(); cs != nil && cs.me.Primary != nil && s.repl == nil {
 		p := s.puller.status()
 		st.Replica, st.Pulls, st.PullErrors = true, p.pulls, p.errors
 		if !p.lastStart.IsZero() {
@@ -130,10 +141,16 @@ func (s *Server) Stats() Stats {
 		st.Failover, st.LeaseRenewalCounts, st.LeaseRenewalCount = true, snap.Below(leaseBoundsNs), snap.Total
 		st.LeaseRenewalSumSeconds = float64(f.renewNanos.Load()) / 1e9
 		st.LeaseRenewalFailures, st.LeaseStepDowns = f.renewFailures.Load(), f.stepDowns.Load()
+		st.LeaseHolders = f.leaseHolders()
+		for _, n := range s.cluster.Load().config.Nodes {
+			st.LeaseNodes = append(st.LeaseNodes, n.ID)
+		}
 		for _, b := range leaseBoundsNs {
 			st.LeaseRenewalBoundsSeconds = append(st.LeaseRenewalBoundsSeconds, float64(b)/1e9)
 		}
 	}
+	s.logStats(&st)
+	st.FileSystems = s.fsStats()
 	for _, cmd := range commandList {
 		if cs, ok := s.commandStats(cmd); ok {
 			st.Commands = append(st.Commands, cs)

@@ -34,7 +34,10 @@ func (cs *clusterState) route(slot int, cmd *command, readonly bool) string {
 func (cmd *command) readOnly() bool { return slices.Contains(cmd.flags, "readonly") }
 
 // replicationInfo is INFO's replication section: Redis's role, and on a
-// replica its primary and the state of its pulls (replica_pull.go). A primary
+// replica its primary and the state of its pulls (replica_pull.go); on
+// the log, a node that does not own its shard's slots is role:slave of
+// their owner with master_link_status of its log (jsRepl.linkStatus)
+// and no pull fields. A primary
 // reports its configured replicas as mbf_replicas (they pull; none is
 // "connected" as a Redis replica is, so connected_slaves is 0); both
 // report mbf_fold_buckets.
@@ -57,6 +60,10 @@ func (s *Server) pullInfo() [][2]string {
 		return [][2]string{{"role", "master"}, {"connected_slaves", "0"}, {"mbf_replicas", strconv.Itoa(n)}, s.foldInfo()}
 	}
 	p := cs.me.Primary
+	if s.repl != nil {
+		return [][2]string{{"role", "slave"}, {"master_host", p.Host}, {"master_port", strconv.Itoa(p.Port)},
+			{"master_link_status", s.repl.linkStatus()}, {"master_sync_in_progress", "0"}, {"slave_read_only", "1"}, s.foldInfo()}
+	}
 	st := s.puller.status()
 	return [][2]string{
 		{"role", "slave"}, {"master_host", p.Host}, {"master_port", strconv.Itoa(p.Port)},

@@ -39,6 +39,11 @@ type ReplicationConfig struct {
 	// NATSURLs; serve's --nats-creds-file, --nats-nkey-file,
 	// --nats-user, --nats-password-file, --nats-tls).
 	NATSAuth replication.ClientAuth
+	// NATSMonitorAddr, when set, is HOST:PORT of the embedded
+	// nats-server's HTTP monitoring endpoint
+	// (replication.EmbeddedConfig.MonitorAddr; serve's
+	// --nats-monitor-addr). Default: off.
+	NATSMonitorAddr string
 	// NATSCluster is the embedded servers' NATS cluster name. Default
 	// replication.ClusterName.
 	NATSCluster string
@@ -203,7 +208,8 @@ func startEmbedded(cfg Config, cs *clusterState) (*replication.Embedded, error) 
 	always, interval := logSync(cfg)
 	emb, err := replication.StartEmbedded(replication.EmbeddedConfig{Name: cfg.NodeID,
 		StoreDir: filepath.Join(cfg.Dir, ".nats"), RouteAddr: cs.me.NATS, Routes: routes,
-		SyncAlways: always, SyncInterval: interval, Cluster: rc.NATSCluster, Secret: rc.NATSSecret, TLS: rc.NATSTLS})
+		SyncAlways: always, SyncInterval: interval, Cluster: rc.NATSCluster, Secret: rc.NATSSecret, TLS: rc.NATSTLS,
+		MonitorAddr: rc.NATSMonitorAddr})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrReplication, err)
 	}

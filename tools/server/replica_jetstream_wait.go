@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/mmapbloom/mmapbloom/tools/replication"
 )
 
 // WAIT numreplicas timeout: with the log, the number of other nodes
@@ -129,11 +131,13 @@ func (s *Server) isClosing() bool {
 }
 
 // info is INFO replication's lines of the log: each node's durable
-// position summed over the streams (mbf_log_applied_NODE) and its lag
-// behind their ends (mbf_log_lag_NODE, in entries), and this node's
-// applied, recorded and last sequence per stream it follows, the
-// sequence it is stopped at (0: applying), its failed attempts to
-// apply and the error that stopped it ("" while applying).
+// position summed over the streams it follows (mbf_log_applied_NODE)
+// and its lag behind their ends (mbf_log_lag_NODE, in entries; a node
+// that never bound a stream it follows counts as at 0 there), both -1
+// when a stream's end or the node's position could not be read; and
+// this node's applied, recorded and last sequence per stream it
+// follows, the sequence it is stopped at (0: applying), its failed
+// attempts to apply and the error that stopped it ("" while applying).
 func (r *jsRepl) info() [][2]string {
 	log := r.log()
 	if log == nil {
@@ -144,25 +148,53 @@ func (r *jsRepl) info() [][2]string {
 	out := [][2]string{{"mbf_replication", ReplicationJetStream}, {"mbf_log_status", "open"},
 		{"mbf_log_streams", strconv.Itoa(r.layout.Streams)},
 		{"mbf_log_bytes_published", strconv.FormatUint(log.BytesPublished(), 10)}}
-	lasts := make([]uint64, r.layout.Streams)
-	for st := range lasts {
-		lasts[st], _ = log.LastSeq(ctx, st)
+	cfg := r.s.cluster.Load().config
+	ids := make([]string, len(cfg.Nodes))
+	for i, n := range cfg.Nodes {
+		ids[i] = n.ID
 	}
-	for _, node := range r.s.cluster.Load().m.Nodes {
-		var applied, lag uint64
-		for st, last := range lasts {
-			if got, err := log.NodeApplied(ctx, st, node.ID); err == nil {
-				applied, lag = applied+got, lag+last-min(got, last)
-			}
-		}
-		out = append(out, [2]string{"mbf_log_applied_" + node.ID, strconv.FormatUint(applied, 10)},
-			[2]string{"mbf_log_lag_" + node.ID, strconv.FormatUint(lag, 10)})
+	pos := log.Positions(ctx, ids)
+	for _, node := range cfg.Nodes {
+		applied, lag := nodeLag(pos, streamsFollowedBy(r.layout, cfg, node), node.ID)
+		out = append(out, [2]string{"mbf_log_applied_" + node.ID, strconv.FormatInt(applied, 10)},
+			[2]string{"mbf_log_lag_" + node.ID, strconv.FormatInt(lag, 10)})
 	}
-	for st, last := range lasts {
-		if log.Applied(st) > 0 || log.Recorded(st) > 0 || last > 0 {
+	for st, sp := range pos {
+		if log.Applied(st) > 0 || log.Recorded(st) > 0 || sp.Last > 0 {
 			out = append(out, [2]string{"mbf_log_" + fmt.Sprintf("%02d", st), fmt.Sprintf("applied=%d,recorded=%d,last=%d,stopped=%d,apply_errors=%d,error=%s",
-				log.Applied(st), log.Recorded(st), last, log.Stopped(st), log.ApplyErrors(st), log.FollowerError(st))})
+				log.Applied(st), log.Recorded(st), sp.Last, log.Stopped(st), log.ApplyErrors(st), log.FollowerError(st))})
 		}
 	}
 	return out
+}
+
+// nodeLag sums node's durable position and its lag over streams, -1
+// and -1 when one of them could not be read.
+func nodeLag(pos []replication.StreamPositions, streams []int, node string) (applied, lag int64) {
+	for _, st := range streams {
+		sp := pos[st]
+		if sp.Err != nil || sp.NodeErrs[node] != nil {
+			return -1, -1
+		}
+		got := sp.Nodes[node]
+		applied, lag = applied+int64(got), lag+int64(sp.Last-min(got, sp.Last))
+	}
+	return applied, lag
+}
+
+// linkStatus is master_link_status of a node on the log: "up" while
+// the log is open and every stream this node follows applies (none
+// stopped, no error), else "down". There is no link to a primary: the
+// node applies the log as every node does.
+func (r *jsRepl) linkStatus() string {
+	log := r.log()
+	if log == nil {
+		return "down"
+	}
+	for _, st := range followedStreams(r.layout, r.s.cluster.Load()) {
+		if log.Stopped(st) != 0 || log.FollowerError(st) != "" {
+			return "down"
+		}
+	}
+	return "up"
 }

@@ -128,11 +128,19 @@ func newLimiter(dir string, l Limits) (*limiter, error) {
 
 // statFree is limiter.free on the real file system.
 func statFree(dir string) (avail, total uint64, err error) {
+	avail, _, total, err = fsBytes(dir)
+	return avail, total, err
+}
+
+// fsBytes is the file system of dir (statfs): the bytes available to
+// unprivileged users, the bytes in use, and its size.
+func fsBytes(dir string) (avail, used, total uint64, err error) {
 	var st unix.Statfs_t
 	if err := unix.Statfs(dir, &st); err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
-	return st.Bavail * uint64(st.Bsize), st.Blocks * uint64(st.Bsize), nil
+	bs := uint64(st.Bsize)
+	return st.Bavail * bs, (st.Blocks - st.Bfree) * bs, st.Blocks * bs, nil
 }
 
 // room checks that a new file of size bytes is within MaxFilterBytes

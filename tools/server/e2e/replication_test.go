@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
+	"github.com/mmapbloom/mmapbloom/tools/metrics"
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
 	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
 )
@@ -30,6 +32,10 @@ type replicated struct {
 	dirs  []string
 	conf  string
 	args  [][]string
+	// metrics and monitor are each node's /metrics and embedded
+	// nats-server monitoring addresses (--metrics-addr,
+	// --nats-monitor-addr).
+	metrics, monitor []string
 
 	mu  sync.Mutex
 	log []string // the nodes' stderr lines after their listening lines
@@ -50,8 +56,10 @@ func startReplicated(t *testing.T, extra ...string) *replicated {
 		addr, routes := freeAddr(t), freeAddr(t)
 		fmt.Fprintf(&sb, "node%d %s %s nats=%s\n", i+1, addr, s, routes)
 		r.dirs = append(r.dirs, t.TempDir())
+		r.metrics, r.monitor = append(r.metrics, freeAddr(t)), append(r.monitor, freeAddr(t))
 		r.args = append(r.args, append([]string{"--addr", addr, "--cluster-config", r.conf, "--node-id", fmt.Sprintf("node%d", i+1),
-			"--default-capacity", "100000", "--replication", "jetstream", "--replication-streams", "4"}, extra...))
+			"--default-capacity", "100000", "--replication", "jetstream", "--replication-streams", "4",
+			"--metrics-addr", r.metrics[i], "--nats-monitor-addr", r.monitor[i]}, extra...))
 	}
 	require.NoError(t, os.WriteFile(r.conf, []byte(sb.String()), 0o644))
 	for i := range r.args {
@@ -223,6 +231,35 @@ func TestReplicationWaitAndInfo(t *testing.T) {
 	for _, want := range []string{"mbf_replication:jetstream", "mbf_log_applied_node1:", "mbf_log_lag_node3:"} {
 		assert.Contains(t, info, want)
 	}
+	require.Eventually(t, func() bool {
+		info := rdb.Info(ctx, "replication").Val()
+		return strings.Contains(info, "mbf_log_lag_node1:0\r\n") && strings.Contains(info, "mbf_log_lag_node3:0\r\n") &&
+			!strings.Contains(info, "mbf_log_applied_node3:0\r\n")
+	}, time.Minute, 100*time.Millisecond, "every node applied its streams")
+	requireFigures(t, r)
 	err = rdb.Do(ctx, "WAITAOF", 2, 0, 0).Err()
 	assert.True(t, err != nil && !errors.Is(err, redis.Nil), "numlocal 2 refused")
+}
+
+// requireFigures checks node2's /metrics (its streams' figures, the
+// lease holders, the file systems) and each node's nats-server
+// monitoring endpoint.
+func requireFigures(t *testing.T, r *replicated) {
+	t.Helper()
+	fams, err := metrics.Scrape("http://" + r.metrics[1] + "/metrics")
+	require.NoError(t, err)
+	for _, name := range []string{"mmapbloom_log_applied_sequence", "mmapbloom_log_lag_entries", "mmapbloom_log_stopped",
+		"mmapbloom_log_apply_errors_total", "mmapbloom_lease_holder", "mmapbloom_filesystem_free_bytes", "mmapbloom_filesystem_used_bytes"} {
+		assert.Contains(t, fams, name)
+	}
+	if fam := fams["mmapbloom_filesystem_free_bytes"]; fam != nil {
+		assert.Len(t, fam.Metric, 2, "data and log")
+	}
+	hc := &http.Client{Timeout: time.Minute}
+	for i, addr := range r.monitor {
+		resp, err := hc.Get("http://" + addr + "/healthz")
+		require.NoError(t, err)
+		require.NoError(t, resp.Body.Close())
+		assert.Equal(t, http.StatusOK, resp.StatusCode, "node%d's nats-server /healthz", i+1)
+	}
 }
