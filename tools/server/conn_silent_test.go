@@ -60,6 +60,14 @@ func startPlainAndTLS(t *testing.T, cfg Config) (s *Server, plain, secure string
 // TLS client that never sends its ClientHello, a half-open peer).
 func silentConn(t *testing.T, addr string) net.Conn { return rawConn(t, addr) }
 
+// halfOpenConn opens a TCP connection to addr and shuts down its write
+// side at once (a peer gone half away: it sent FIN and still reads).
+func halfOpenConn(t *testing.T, addr string) net.Conn {
+	nc := rawConn(t, addr)
+	require.NoError(t, nc.(*net.TCPConn).CloseWrite())
+	return nc
+}
+
 // slowConn opens a TCP connection to addr that sends the first bytes of
 // a request (or of a TLS record) and then stalls.
 func slowConn(t *testing.T, addr string) net.Conn {
@@ -118,6 +126,27 @@ func TestSilentClientsFreezeNothing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHalfOpenClientsClosed: a client that shuts down its write side
+// (FIN sent, still reading), before a request or mid-handshake on the
+// TLS port, is closed by the server with no idle timeout set, so it
+// holds no slot of maxclients; Shutdown then returns.
+func TestHalfOpenClientsClosed(t *testing.T) {
+	s, plain, secure, _ := startPlainAndTLS(t, Config{MaxClients: 2, ClientIdle: -1})
+	for _, addr := range []string{plain, secure, plain, secure} {
+		nc := halfOpenConn(t, addr)
+		_, err := io.ReadAll(nc)
+		require.NoError(t, err, "closed by the server, before the test's own deadline")
+	}
+	require.Eventually(t, func() bool { return s.clientCount() == 0 }, time.Minute, 10*time.Millisecond)
+	nc := rawConn(t, plain)
+	_, err := nc.Write([]byte("PING\r\n"))
+	require.NoError(t, err)
+	line, err := bufio.NewReader(nc).ReadString('\n')
+	require.NoError(t, err)
+	assert.Equal(t, "+PONG\r\n", line, "served: the half-open clients hold no slot")
+	require.NoError(t, s.Shutdown())
 }
 
 // TestTLSHandshakeDeadline: a TLS client that never ends its handshake
