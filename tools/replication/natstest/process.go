@@ -47,6 +47,7 @@ type Processes struct {
 	confs []string
 	Ports []int // client ports, on 127.0.0.1
 	Cmds  []*exec.Cmd
+	ended []chan struct{} // ended[i] is closed once Cmds[i] exited (its Wait returned)
 }
 
 // StartProcesses starts an n-process JetStream cluster named "P"
@@ -87,6 +88,7 @@ func StartProcessesWith(t testing.TB, n int, extra string) *Processes {
 		}
 		p.confs = append(p.confs, conf)
 		p.Cmds = append(p.Cmds, nil)
+		p.ended = append(p.ended, nil)
 	}
 	t.Cleanup(p.killAll)
 	for i := range n {
@@ -96,25 +98,41 @@ func StartProcessesWith(t testing.TB, n int, extra string) *Processes {
 }
 
 // Start starts process i (again) and waits until it accepts clients.
+// A process that exits meanwhile is started again: its ports were taken
+// from the kernel's ephemeral range, where, once the process that held
+// them died, another process's connection may hold one for a moment
+// (seen: a restart after SIGKILL in the race run of every package).
 func (p *Processes) Start(t testing.TB, i int) {
 	t.Helper()
-	cmd := testkit.Process(t, p.bin, "-c", p.confs[i])
-	cmd.Stdout, cmd.Stderr = nil, nil
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("natstest: %s: %v", p.bin, err)
-	}
-	p.Cmds[i] = cmd
 	addr := fmt.Sprintf("127.0.0.1:%d", p.Ports[i])
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	deadline := time.Now().Add(time.Minute)
+	for p.spawn(t, i); ; time.Sleep(20 * time.Millisecond) {
 		c, err := net.DialTimeout("tcp", addr, time.Second)
 		if err == nil {
 			_ = c.Close()
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("natstest: nats-server %d not accepting on %s in 30 s", i+1, addr)
+			t.Fatalf("natstest: nats-server %d not accepting on %s in a minute", i+1, addr)
+		}
+		select {
+		case <-p.ended[i]:
+			p.spawn(t, i)
+		default:
 		}
 	}
+}
+
+// spawn starts process i, ended[i] closed when it exits.
+func (p *Processes) spawn(t testing.TB, i int) {
+	cmd := testkit.Process(t, p.bin, "-c", p.confs[i])
+	cmd.Stdout, cmd.Stderr = nil, nil
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("natstest: %s: %v", p.bin, err)
+	}
+	ended := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(ended) }()
+	p.Cmds[i], p.ended[i] = cmd, ended
 }
 
 // URL returns process i's client URL.
@@ -137,17 +155,17 @@ func (p *Processes) Signal(t testing.TB, i int, sig syscall.Signal) {
 		t.Fatalf("natstest: signal %v to nats-server %d: %v", sig, i+1, err)
 	}
 	if sig == syscall.SIGKILL {
-		_ = p.Cmds[i].Wait()
+		<-p.ended[i]
 	}
 }
 
 func (p *Processes) killAll() {
-	for _, c := range p.Cmds {
-		if c == nil || c.ProcessState != nil {
+	for i, c := range p.Cmds {
+		if c == nil {
 			continue
 		}
 		_ = c.Process.Signal(syscall.SIGCONT)
 		_ = c.Process.Kill()
-		_ = c.Wait()
+		<-p.ended[i]
 	}
 }
