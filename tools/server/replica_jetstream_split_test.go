@@ -247,5 +247,5 @@ func TestSplitChunk(t *testing.T) {
 		})
 	}
 	assert.Nil(t, splitChunk([][]byte{[]byte("BF.LOADCHUNK"), []byte("k"), []byte("1"), data}, 300), "a header")
-	assert.Nil(t, splitChunk([][]byte{[]byte("BF.LOADCHUNK"), []byte("k"), []byte(strconv.Itoa(1<<layerBits | 1)), data}, 300), "a set's first chunk")
+	assert.Nil(t, splitChunk([][]byte{[]byte("BF.LOADCHUNK"), []byte("k"), []byte(strconv.FormatInt(1<<layerBits|1, 10)), data}, 300), "a set's first chunk")
 }
