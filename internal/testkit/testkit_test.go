@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -38,4 +39,15 @@ func TestCommandKilledAtDeadline(t *testing.T) {
 	var exit *exec.ExitError
 	require.ErrorAs(t, err, &exit)
 	require.Equal(t, -1, exit.ExitCode(), "killed by a signal")
+}
+
+// TestRedisServerNotAnother: a port where another redis-server already
+// answers is not taken for the one started (a port found free can be
+// won by another test binary's server before redis-server binds it).
+func TestRedisServerNotAnother(t *testing.T) {
+	other := RedisServer(t, "")
+	bin, err := exec.LookPath("redis-server")
+	require.NoError(t, err)
+	assert.False(t, startRedis(t, bin, other, "", nil))
+	assert.NotEmpty(t, RedisServer(t, "pw"))
 }

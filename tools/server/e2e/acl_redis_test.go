@@ -1,12 +1,9 @@
 package e2e_test
 
 import (
-	"context"
 	"fmt"
-	"net"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
@@ -15,37 +12,12 @@ import (
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
 )
 
-// startRedisServer runs Debian's redis-server on a free loopback port
-// with password pass, killed when the test ends, and returns its address.
-func startRedisServer(t *testing.T, pass string) string {
-	t.Helper()
-	bin := needTool(t, "redis-server", "--version")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	cmd := testkit.Process(t, bin, "--port", port(addr), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-		"--dir", t.TempDir(), "--requirepass", pass)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	rdb := redis.NewClient(&redis.Options{Addr: addr, Password: pass, Protocol: 2})
-	defer rdb.Close()
-	for i := 0; rdb.Ping(context.Background()).Err() != nil; i++ {
-		require.Less(t, i, 300, "redis-server did not answer in 30 s")
-		time.Sleep(100 * time.Millisecond)
-	}
-	return addr
-}
-
 // TestServeACLRepliesAsRedis sends the same ACL, AUTH and refused
 // commands to redis-server 7.0 and to mmapbloom serve, as an
 // administrator and as a restricted user, and compares every reply
 // (RESP2, values and error texts).
 func TestServeACLRepliesAsRedis(t *testing.T) {
-	ref := startRedisServer(t, "adm")
+	ref := testkit.RedisServer(t, "adm")
 	s := startServe(t, t.TempDir(), []string{"MMAPBLOOM_REQUIREPASS=adm"})
 	steps := []struct {
 		user string // "": the administrator's connection
