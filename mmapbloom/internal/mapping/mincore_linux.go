@@ -30,22 +30,21 @@ func mincore(b, vec []byte) error {
 }
 
 // Resident reports whether every one of residentSamples pages spread
-// evenly over m is in memory (mincore), so that the file behind m is
+// evenly over m (each page when it has fewer, a part page counting as
+// one) is in memory (mincore), so that the file behind m is
 // most likely resident in the page cache. False on any error.
 func Resident(m []byte) bool {
 	page := unix.Getpagesize()
-	pages := len(m) / page
-	if pages == 0 {
-		return false
-	}
+	pages := (len(m) + page - 1) / page
+	samples := min(pages, residentSamples)
 	var vec [1]byte
-	for i := range residentSamples {
-		off := (i * pages / residentSamples) * page
-		if mincore(m[off:off+page], vec[:]) != nil || vec[0]&1 == 0 {
+	for i := range samples {
+		off := (i * pages / samples) * page
+		if mincore(m[off:min(off+page, len(m))], vec[:]) != nil || vec[0]&1 == 0 {
 			return false
 		}
 	}
-	return true
+	return samples > 0
 }
 
 // ResidentBytes returns how many bytes of the mapping m are in memory

@@ -1,6 +1,7 @@
 package mapping_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,32 +15,35 @@ import (
 )
 
 // TestResident checks the residency sample: a file just written is
-// resident, the same file dropped from the page cache is not, and an
-// empty view is not.
+// resident, the same file dropped from the page cache is not, whatever
+// its size (under a page: a tiny filter; fewer pages than the sample;
+// many), and an empty view is not.
 func TestResident(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "r.bin")
-	require.NoError(t, os.WriteFile(path, make([]byte, 4<<20), 0o644))
-	file, err := os.OpenFile(path, os.O_RDWR, 0)
-	require.NoError(t, err)
-	defer file.Close()
-	for _, tc := range []struct {
-		name string
-		drop bool
-		want bool
-	}{
-		{"written", false, true},
-		{"dropped", true, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if tc.drop {
-				testkit.SkipUnlessReadsCounted(t, path) // drops the file, then reads it
-				testkit.DropFromCache(t, path)
-			}
-			m, err := mapping.Map(file, 4<<20, true, false)
-			require.NoError(t, err)
-			defer m.Unmap()
-			require.Equal(t, tc.want, mapping.Resident(m))
-		})
+	for _, size := range []int{72, 3 * 4096, 4 << 20} {
+		path := filepath.Join(t.TempDir(), "r.bin")
+		require.NoError(t, os.WriteFile(path, make([]byte, size), 0o644))
+		file, err := os.OpenFile(path, os.O_RDWR, 0)
+		require.NoError(t, err)
+		defer file.Close()
+		for _, tc := range []struct {
+			name string
+			drop bool
+			want bool
+		}{
+			{"written", false, true},
+			{"dropped", true, false},
+		} {
+			t.Run(fmt.Sprintf("%d/%s", size, tc.name), func(t *testing.T) {
+				if tc.drop {
+					testkit.SkipUnlessReadsCounted(t, path) // drops the file, then reads it
+					testkit.DropFromCache(t, path)
+				}
+				m, err := mapping.Map(file, uint64(size), true, false)
+				require.NoError(t, err)
+				defer m.Unmap()
+				require.Equal(t, tc.want, mapping.Resident(m))
+			})
+		}
 	}
 	require.False(t, mapping.Resident(nil))
 }
