@@ -178,7 +178,7 @@ func absent(ctx context.Context, send func(ctx context.Context, args ...any) *re
 func TestFailoverKill9(t *testing.T) {
 	var outages []time.Duration
 	for run := range testkit.Runs(2, 10) { // 10 with MMAPBLOOM_STRESS=1
-		t.Run(fmt.Sprint(run), func(t *testing.T) { outages = append(outages, failoverRun(t, run == 0)) })
+		t.Run(fmt.Sprint(run), func(t *testing.T) { outages = append(outages, failoverRun(t, run)) })
 	}
 	slices.Sort(outages)
 	if len(outages) > 0 {
@@ -187,8 +187,10 @@ func TestFailoverKill9(t *testing.T) {
 	}
 }
 
-// failoverRun is one run; restart also restarts the killed node.
-func failoverRun(t *testing.T, restart bool) time.Duration {
+// failoverRun is one run; the first (run 0) also restarts the killed
+// node. It ends with the nemesis suite's checker.
+func failoverRun(t *testing.T, run int) time.Duration {
+	restart := run == 0
 	start := time.Now()
 	r := startReplicated(t) // serve's default --lease-ttl, 5 s
 	t.Logf("cluster up in %v", time.Since(start))
@@ -238,12 +240,15 @@ func failoverRun(t *testing.T, restart bool) time.Duration {
 				"node%d, which applies every range, has every acknowledged add", i+1)
 		}
 	}
+	alive := slices.DeleteFunc([]int{0, 1, 2}, func(i int) bool { return i == victim })
 	if restart {
 		restartedReplica(t, ctx, r, victim, owner, all, acked(recs, inRange))
+		alive = []int{0, 1, 2}
 	}
 	for _, l := range r.logged("failover") {
 		t.Log(l)
 	}
+	nemesisCheck(t, "kill9-primary", run, r, alive, recs)
 	return outage
 }
 

@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,10 +30,11 @@ const (
 // TestNemesisFollowerDiskFull: node3's --dir (its filters and its
 // embedded nats-server's store) is on a small tmpfs. Under a nemesis
 // load, a file fills it until node3's free space is below its
-// --disk-reserve (5% of the file system), so the filters the load keeps
-// creating fail to apply there: INFO replication shows the stream
-// stopped with its error, and node3 gives its range up to a node that
-// applies it. It stays so fullFor under the load, then the file is
+// --disk-reserve (5% of the file system: even runs), or to the last
+// byte (odd runs: the nats-server's writes fail too), so the filters
+// the load keeps creating fail to apply there: INFO replication shows
+// the streams stopped with their error, and node3 gives its range up
+// to a node that applies it. It stays so fullFor under the load, then the file is
 // removed: node3 catches up, and every acknowledged add is in its files
 // and answers present on every node that serves it (nemesisCheck):
 // nothing was skipped.
@@ -49,8 +51,11 @@ func diskFullRun(t *testing.T, run int) {
 	l := startNemesisLoad(t, r.client(t, time.Second))
 	l.awaitAcks(t, 4_000, "adds acknowledged before the disk fills")
 
-	filler := filepath.Join(r.dirs[fullNode], "filler")
-	fillTo(t, filler, r.dirs[fullNode], fullFS/20/2)
+	filler, fault, free := filepath.Join(r.dirs[fullNode], "filler"), "follower-disk-reserve", uint64(fullFS/20/2)
+	if run%2 == 1 {
+		fault, free = "follower-disk-full", 0
+	}
+	fillTo(t, filler, r.dirs[fullNode], free)
 	info, _ := goRedis(t, r.nodes[fullNode].addr, "")
 	var stops []string
 	require.Eventually(t, func() bool {
@@ -69,7 +74,7 @@ func diskFullRun(t *testing.T, run int) {
 	t.Logf("node3 applies again %v after the space was freed", time.Since(freed).Round(time.Millisecond))
 	l.awaitAcks(t, 4_000, "adds acknowledged after the disk was freed")
 	l.end()
-	nemesisCheck(t, "follower-disk-full", run, r, []int{0, 1, 2}, l.j.snapshot())
+	nemesisCheck(t, fault, run, r, []int{0, 1, 2}, l.j.snapshot())
 }
 
 // onSmallFS moves node i's directory onto a fullFS tmpfs: the node is
@@ -86,19 +91,23 @@ func onSmallFS(t *testing.T, r *replicated, i int) {
 }
 
 // fillTo writes the file name on dir's file system until its free
-// space is at most free bytes.
+// space is at most free bytes, or the file system is full.
 func fillTo(t *testing.T, name, dir string, free uint64) {
 	t.Helper()
 	var st unix.Statfs_t
 	require.NoError(t, unix.Statfs(dir, &st))
 	avail := st.Bavail * uint64(st.Bsize)
 	require.Greater(t, avail, free, "%s has more than %d bytes free", dir, free)
+	t.Logf("filling %s from %d bytes free to %d", dir, avail, free)
 	f, err := os.Create(name)
 	require.NoError(t, err)
 	chunk := make([]byte, 1<<20)
 	for left := avail - free; left > 0; {
 		n := min(left, uint64(len(chunk)))
 		_, err := f.Write(chunk[:n])
+		if errors.Is(err, syscall.ENOSPC) {
+			break
+		}
 		require.NoError(t, err)
 		left -= n
 	}
