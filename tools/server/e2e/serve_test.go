@@ -61,7 +61,7 @@ func startServeUnder(t *testing.T, wrap []string, dir string, env []string, args
 		}
 		s.early = append(s.early, sc.Text())
 	}
-	require.NotEmpty(t, s.addr, "no listening line")
+	require.NotEmpty(t, s.addr, "no listening line; standard error:\n%s", strings.Join(s.early, "\n"))
 	go func() {
 		for sc.Scan() {
 			s.logs <- sc.Text()
