@@ -1,7 +1,10 @@
 // Package replication is mmapbloom serve's replication log on NATS
 // JetStream: every write a node acknowledges is first in a replicated
 // stream, and every node serving the written slots applies it from
-// there. All NATS imports of the project are confined to this package.
+// there. All NATS imports of the project are confined to this package
+// and its subpackages (lease; the tests' natstest and lease/leasetest):
+// the server reaches NATS through them (TestLibraryHasNoNATS checks
+// every package's imports).
 //
 // Only JetStream features of nats-server 2.9 are used (streams, durable
 // pull consumers, Nats-Msg-Id deduplication), so an external Debian
@@ -69,7 +72,7 @@
 //
 //   - StartEmbedded (and StartLocalCluster for tests) run the embedded
 //     nats-server; Log.Conn and Log.JetStream give the connection for KV
-//     leases.
+//     leases (lease.OpenConn, or lease.Deferred before the log exists).
 //   - Log.Applied(stream) and Log.WaitApplied(ctx, stream, seq): has this
 //     node applied stream up to seq; Log.Stopped(stream): is it stopped
 //     on a message it cannot apply (then it must not own the slots).
@@ -80,4 +83,6 @@
 //     replica).
 //   - Layout.StreamOf(slot) and Layout.SlotsOf(stream) map slots to
 //     streams.
+//   - OpenNodes: the bucket PREFIX_NODES, where each node publishes
+//     what the others compare with their own (serve's limits).
 package replication
