@@ -59,17 +59,22 @@ func diskFullRun(t *testing.T, run int) {
 	info, _ := goRedis(t, r.nodes[fullNode].addr, "")
 	var stops []string
 	require.Eventually(t, func() bool {
-		stops = stoppedStreams(info)
-		return len(stops) > 0
+		var err error
+		stops, err = stoppedStreams(info)
+		return err == nil && len(stops) > 0
 	}, 2*time.Minute, 100*time.Millisecond, "node3's applies fail past its disk reserve")
 	t.Logf("node3 full: %s", strings.Join(stops, " "))
 	time.Sleep(fullFor) // the load goes on; node3 retries
-	stops = stoppedStreams(info)
+	stops, err := stoppedStreams(info)
+	require.NoError(t, err)
 	require.NotEmpty(t, stops, "node3 stays stopped while its disk is full")
 	require.NoError(t, os.Remove(filler))
 	freed := time.Now()
 
-	require.Eventually(t, func() bool { return len(stoppedStreams(info)) == 0 }, 2*time.Minute, 100*time.Millisecond,
+	require.Eventually(t, func() bool {
+		stops, err := stoppedStreams(info)
+		return err == nil && len(stops) == 0
+	}, 2*time.Minute, 100*time.Millisecond,
 		"node3 applies again once space is freed")
 	t.Logf("node3 applies again %v after the space was freed", time.Since(freed).Round(time.Millisecond))
 	l.awaitAcks(t, 4_000, "adds acknowledged after the disk was freed")
@@ -116,13 +121,13 @@ func fillTo(t *testing.T, name, dir string, free uint64) {
 
 // stoppedStreams returns the lines of rdb's INFO replication for the
 // streams stopped on its node (stopped= other than 0), each with its
-// error=; nil also when the node does not answer.
-func stoppedStreams(rdb *redis.Client) []string {
+// error=, or the error of INFO.
+func stoppedStreams(rdb *redis.Client) ([]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	info, err := rdb.Info(ctx, "replication").Result()
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	var out []string
 	for _, line := range strings.Split(info, "\r\n") {
@@ -130,5 +135,5 @@ func stoppedStreams(rdb *redis.Client) []string {
 			out = append(out, line)
 		}
 	}
-	return out
+	return out, nil
 }
