@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/nats-io/nats.go"
 )
 
 // positions is the file DIR/applied: one line `STREAM SEQ` per stream,
@@ -71,6 +73,35 @@ func (p *positions) set(i int, seq uint64) error {
 		fmt.Fprintf(&b, "%s %d\n", Layout{}.StreamName(j), s)
 	}
 	return writeDurably(p.path, b.Bytes())
+}
+
+// rewind lowers each recorded position past its stream's last sequence
+// to that sequence, durably, logging it with logf (when not nil): the
+// log lost its tail past what this node applied and synced (a power cut
+// of every node whose JetStream stores had not synced it: appendfsync
+// everysec or no), and the records published from now on take the lost
+// sequences; skipped as applied already, they would be acknowledged and
+// never applied here. The adds of the lost records stay in the filters.
+func (p *positions) rewind(js nats.JetStreamContext, l Layout, logf func(string, ...any)) error {
+	for i := range l.Streams {
+		rec := p.get(i)
+		if rec == 0 {
+			continue
+		}
+		si, err := js.StreamInfo(l.StreamName(i))
+		if err != nil {
+			return fmt.Errorf("replication: %s: %w", l.StreamName(i), err)
+		}
+		if last := si.State.LastSeq; last < rec {
+			if err := p.set(i, last); err != nil {
+				return err
+			}
+			if logf != nil {
+				logf("replication: %s: recorded position %d is past the log's last sequence %d (the log lost its tail: a power cut of every node before their stores synced it): applying from %d", l.StreamName(i), rec, last, last+1)
+			}
+		}
+	}
+	return nil
 }
 
 func writeDurably(path string, data []byte) error {
