@@ -70,7 +70,6 @@ func clusterPowerCut(t *testing.T, mode string, seed uint64) {
 	cutAt := int64(3000 + rng.IntN(10000))
 	start := time.Now()
 	r := startReplicated(t, "--appendfsync", mode)
-	t.Cleanup(func() { logOnFailure(t, r) })
 	mounts := onPowercutMounts(t, r)
 	t.Logf("on powercut mounts and serving in %v", time.Since(start).Round(time.Second))
 	cc := r.client(t, time.Second)
@@ -103,6 +102,7 @@ func clusterPowerCut(t *testing.T, mode string, seed uint64) {
 		r.dirs[i] = p.Disk
 		r.nodes[i] = r.start(t, i)
 	}
+	t.Cleanup(func() { logOnFailure(t, r) }) // before the restarted nodes are killed
 	cc = r.client(t, time.Second)
 	awaitWrites(t, cc)
 	t.Logf("restarted and serving %v after the cut", time.Since(cutTime).Round(time.Second))
