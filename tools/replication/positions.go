@@ -13,6 +13,8 @@ import (
 	"sync"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/mmapbloom/mmapbloom/tools/internal/durable"
 )
 
 // positions is the file DIR/applied: one line `STREAM SEQ` per stream,
@@ -72,7 +74,10 @@ func (p *positions) set(i int, seq uint64) error {
 	for j, s := range p.seq {
 		fmt.Fprintf(&b, "%s %d\n", Layout{}.StreamName(j), s)
 	}
-	return writeDurably(p.path, b.Bytes())
+	if err := durable.WriteFile(p.path, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("replication: record position: %w", err)
+	}
+	return nil
 }
 
 // rewind lowers each recorded position past its stream's last sequence
@@ -100,29 +105,6 @@ func (p *positions) rewind(js nats.JetStreamContext, l Layout, logf func(string,
 				logf("replication: %s: recorded position %d is past the log's last sequence %d (the log lost its tail: a power cut of every node before their stores synced it): applying from %d", l.StreamName(i), rec, last, last+1)
 			}
 		}
-	}
-	return nil
-}
-
-func writeDurably(path string, data []byte) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return fmt.Errorf("replication: %w", err)
-	}
-	_, err = f.Write(data)
-	err = errors.Join(err, f.Sync(), f.Close())
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err == nil {
-		var d *os.File
-		if d, err = os.Open(filepath.Dir(path)); err == nil {
-			err = errors.Join(d.Sync(), d.Close())
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("replication: record position: %w", err)
 	}
 	return nil
 }
