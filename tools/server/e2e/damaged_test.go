@@ -38,8 +38,9 @@ import (
 type damage func(t *testing.T, dir string, run int, held map[string][]string) (what, key string)
 
 // TestDamagedLogStore: one node's embedded JetStream store damaged while
-// it is down (its largest .blk file truncated to half, or 256 bytes in
-// its middle flipped).
+// it is down: a .blk file of a stream's messages or of a Raft log
+// truncated to half, or 256 bytes in its middle flipped
+// (damageLogStore).
 func TestDamagedLogStore(t *testing.T) {
 	for run := range testkit.Runs(2, 10) { // 10 with MMAPBLOOM_STRESS=1
 		t.Run(fmt.Sprint(run), func(t *testing.T) { damagedRun(t, "damaged-log-store", run, false, damageLogStore) })
@@ -317,15 +318,19 @@ func (p *damageProbe) firstWrong() string {
 	return p.first
 }
 
-// damageLogStore truncates the largest .blk file of the node's
-// embedded JetStream store to half (even runs) or flips 256 bytes in
-// its middle (odd runs).
+// damageLogStore damages the largest .blk file of one kind in the
+// node's embedded JetStream store: a stream's messages
+// (jetstream/ACCOUNT/streams/NAME/msgs) or a Raft group's log
+// (jetstream/$SYS/_js_/GROUP/msgs), truncated to half or 256 bytes in
+// its middle flipped; runs 0 and 1 truncate the messages and flip the
+// Raft log, runs 2 and 3 the other way round.
 func damageLogStore(t *testing.T, dir string, run int, _ map[string][]string) (string, string) {
 	t.Helper()
+	kind := []string{"/streams/", "/_js_/"}[(run+run/2)%2]
 	var path string
 	var size int64
 	require.NoError(t, filepath.WalkDir(filepath.Join(dir, ".nats"), func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".blk") {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".blk") || !strings.Contains(filepath.ToSlash(p), kind) {
 			return err
 		}
 		if fi, err := d.Info(); err == nil && fi.Size() > size {
@@ -333,7 +338,7 @@ func damageLogStore(t *testing.T, dir string, run int, _ map[string][]string) (s
 		}
 		return nil
 	}))
-	require.NotEmpty(t, path, "a .blk file under %s/.nats", dir)
+	require.NotEmpty(t, path, "a .blk file under %s/.nats holding %s", dir, kind)
 	rel, _ := filepath.Rel(dir, path)
 	if run%2 == 0 {
 		require.NoError(t, os.Truncate(path, size/2))
