@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -104,9 +105,14 @@ func damagedRun(t *testing.T, name string, run int, fixed bool, fault damage) {
 	fmt.Printf("nemesis: fault=%s run=%d acked=%d lost=%d\n", name, run, n, lost)
 	t.Logf("node%d after the restart: %d reads served, %d answered absent an add its files held, %d errors (%s); exited: %v",
 		victim+1, p.served.Load(), p.wrong.Load(), p.errs.Load(), p.lastErr(), exited.Load())
-	for _, l := range r.logged("damaged") {
-		t.Log(l)
+	detected := false
+	for _, l := range append(slices.Clone(r.nodes[victim].early), r.logged("")...) { // the start's lines, then the others'
+		if strings.Contains(l, "damaged") || strings.Contains(l, "orrupt") || strings.Contains(l, "runcat") { // serve's and nats-server's words
+			t.Log(l)
+			detected = detected || key != "" && strings.Contains(l, "is damaged") && strings.Contains(l, keyFile(t, key))
+		}
 	}
+	assert.True(t, key == "" || detected, "node%d logs the damaged file of %s at its start", victim+1, key)
 	for _, l := range r.logged(fmt.Sprintf("node%d: ", victim+1)) {
 		if strings.Contains(l, "panic") || strings.Contains(l, "SIGBUS") || strings.Contains(l, "fatal error") {
 			t.Errorf("crash: %s", l)
@@ -360,9 +366,7 @@ func damageFilterFile(t *testing.T, dir string, run int, held map[string][]strin
 		}
 	}
 	require.NotEmpty(t, key, "the node held adds")
-	stem, err := keyname.Stem([]byte(key))
-	require.NoError(t, err)
-	path := filepath.Join(dir, stem+keyname.FileSuffix)
+	path := filepath.Join(dir, keyFile(t, key))
 	fi, err := os.Stat(path)
 	require.NoError(t, err)
 	if run%2 == 0 {
@@ -371,6 +375,14 @@ func damageFilterFile(t *testing.T, dir string, run int, held map[string][]strin
 	}
 	flip(t, path, 24, 8)
 	return fmt.Sprintf("%s (key %s, %d adds held): header bytes 24-31 flipped", filepath.Base(path), key, len(held[key])), key
+}
+
+// keyFile is the name of key's filter file.
+func keyFile(t *testing.T, key string) string {
+	t.Helper()
+	stem, err := keyname.Stem([]byte(key))
+	require.NoError(t, err)
+	return stem + keyname.FileSuffix
 }
 
 // flip inverts n bytes of the file at path from off.
