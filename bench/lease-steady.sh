@@ -4,7 +4,9 @@
 # pipelines of 16 BF.ADD) for DUR seconds; prints the load average every 30 s, then per
 # node its lease figures (INFO cluster), CLUSTER INFO's readiness, and the lease changes
 # and step-downs its log has (3 "is held by" lines per node are the first takes: more
-# are lease moves). docs/cluster.md "Failover with leases" has the figures.
+# are lease moves), and the leaders the lease bucket's Raft group had (KV_MBF_LEASES, read
+# from each node's nats-server /jsz every 30 s: one line means it kept its leader).
+# docs/cluster.md "Failover with leases" has the figures.
 # usage: lease-steady.sh
 #   W    work directory [/tmp/lease-steady]; B the binary [$W/mmapbloom]:
 #        go build -o $W/mmapbloom ./tools/mmapbloom
@@ -22,7 +24,7 @@ CONF
 pids=()
 for i in 1 2 3; do
   timeout $((DUR+120)) $B serve --dir $W/d/$i --addr 127.0.0.1:$((base+i)) --cluster-config $W/nodes.conf \
-    --node-id node$i --replication jetstream 2>$W/node$i.log &
+    --node-id node$i --replication jetstream --nats-monitor-addr 127.0.0.1:$((base+20+i)) 2>$W/node$i.log &
   pids+=($!)
 done
 for i in 1 2 3; do
@@ -45,7 +47,20 @@ for x in "1 b" "2 c" "3 a"; do
     BF.ADD "seen:{$2}" __rand_int__ >$W/bench$1.txt 2>&1 &
   bpids+=($!)
 done
-for n in $(seq 1 $((DUR/30))); do sleep 30; uptime; done
+# leaseLeader prints the KV_MBF_LEASES leader node $1's nats-server reports.
+leaseLeader() {
+  curl -s "http://127.0.0.1:$((base+20+$1))/jsz?accounts=true&streams=true" | python3 -c '
+import json, sys
+for a in json.load(sys.stdin).get("account_details", []):
+    for s in a.get("stream_detail", []):
+        if s["name"] == "KV_MBF_LEASES":
+            print(s.get("cluster", {}).get("leader", "?"))'
+}
+: > $W/leaders.txt
+for n in $(seq 1 $((DUR/30))); do
+  sleep 30; uptime
+  for i in 1 2 3; do leaseLeader $i; done | sort -u | tr '\n' ' ' >> $W/leaders.txt; echo >> $W/leaders.txt
+done
 wait "${bpids[@]}"
 date +%T
 for i in 1 2 3; do
@@ -56,4 +71,5 @@ for i in 1 2 3; do
   grep "stepped down\|is held by" $W/node$i.log
   tail -c 300 $W/bench$i.txt | tr '\r' '\n' | tail -1
 done
+echo "lease bucket leaders seen (one set every 30 s): $(sort -u $W/leaders.txt | tr '\n' '|')"
 kill "${pids[@]}"; wait

@@ -12,14 +12,12 @@ package testkit
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -122,27 +120,6 @@ type Proc struct {
 	out    SyncBuffer
 	exited chan struct{}
 	err    error // the exit status; set before exited is closed
-}
-
-// SyncBuffer collects a process's stdout and stderr, written from
-// several goroutines.
-type SyncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-// Write appends p.
-func (b *SyncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// String returns what was written so far.
-func (b *SyncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // StartHelper starts a helper process playing role. Options adjust the

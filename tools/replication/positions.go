@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/mmapbloom/mmapbloom/tools/internal/durable"
 )
 
 // positions is the file DIR/applied: one line `STREAM SEQ` per stream,
@@ -70,27 +72,7 @@ func (p *positions) set(i int, seq uint64) error {
 	for j, s := range p.seq {
 		fmt.Fprintf(&b, "%s %d\n", Layout{}.StreamName(j), s)
 	}
-	return writeDurably(p.path, b.Bytes())
-}
-
-func writeDurably(path string, data []byte) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return fmt.Errorf("replication: %w", err)
-	}
-	_, err = f.Write(data)
-	err = errors.Join(err, f.Sync(), f.Close())
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err == nil {
-		var d *os.File
-		if d, err = os.Open(filepath.Dir(path)); err == nil {
-			err = errors.Join(d.Sync(), d.Close())
-		}
-	}
-	if err != nil {
+	if err := durable.WriteFile(p.path, b.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("replication: record position: %w", err)
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
+	"github.com/mmapbloom/mmapbloom/tools/internal/durable"
 	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
 )
 
@@ -166,11 +167,7 @@ func (s *store) installLoadedSet(l *setLoad) error {
 	if err := os.Rename(l.tmp, l.path); err != nil {
 		return err
 	}
-	d, err := os.Open(s.dir)
-	if err != nil {
-		return err
-	}
-	return errors.Join(d.Sync(), d.Close())
+	return durable.SyncDir(s.dir)
 }
 
 // missingLocked returns ErrKeyExists if the key of stem has a file or

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mmapbloom/mmapbloom/tools/internal/durable"
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
 	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
 )
@@ -233,19 +234,10 @@ func checkFolding(cfg *Config) error {
 // the directory, fsynced), so that a crash soon after the first folded
 // add cannot leave its buckets without the record that protects them.
 func writeMarker(dir string, b []byte) error {
-	f, err := os.OpenFile(filepath.Join(dir, foldMarker), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
+	if err := durable.WriteFile(filepath.Join(dir, foldMarker), b, 0o644); err != nil {
 		return fmt.Errorf("server: %w", err)
 	}
-	_, err = f.Write(b)
-	if err = errors.Join(err, f.Sync(), f.Close()); err != nil {
-		return fmt.Errorf("server: %s: %w", f.Name(), err)
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("server: %w", err)
-	}
-	return errors.Join(d.Sync(), d.Close())
+	return nil
 }
 
 // noTaggedKeys refuses to start folding in a directory that holds

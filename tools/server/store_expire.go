@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mmapbloom/mmapbloom/tools/internal/durable"
 	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
 )
 
@@ -157,37 +158,10 @@ func (x *expiries) writeLocked() error {
 	if err != nil {
 		return fmt.Errorf("expiries: %w", err)
 	}
-	tmp := x.path + ".tmp"
-	if err := writeSynced(tmp, b); err != nil {
+	if err := durable.WriteFile(x.path, b, 0o644); err != nil {
 		return fmt.Errorf("expiries: %w", err)
 	}
-	if err := os.Rename(tmp, x.path); err != nil {
-		return fmt.Errorf("expiries: %w", err)
-	}
-	return syncDir(filepath.Dir(x.path))
-}
-
-// writeSynced writes b to a new file at path and fsyncs it.
-func writeSynced(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	return errors.Join(err, f.Close())
-}
-
-// syncDir fsyncs directory dir (a rename in it made durable).
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("expiries: %w", err)
-	}
-	err = d.Sync()
-	return errors.Join(err, d.Close())
+	return nil
 }
 
 // reapLocked removes stem's file or set when its expiry has passed,

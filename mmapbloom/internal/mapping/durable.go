@@ -4,6 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/errs"
 )
 
 // WriteSynced creates path with the bytes b and fsyncs it.
@@ -49,4 +53,12 @@ func WriteFile(f *os.File, b []byte) error {
 		return fmt.Errorf("mmapbloom: write %s: %w", f.Name(), noSpace(err))
 	}
 	return nil
+}
+
+// noSpace wraps ENOSPC and EDQUOT with errs.ErrNoSpace.
+func noSpace(err error) error {
+	if errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EDQUOT) {
+		return fmt.Errorf("%w: %w", errs.ErrNoSpace, err)
+	}
+	return err
 }

@@ -6,8 +6,6 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/errs"
 )
 
 // Reserve gives the new file f a size of size bytes with its blocks
@@ -21,14 +19,6 @@ func Reserve(f *os.File, size int64) error {
 		err = writeZeros(f, size)
 	}
 	return noSpace(err)
-}
-
-// noSpace wraps ENOSPC and EDQUOT with errs.ErrNoSpace.
-func noSpace(err error) error {
-	if errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EDQUOT) {
-		return fmt.Errorf("%w: %w", errs.ErrNoSpace, err)
-	}
-	return err
 }
 
 // holeAt returns the offset of the first hole (unallocated range) of f

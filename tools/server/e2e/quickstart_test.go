@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/tools/replication/natstest"
 )
 
 // shellBlock returns the first ```sh block after the heading of
@@ -60,6 +61,7 @@ func freePrefix(t *testing.T, taken ...string) string {
 // item is new), not CLUSTERDOWN or TRYAGAIN: what it waits for means
 // "writes are served".
 func TestClusterQuickStart(t *testing.T) {
+	natstest.RequireEmbedded(t) // the block's nodes run the embedded nats-server
 	needTool(t, "redis-cli", "--version")
 	bin := filepath.Join(t.TempDir(), "bin")
 	require.NoError(t, os.Mkdir(bin, 0o755))

@@ -30,6 +30,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/mmapbloom/mmapbloom/tools/internal/durable"
 	"github.com/mmapbloom/mmapbloom/tools/replication"
 )
 
@@ -270,19 +271,11 @@ func readFrames(r io.Reader, size int64, fn func(replication.Record) error) (n i
 	return n, false, nil
 }
 
-// syncDir fsyncs directory dir, so that a file created or removed in it
-// stays so after a crash.
+// syncDir fsyncs directory dir (durable.SyncDir), the error marked
+// ErrJournal too.
 func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
+	if err := durable.SyncDir(dir); err != nil {
 		return fmt.Errorf("%w: %w", ErrJournal, err)
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("%w: fsync %s: %w", ErrJournal, dir, err)
 	}
 	return nil
 }
