@@ -1,7 +1,10 @@
 // Package replication is mmapbloom serve's replication log on NATS
 // JetStream: every write a node acknowledges is first in a replicated
 // stream, and every node serving the written slots applies it from
-// there. All NATS imports of the project are confined to this package.
+// there. All NATS imports of the project are confined to this package
+// and its subpackages (lease; the tests' natstest and lease/leasetest):
+// the server reaches NATS through them (TestLibraryHasNoNATS checks
+// every package's imports).
 //
 // Only JetStream features of nats-server 2.9 are used (streams, durable
 // pull consumers, Nats-Msg-Id deduplication), so an external Debian
@@ -58,7 +61,9 @@
 // every node before their stores synced it, and new records take the
 // lost sequences); a gap (entries gone by retention, or a new
 // node) calls Applier.Bootstrap, which copies the data from a peer and
-// says which sequence the copy covers. An Apply error stops the
+// says which sequence the copy covers. ForgetPositions, before Open,
+// has streams applied again from their start (or bootstrapped): a node
+// that lost some keys' files rebuilds them so. An Apply error stops the
 // follower at that message: nothing after it is applied, recorded or
 // acknowledged, and the message is applied again after a pause growing
 // from ApplyRetryFirst to ApplyRetryMax until Apply succeeds
@@ -72,7 +77,7 @@
 //
 //   - StartEmbedded (and StartLocalCluster for tests) run the embedded
 //     nats-server; Log.Conn and Log.JetStream give the connection for KV
-//     leases.
+//     leases (lease.OpenConn, or lease.Deferred before the log exists).
 //   - Log.Applied(stream) and Log.WaitApplied(ctx, stream, seq): has this
 //     node applied stream up to seq; Log.Stopped(stream): is it stopped
 //     on a message it cannot apply (then it must not own the slots).
@@ -83,4 +88,6 @@
 //     replica).
 //   - Layout.StreamOf(slot) and Layout.SlotsOf(stream) map slots to
 //     streams.
+//   - OpenNodes: the bucket PREFIX_NODES, where each node publishes
+//     what the others compare with their own (serve's limits).
 package replication

@@ -108,3 +108,27 @@ func (p *positions) rewind(js nats.JetStreamContext, l Layout, logf func(string,
 	}
 	return nil
 }
+
+// ForgetPositions records position 0 for the streams which in the
+// positions file of dir (Config.Dir, of a layout of streams streams),
+// durably, and returns the positions they had, in the order of which.
+// Call it before Open. Their followers then apply them again from the
+// stream's first entry, or copy their slots from a peer
+// (Applier.Bootstrap) when the log no longer holds it: so a node
+// rebuilds the keys whose files it lost (serve moves a damaged filter
+// file aside). Errors: the file's read or write errors, ErrEntry for a
+// malformed file.
+func ForgetPositions(dir string, streams int, which []int) ([]uint64, error) {
+	p, err := openPositions(dir, streams)
+	if err != nil {
+		return nil, err
+	}
+	old := make([]uint64, len(which))
+	for i, st := range which {
+		old[i] = p.get(st)
+		if err := p.set(st, 0); err != nil {
+			return nil, err
+		}
+	}
+	return old, nil
+}

@@ -9,7 +9,6 @@ import (
 	"github.com/mmapbloom/mmapbloom/tools/replication"
 	"github.com/mmapbloom/mmapbloom/tools/replication/lease"
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // DefaultLeaseTTL is the lease TTL of serve's failover (--lease-ttl): a
@@ -27,14 +26,12 @@ const logFollowers = 2
 // (replication.Layout.Bucket: PREFIX_LEASES, MBF_LEASES by default).
 const leasesBucket = "LEASES"
 
-// logLeases is the lease bucket (leasesBucket) on a replication
-// log's NATS connection, opened at its first use once the log is open
-// (attach): a Failover's KV before the log exists.
+// logLeases is a replication log given later (attach) and the lease
+// bucket (leasesBucket) on its NATS connection, opened at its first use
+// once the log is open: a Failover's KV before the log exists.
 type logLeases struct {
-	ttl time.Duration
 	mu  sync.Mutex
 	log *replication.Log
-	kv  lease.KV
 }
 
 // logFailover returns the Failover of a node whose writes go through a
@@ -45,7 +42,14 @@ type logLeases struct {
 // lease neither taken nor kept while one of them is stopped here on an
 // apply error (LogApplying); confirm is Failover.ConfirmReads.
 func logFailover(ttl time.Duration, confirm bool) (*Failover, *logLeases) {
-	b := &logLeases{ttl: ttl}
+	b := &logLeases{}
+	kv := lease.NewDeferred(func(ctx context.Context) (lease.KV, error) {
+		l, err := b.opened()
+		if err != nil {
+			return nil, err
+		}
+		return lease.OpenConn(ctx, l.Conn(), l.Layout().Bucket(leasesBucket), ttl, l.Layout().Replicas)
+	})
 	drain := func(ctx context.Context, slots []cluster.Range) error {
 		l, err := b.opened()
 		if err != nil {
@@ -57,7 +61,7 @@ func logFailover(ttl time.Duration, confirm bool) (*Failover, *logLeases) {
 		l, err := b.opened()
 		return err == nil && LogApplying(l)(slots)
 	}
-	return &Failover{KV: b, TTL: ttl, Drain: drain, Applying: applying, ConfirmReads: confirm}, b
+	return &Failover{KV: kv, TTL: ttl, Drain: drain, Applying: applying, ConfirmReads: confirm}, b
 }
 
 // attach gives b the open log.
@@ -75,61 +79,6 @@ func (b *logLeases) opened() (*replication.Log, error) {
 		return nil, errLogNotReady
 	}
 	return b.log, nil
-}
-
-// bucket returns the lease bucket, creating or binding it on first use;
-// errLogNotReady before attach, or NATS's error (retried next time).
-func (b *logLeases) bucket(ctx context.Context) (lease.KV, error) {
-	l, err := b.opened()
-	if err != nil {
-		return nil, err
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.kv == nil {
-		kv, err := lease.OpenConn(ctx, l.Conn(), l.Layout().Bucket(leasesBucket), b.ttl, l.Layout().Replicas)
-		if err != nil {
-			return nil, err
-		}
-		b.kv = kv
-	}
-	return b.kv, nil
-}
-
-// Get is lease.KV's Get on the bucket.
-func (b *logLeases) Get(ctx context.Context, key string) (jetstream.KeyValueEntry, error) {
-	kv, err := b.bucket(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return kv.Get(ctx, key)
-}
-
-// Create is lease.KV's Create on the bucket.
-func (b *logLeases) Create(ctx context.Context, key string, value []byte, opts ...jetstream.KVCreateOpt) (uint64, error) {
-	kv, err := b.bucket(ctx)
-	if err != nil {
-		return 0, err
-	}
-	return kv.Create(ctx, key, value, opts...)
-}
-
-// Update is lease.KV's Update on the bucket.
-func (b *logLeases) Update(ctx context.Context, key string, value []byte, revision uint64) (uint64, error) {
-	kv, err := b.bucket(ctx)
-	if err != nil {
-		return 0, err
-	}
-	return kv.Update(ctx, key, value, revision)
-}
-
-// Delete is lease.KV's Delete on the bucket.
-func (b *logLeases) Delete(ctx context.Context, key string, opts ...jetstream.KVDeleteOpt) error {
-	kv, err := b.bucket(ctx)
-	if err != nil {
-		return err
-	}
-	return kv.Delete(ctx, key, opts...)
 }
 
 // LogDrain returns a Failover.Drain waiting until l has applied the

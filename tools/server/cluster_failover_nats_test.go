@@ -14,31 +14,12 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/tools/replication/lease"
+	"github.com/mmapbloom/mmapbloom/tools/replication/lease/leasetest"
 	"github.com/mmapbloom/mmapbloom/tools/replication/natstest"
-	"github.com/nats-io/nats.go"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// nodeBucket opens the lease bucket through the one nats-server at url
-// (the client neither reconnects elsewhere nor learns other servers):
-// the node is cut off when that server is.
-func nodeBucket(t *testing.T, url string, ttl time.Duration) lease.KV {
-	t.Helper()
-	nc, err := nats.Connect(url, nats.IgnoreDiscoveredServers(), nats.MaxReconnects(-1),
-		nats.ReconnectWait(100*time.Millisecond), nats.PingInterval(time.Second), nats.Timeout(time.Second))
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	var kv lease.KV
-	require.Eventually(t, func() bool {
-		c, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		kv, err = lease.OpenConn(c, nc, "T_SHARDS", ttl, 3)
-		return err == nil
-	}, time.Minute, 200*time.Millisecond, "lease bucket: %v", err)
-	return &cutKV{KV: kv}
-}
 
 // writeLog is what a rate-bounded writer saw: per add, when its reply
 // came and whether it was OK.
@@ -133,7 +114,7 @@ func partitionRun(t *testing.T, sig syscall.Signal, run int) (outage time.Durati
 		p := natstest.StartProcesses(t, 3)
 		kvs := map[string]lease.KV{}
 		for i, id := range []string{"node1", "node2", "node3"} {
-			kvs[id] = nodeBucket(t, p.URL(i), ttl)
+			kvs[id] = leasetest.Pinned(t, p.URL(i), ttl)
 		}
 		tc := startCluster(t, []string{"0-16383", "replica-of node1", "replica-of node1"}, func(c *Config) {
 			c.Failover = &Failover{KV: kvs[c.NodeID], TTL: ttl}

@@ -7,50 +7,16 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/mmapbloom/mmapbloom/tools/replication/natstest"
-
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
-	"github.com/mmapbloom/mmapbloom/tools/replication"
-	"github.com/mmapbloom/mmapbloom/tools/replication/lease"
+	"github.com/mmapbloom/mmapbloom/tools/replication/lease/leasetest"
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// cutKV is a node's lease bucket that the test can cut off, as a
-// partition from NATS does: every operation times out while cut.
-type cutKV struct {
-	lease.KV
-	cut atomic.Bool
-}
-
-func (c *cutKV) Get(ctx context.Context, key string) (jetstream.KeyValueEntry, error) {
-	if c.cut.Load() {
-		return nil, context.DeadlineExceeded
-	}
-	return c.KV.Get(ctx, key)
-}
-
-func (c *cutKV) Create(ctx context.Context, key string, value []byte, opts ...jetstream.KVCreateOpt) (uint64, error) {
-	if c.cut.Load() {
-		return 0, context.DeadlineExceeded
-	}
-	return c.KV.Create(ctx, key, value, opts...)
-}
-
-func (c *cutKV) Update(ctx context.Context, key string, value []byte, rev uint64) (uint64, error) {
-	if c.cut.Load() {
-		return 0, context.DeadlineExceeded
-	}
-	return c.KV.Update(ctx, key, value, rev)
-}
 
 // gateDrain is a Drain that records its calls and returns only once
 // the test opens it.
@@ -74,33 +40,6 @@ func (g *gateDrain) drain(node string) func(context.Context, []cluster.Range) er
 	}
 }
 
-// leaseBucket starts an embedded 3-server NATS cluster and opens a lease
-// bucket of ttl on it.
-func leaseBucket(t *testing.T, ttl time.Duration) jetstream.KeyValue {
-	t.Helper()
-	natstest.RequireEmbedded(t)
-	srvs, err := replication.StartLocalCluster(t.TempDir(), []string{"n1", "n2", "n3"})
-	require.NoError(t, err)
-	var urls []string
-	for _, s := range srvs {
-		urls = append(urls, s.ClientURL())
-		t.Cleanup(s.Shutdown)
-	}
-	nc, err := nats.Connect(strings.Join(urls, ","), nats.MaxReconnects(-1))
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	require.NoError(t, err)
-	var kv jetstream.KeyValue
-	require.Eventually(t, func() bool {
-		c, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		kv, err = lease.OpenBucket(c, js, "T_SHARDS", ttl, 3)
-		return err == nil
-	}, time.Minute, 200*time.Millisecond, "lease bucket: %v", err)
-	return kv
-}
-
 // TestFailoverLeases: a primary cut off from NATS stops renewing its
 // lease and answers CLUSTERDOWN, never OK; a replica takes the shard,
 // answers TRYAGAIN until its log is drained, then serves it, and every
@@ -108,8 +47,8 @@ func leaseBucket(t *testing.T, ttl time.Duration) jetstream.KeyValue {
 // replica. No config edit.
 func TestFailoverLeases(t *testing.T) {
 	const ttl = time.Second
-	kv := leaseBucket(t, ttl)
-	kvs := map[string]*cutKV{"node1": {KV: kv}, "node2": {KV: kv}, "node3": {KV: kv}}
+	kv := leasetest.Embedded(t, ttl)
+	kvs := map[string]*leasetest.Cuttable{"node1": {KV: kv}, "node2": {KV: kv}, "node3": {KV: kv}}
 	g := &gateDrain{calls: map[string][]cluster.Range{}, open: make(chan struct{})}
 	close(g.open) // the config owner's first drain
 	tc := startCluster(t, []string{"0-16383", "replica-of node1", "replica-of node1"}, func(c *Config) {
@@ -122,7 +61,7 @@ func TestFailoverLeases(t *testing.T) {
 	assertOwner(t, c, n3, "node1", tc.addrs[0])
 
 	g.open = make(chan struct{})
-	kvs["node1"].cut.Store(true)
+	kvs["node1"].SetCut(true)
 	require.Eventually(t, func() bool {
 		return strings.HasPrefix(errText(n1.Do(c, "BF.ADD", "k", "b").Err()), "CLUSTERDOWN")
 	}, time.Minute, 20*time.Millisecond, "a primary that cannot renew stops taking writes")
@@ -143,7 +82,7 @@ func TestFailoverLeases(t *testing.T) {
 	close(g.open)
 	require.Eventually(t, func() bool { return owner.Do(c, "BF.ADD", "k", "b").Err() == nil }, time.Minute, 20*time.Millisecond)
 
-	kvs["node1"].cut.Store(false)
+	kvs["node1"].SetCut(false)
 	require.Eventually(t, func() bool {
 		return errText(n1.Do(c, "BF.ADD", "k", "c").Err()) == "MOVED 7629 "+ownerAddr
 	}, time.Minute, 20*time.Millisecond, "the old primary comes back as a replica")

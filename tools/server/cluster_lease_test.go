@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mmapbloom/mmapbloom/tools/replication/lease"
+	"github.com/mmapbloom/mmapbloom/tools/replication/lease/leasetest"
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
@@ -68,7 +69,7 @@ func (c *stepClock) advance(d time.Duration) {
 // the lease it serves them again.
 func TestFailoverPausedOwner(t *testing.T) {
 	const ttl = time.Minute // long: the injected clock, not the bucket's expiry, decides
-	kv := leaseBucket(t, ttl)
+	kv := leasetest.Embedded(t, ttl)
 	clk := newStepClock()
 	tc := startCluster(t, []string{"0-16383"}, func(c *Config) {
 		c.Failover = &Failover{KV: kv, TTL: ttl, Clock: clk}
@@ -110,7 +111,7 @@ func TestFailoverPausedOwner(t *testing.T) {
 // serves them again when it reaches NATS.
 func TestFailoverConfirmReads(t *testing.T) {
 	const ttl = time.Minute // long: the injected clock, not the bucket's expiry, decides
-	kv := &cutKV{KV: leaseBucket(t, ttl)}
+	kv := &leasetest.Cuttable{KV: leasetest.Embedded(t, ttl)}
 	clk := newStepClock()
 	tc := startCluster(t, []string{"0-16383"}, func(c *Config) {
 		c.Failover = &Failover{KV: kv, TTL: ttl, Clock: clk, ConfirmReads: true}
@@ -123,7 +124,7 @@ func TestFailoverConfirmReads(t *testing.T) {
 	}, time.Minute, 50*time.Millisecond, "the node takes its shard")
 	require.Equal(t, int64(1), n1.Do(c, "BF.EXISTS", "k", "a").Val())
 
-	kv.cut.Store(true)
+	kv.SetCut(true)
 	const down = "CLUSTERDOWN The cluster is down"
 	assert.Equal(t, down, errText(n1.Do(c, "BF.EXISTS", "k", "a").Err()))
 	assert.Equal(t, down, errText(n1.Do(c, "BF.MEXISTS", "k", "a", "b").Err()))
@@ -137,7 +138,7 @@ func TestFailoverConfirmReads(t *testing.T) {
 	}
 	assert.NoError(t, n1.Do(c, "BF.ADD", "k", "b").Err(), "a write checks the clock only")
 
-	kv.cut.Store(false)
+	kv.SetCut(false)
 	assert.Equal(t, []any{int64(1), int64(1)}, n1.Do(c, "BF.MEXISTS", "k", "a", "b").Val(),
 		"confirmed again")
 }

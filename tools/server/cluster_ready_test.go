@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mmapbloom/mmapbloom/tools/replication/lease/leasetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -16,8 +17,8 @@ import (
 // node took its lease, and not once its lease lapsed unrenewed.
 func TestClusterStateServed(t *testing.T) {
 	const ttl = time.Minute // long: the injected clock, not the bucket's expiry, decides
-	kv := &cutKV{KV: leaseBucket(t, ttl)}
-	kv.cut.Store(true) // the node cannot take its lease yet
+	kv := &leasetest.Cuttable{KV: leasetest.Embedded(t, ttl)}
+	kv.SetCut(true) // the node cannot take its lease yet
 	clk := newStepClock()
 	tc := startCluster(t, []string{"0-16383"}, func(c *Config) {
 		c.Failover = &Failover{KV: kv, TTL: ttl, Clock: clk}
@@ -37,7 +38,7 @@ func TestClusterStateServed(t *testing.T) {
 	state("fail")
 	assert.Equal(t, down, errText(n1.Do(c, "BF.ADD", "k", "a").Err()))
 
-	kv.cut.Store(false)
+	kv.SetCut(false)
 	require.Eventually(t, func() bool {
 		clk.fire()
 		return infoField(n1.Do(c, "CLUSTER", "INFO").Val().(string), "cluster_state") == "ok"

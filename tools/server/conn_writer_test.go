@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/redcon"
@@ -108,4 +109,17 @@ func TestReplyWriterFlushError(t *testing.T) {
 	require.ErrorIs(t, w.Flush(), errSend)
 	assert.Empty(t, w.Bytes())
 	assert.Equal(t, "+OK\r\n", f.sent.String())
+}
+
+// TestNoReflectOrUnsafe: the server's code imports neither reflect nor
+// unsafe (go list's Imports of the package); replies go through
+// replyWriter, not through a redcon.Writer's unexported buffer.
+func TestNoReflectOrUnsafe(t *testing.T) {
+	out, err := testkit.Command(t, "go", "list", "-f", `{{join .Imports "\n"}}`, ".").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	imports := strings.Fields(string(out))
+	require.Contains(t, imports, "github.com/tidwall/redcon")
+	for _, pkg := range []string{"reflect", "unsafe"} {
+		assert.NotContains(t, imports, pkg)
+	}
 }

@@ -34,7 +34,9 @@
 //	             in generic.go; INFO and COMMAND, COMMAND DOCS, MULTI, SCAN
 //	             (glob matching: package glob), RENAME, FLUSHALL and
 //	             MEMORY USAGE (generic_keys.go), EXPIRE, TTL and their
-//	             family (generic_expire.go), SHUTDOWN
+//	             family (generic_expire.go), SHUTDOWN; CONFIG and its
+//	             parameters, every one declared in one table
+//	             (generic_config.go), as the commands are
 //	bf_          BF.* and MBF.* commands on filters and sets: batches of
 //	             pipelined adds, dumps and loads, set dumps, windows, the
 //	             NONSCALING full rule, MBF.MERGE, MBF.HEALTH (a key's
@@ -52,11 +54,12 @@
 //	replica_     replicas: pulling a primary, absorbing the copies; the
 //	             replication log (replica_jetstream*: publishing, applying
 //	             and which errors stop a stream, the nodes' limits, WAIT
-//	             and INFO)
+//	             and INFO, damaged files moved aside at start and their
+//	             streams applied again)
 //	obs_         what INFO, SLOWLOG, LATENCY, CLIENT LIST and Stats report,
 //	             rendered in Redis's formats from package obs's counters;
 //	             memory and residency (the library's Resident), persistence,
-//	             the run-time parameters (slowlog-max-len...)
+//	             the run-time parameters' helpers (slowlog-max-len...)
 //	save_        Syncs as Redis's saves (SAVE, BGSAVE, LASTSAVE; writes
 //	             refused, MISCONF, after a failed one), appendfsync's group
 //	             commit, and the journal of appendfsync always (package
@@ -67,9 +70,11 @@
 // tools/server/journal is the append-only file of appendfsync always;
 // tools/server/keyname is the key to file name rule (pure functions);
 // tools/server/cluster the slot of a key and the static cluster config;
+// tools/server/obs, acl and glob the statistics' structures, the ACL
+// rule engine and Redis's glob matching.
 //
-//	             the reply writer, replies and error texts, RESP3 types,
-//	             descriptor fitting, a gone client
-//	acl_         the ACL commands and each connection's user; the users,
-//	             their rules, categories and ACL files are package acl's
+// The server imports no NATS package: the replication log, the nodes'
+// bucket of their limits (replication.Nodes) and the lease bucket
+// (lease.Deferred over the log's connection, cluster_failover_log.go)
+// are tools/replication's and its subpackages'.
 package server

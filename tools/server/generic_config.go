@@ -12,11 +12,11 @@ import (
 	"github.com/mmapbloom/mmapbloom/tools/server/glob"
 )
 
-// CONFIG GET and CONFIG SET: every parameter is declared once, in a
-// registry, with how to read it and, when it can change at run time, how
-// to check and apply a new value. Parameters of other subsystems (the
-// slow log, latency tracking) register themselves with registerConfig
-// from their own files.
+// CONFIG GET and CONFIG SET: every parameter is declared once, in the
+// table configParams, as every command is in commands.go, with how to
+// read it and, when it can change at run time, how to check and apply a
+// new value. The helpers building the parameters of other subsystems
+// (the slow log, latency tracking, appendfsync) stay in their files.
 
 // configParam is one parameter of CONFIG GET / CONFIG SET.
 type configParam struct {
@@ -28,17 +28,61 @@ type configParam struct {
 	set func(s *Server, v string) (apply func(), msg string)
 }
 
-// configParams indexes the registry by name.
-var configParams = map[string]*configParam{}
+// configParams is the table of the parameters, by name.
+var configParams = indexConfig(
+	constParam("databases", "1"), constParam("save", ""),
+	constParam("maxmemory", "0"), constParam("maxmemory-policy", "noeviction"),
+	&configParam{name: "dir", get: func(s *Server) string { return s.cfg.Dir }},
+	&configParam{name: "port", get: func(s *Server) string { return s.port() }},
+	&configParam{name: "proto-max-bulk-len", get: func(s *Server) string { return strconv.Itoa(s.protoMaxBulkLen()) }},
+	&configParam{name: "cluster-enabled", get: func(s *Server) string { return yesNo(s.cluster.Load() != nil) }},
+	&configParam{name: "cluster-config-file", get: func(s *Server) string { return s.cfg.ClusterConfig }},
+	&configParam{name: "aclfile", get: func(s *Server) string { return s.cfg.ACLFile }},
+	intParam("maxclients", 1, math.MaxUint32, func(s *Server) int64 { return s.conf.maxClients.Load() }, setMaxClients),
+	intParam("timeout", 0, math.MaxInt32, getTimeout, setTimeout),
+	bloomIntParam("bf-initial-size", 1, maxCapacity, func(s *Server) int64 { return int64(s.conf.initialSize.Load()) },
+		func(s *Server, v int64) (func(), string) {
+			return func() { s.conf.initialSize.Store(uint64(v)) }, ""
+		}),
+	bloomIntParam("bf-expansion-factor", 0, maxExpansion, func(s *Server) int64 { return int64(s.conf.expansion.Load()) }, setExpansion),
+	errorRateParam(),
+	boolParam("stop-writes-on-bgsave-error", func(s *Server) *atomic.Bool { return &s.conf.stopWritesOnSaveError }),
 
-// registerConfig adds parameters to the registry (at init).
-func registerConfig(params ...*configParam) {
+	// The observer's (obs_params.go), as redis-server 7.0 names and
+	// bounds them: slowlog-log-slower-than (µs; 0 logs every command,
+	// negative none; default 10000), slowlog-max-len (entries, default
+	// 128), latency-monitor-threshold (ms; 0, the default, turns the
+	// monitor off), latency-tracking (yes/no, default yes) and
+	// latency-tracking-info-percentiles (50 99 99.9 only).
+	atomicIntParam("slowlog-log-slower-than", -1<<62, 1<<62, func(s *Server) *atomic.Int64 { return &s.obs.slowerThan }),
+	atomicIntParam("slowlog-max-len", 0, 1<<31-1, func(s *Server) *atomic.Int64 { return &s.obs.slowMax }),
+	atomicIntParam("latency-monitor-threshold", 0, 1<<62, func(s *Server) *atomic.Int64 { return &s.obs.monitorMs }),
+	boolParam("latency-tracking", func(s *Server) *atomic.Bool { return &s.obs.tracking }),
+	&configParam{name: "latency-tracking-info-percentiles",
+		get: func(*Server) string { return "50 99 99.9" },
+		set: func(_ *Server, v string) (func(), string) {
+			if v != "50 99 99.9" {
+				return nil, "only 50 99 99.9 are reported"
+			}
+			return func() {}, ""
+		}},
+
+	// appendfsync's (save_appendfsync.go).
+	appendfsyncParam(),
+	&configParam{name: "appendonly", get: func(s *Server) string { return yesNo(s.fsync.get() != fsyncNo) }},
+)
+
+// indexConfig indexes params by name; it panics on a name given twice
+// (when the package is initialized).
+func indexConfig(params ...*configParam) map[string]*configParam {
+	byName := make(map[string]*configParam, len(params))
 	for _, p := range params {
-		if configParams[p.name] != nil {
-			panic("server: config parameter registered twice: " + p.name)
+		if byName[p.name] != nil {
+			panic("server: config parameter declared twice: " + p.name)
 		}
-		configParams[p.name] = p
+		byName[p.name] = p
 	}
+	return byName
 }
 
 // liveConfig holds the parameters CONFIG SET changes while clients run
@@ -67,28 +111,6 @@ func (l *liveConfig) init(cfg *Config) {
 // bf-initial-size keys at bf-error-rate, growing by bf-expansion-factor.
 func (l *liveConfig) createSpec() *createSpec {
 	return &createSpec{n: l.initialSize.Load(), p: math.Float64frombits(l.errorRate.Load()), expansion: l.expansion.Load()}
-}
-
-func init() {
-	registerConfig(
-		constParam("databases", "1"), constParam("save", ""),
-		constParam("maxmemory", "0"), constParam("maxmemory-policy", "noeviction"),
-		&configParam{name: "dir", get: func(s *Server) string { return s.cfg.Dir }},
-		&configParam{name: "port", get: func(s *Server) string { return s.port() }},
-		&configParam{name: "proto-max-bulk-len", get: func(s *Server) string { return strconv.Itoa(s.protoMaxBulkLen()) }},
-		&configParam{name: "cluster-enabled", get: func(s *Server) string { return yesNo(s.cluster.Load() != nil) }},
-		&configParam{name: "cluster-config-file", get: func(s *Server) string { return s.cfg.ClusterConfig }},
-		&configParam{name: "aclfile", get: func(s *Server) string { return s.cfg.ACLFile }},
-		intParam("maxclients", 1, math.MaxUint32, func(s *Server) int64 { return s.conf.maxClients.Load() }, setMaxClients),
-		intParam("timeout", 0, math.MaxInt32, getTimeout, setTimeout),
-		bloomIntParam("bf-initial-size", 1, maxCapacity, func(s *Server) int64 { return int64(s.conf.initialSize.Load()) },
-			func(s *Server, v int64) (func(), string) {
-				return func() { s.conf.initialSize.Store(uint64(v)) }, ""
-			}),
-		bloomIntParam("bf-expansion-factor", 0, maxExpansion, func(s *Server) int64 { return int64(s.conf.expansion.Load()) }, setExpansion),
-		errorRateParam(),
-		boolParam("stop-writes-on-bgsave-error", func(s *Server) *atomic.Bool { return &s.conf.stopWritesOnSaveError }),
-	)
 }
 
 // constParam is an immutable parameter with a fixed value.
@@ -274,7 +296,7 @@ func configPattern(a []byte) string {
 	return pat
 }
 
-// configNames returns the registry's names in order.
+// configNames returns the names of configParams in order.
 func configNames() []string {
 	names := make([]string, 0, len(configParams))
 	for n := range configParams {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"net"
 	"path/filepath"
 	"testing"
 
@@ -68,4 +69,46 @@ func TestConfigSetMaxClients(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "+OK\r\n", string(buf))
 	assert.Equal(t, "-ERR max number of clients reached\r\n", closedAfter(t, rawConn(t, addr)))
+}
+
+// TestConfigGetAll: CONFIG GET * answers every parameter once, with its
+// value on a server of the default configuration (dir and port its
+// own), in the order of their names.
+func TestConfigGetAll(t *testing.T) {
+	dir := t.TempDir()
+	_, addr := startServer(t, Config{Dir: dir})
+	_, port, err := net.SplitHostPort(addr)
+	require.NoError(t, err)
+	want := [][2]string{
+		{"aclfile", ""},
+		{"appendfsync", "everysec"},
+		{"appendonly", "yes"},
+		{"bf-error-rate", "0.01"},
+		{"bf-expansion-factor", "0"},
+		{"bf-initial-size", "1000000"},
+		{"cluster-config-file", ""},
+		{"cluster-enabled", "no"},
+		{"databases", "1"},
+		{"dir", dir},
+		{"latency-monitor-threshold", "0"},
+		{"latency-tracking", "yes"},
+		{"latency-tracking-info-percentiles", "50 99 99.9"},
+		{"maxclients", "10000"},
+		{"maxmemory", "0"},
+		{"maxmemory-policy", "noeviction"},
+		{"port", port},
+		{"proto-max-bulk-len", "67108864"},
+		{"save", ""},
+		{"slowlog-log-slower-than", "10000"},
+		{"slowlog-max-len", "128"},
+		{"stop-writes-on-bgsave-error", "yes"},
+		{"timeout", "300"},
+	}
+	var pairs []string
+	for _, p := range want {
+		pairs = append(pairs, p[0], p[1])
+	}
+	got, err := dial(t, addr, "").Do(ctx(t), "CONFIG", "GET", "*").StringSlice()
+	require.NoError(t, err)
+	assert.Equal(t, pairs, got)
 }

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
@@ -117,16 +116,11 @@ func TestReplicationFollowerLimitsDiffer(t *testing.T) {
 	origin, err := replication.Open(replication.Config{URLs: []string{url}, Node: "origin", Layout: lay, Dir: t.TempDir()})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = origin.Close() })
-	js, err := jetstream.New(origin.Conn())
+	kv, err := replication.OpenNodes(c, origin)
 	require.NoError(t, err)
-	var kv jetstream.KeyValue
 	require.Eventually(t, func() bool {
-		kv, err = js.KeyValue(c, lay.Bucket(nodesBucket))
-		return err == nil
-	}, time.Minute, 20*time.Millisecond, "the node creates %s", lay.Bucket(nodesBucket))
-	require.Eventually(t, func() bool {
-		e, err := kv.Get(c, "limits.node1")
-		return err == nil && string(e.Value()) == srv.flagLimits()
+		v, err := kv.Get(c, "limits.node1")
+		return err == nil && string(v) == srv.flagLimits()
 	}, time.Minute, 20*time.Millisecond, "the node publishes its limits")
 
 	stream := lay.StreamOf(cluster.KeySlot([]byte("{t}big")))
@@ -138,14 +132,14 @@ func TestReplicationFollowerLimitsDiffer(t *testing.T) {
 	log := srv.repl.log()
 	require.Eventually(t, func() bool { return strings.Contains(logField(t, srv, stream, "error"), "could not be compared") },
 		time.Minute, 20*time.Millisecond, "origin's limits unknown: stopped")
-	_, err = kv.Put(c, "limits.origin", []byte("max-filter-bytes=4294967296 max-layers=64 max-client-loads=4"))
+	err = kv.Put(c, "limits.origin", []byte("max-filter-bytes=4294967296 max-layers=64 max-client-loads=4"))
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		return strings.Contains(logField(t, srv, stream, "error"), "origin, the record's origin, runs with max-filter-bytes=4294967296")
 	}, time.Minute, 20*time.Millisecond, "origin's limits differ: stopped")
 	assert.Equal(t, stop-1, log.Applied(stream))
 
-	_, err = kv.Put(c, "limits.origin", []byte(srv.flagLimits()))
+	err = kv.Put(c, "limits.origin", []byte(srv.flagLimits()))
 	require.NoError(t, err)
 	require.NoError(t, log.WaitApplied(c, stream, last))
 	assert.EqualValues(t, 0, rdb.Exists(c, "{t}big").Val(), "refused here as on its origin")

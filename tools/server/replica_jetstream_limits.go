@@ -6,18 +6,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
+	"github.com/mmapbloom/mmapbloom/tools/replication"
 )
 
 // A refusal by a limit of the flags is a record's result only where the
 // record's origin runs with the same limits (classify): each node of a
-// log publishes them (flagLimits) in the key-value bucket nodesBucket
-// (PREFIX_NODES: MBF_NODES by default), key "limits.NODE", and a node whose limits refuse another node's
+// log publishes them (flagLimits) in the nodes' bucket
+// (replication.Nodes: PREFIX_NODES, MBF_NODES by default), key "limits.NODE", and a node whose limits refuse another node's
 // record reads that node's there and compares.
-
-// nodesBucket names the key-value bucket of the nodes' limits
-// (replication.Layout.Bucket).
-const nodesBucket = "NODES"
 
 // peerLimitsAge is how long a node's limits read from the bucket are
 // used before they are read again (a node restarted with other flags
@@ -36,7 +32,7 @@ func (s *Server) flagLimits() string {
 type peerLimits struct {
 	r    *jsRepl
 	mu   sync.Mutex
-	kv   jetstream.KeyValue
+	kv   *replication.Nodes
 	seen map[string]peerSeen // node id -> its limits as read
 }
 
@@ -48,29 +44,24 @@ type peerSeen struct {
 
 func newPeerLimits(r *jsRepl) *peerLimits { return &peerLimits{r: r, seen: map[string]peerSeen{}} }
 
-// limitsKey is node's key in nodesBucket.
+// limitsKey is node's key in the nodes' bucket.
 func limitsKey(node string) string { return "limits." + node }
 
-// bucket returns nodesBucket, creating or binding it on first use;
-// errLogNotReady before the log opens.
-func (p *peerLimits) bucket(ctx context.Context) (jetstream.KeyValue, error) {
+// bucket returns the nodes' bucket, creating or binding it on first
+// use; errLogNotReady before the log opens.
+func (p *peerLimits) bucket(ctx context.Context) (*replication.Nodes, error) {
 	log := p.r.log()
 	if log == nil {
 		return nil, errLogNotReady
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.kv != nil {
-		return p.kv, nil
-	}
-	name := log.Layout().Bucket(nodesBucket)
-	js, err := jetstream.New(log.Conn())
-	if err == nil {
-		p.kv, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: name, History: 1,
-			Replicas: log.Layout().Replicas, Storage: jetstream.FileStorage})
-	}
-	if err != nil {
-		return nil, fmt.Errorf("replication: bucket %s: %w", name, err)
+	if p.kv == nil {
+		kv, err := replication.OpenNodes(ctx, log)
+		if err != nil {
+			return nil, err
+		}
+		p.kv = kv
 	}
 	return p.kv, nil
 }
@@ -81,7 +72,7 @@ func (p *peerLimits) publish(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := kv.Put(ctx, limitsKey(p.r.s.cfg.NodeID), []byte(p.r.s.flagLimits())); err != nil {
+	if err := kv.Put(ctx, limitsKey(p.r.s.cfg.NodeID), []byte(p.r.s.flagLimits())); err != nil {
 		return fmt.Errorf("replication: publish this node's limits: %w", err)
 	}
 	return nil
@@ -117,14 +108,14 @@ func (p *peerLimits) of(ctx context.Context, node string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	e, err := kv.Get(ctx, limitsKey(node))
+	v, err := kv.Get(ctx, limitsKey(node))
 	if err != nil {
 		return "", fmt.Errorf("replication: limits of %s: %w", node, err)
 	}
 	p.mu.Lock()
-	p.seen[node] = peerSeen{limits: string(e.Value()), at: time.Now()}
+	p.seen[node] = peerSeen{limits: string(v), at: time.Now()}
 	p.mu.Unlock()
-	return string(e.Value()), nil
+	return string(v), nil
 }
 
 // checkOrigin returns nil when origin (a node id) runs with the limits

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -64,10 +63,7 @@ func TestReplicationBootstrapWithoutConsumer(t *testing.T) {
 	require.NoError(t, tc.srvs[0].repl.log().WaitApplied(c, stream, last))
 	for range 3 {
 		for _, id := range []string{"node1", "node3"} {
-			err := log.JetStream().DeleteConsumer(tc.srvs[0].repl.layout.StreamName(stream), "mbf_"+id)
-			if err != nil {
-				require.ErrorIs(t, err, nats.ErrConsumerNotFound)
-			}
+			natstest.DeleteConsumer(t, log.JetStream(), tc.srvs[0].repl.layout.StreamName(stream), "mbf_"+id)
 		}
 		covered, err := tc.srvs[1].repl.apply.Bootstrap(c, stream)
 		require.NoError(t, err)
@@ -94,7 +90,7 @@ func TestReplicationGapAnswersWrites(t *testing.T) {
 	rec := replication.Record{Op: replication.OpAdd, Fields: [][]byte{[]byte("{g}k"), []byte("gone")}}
 	seq, err := origin.Publish(c, stream, rec)
 	require.NoError(t, err)
-	require.NoError(t, origin.JetStream().PurgeStream(lay.StreamName(stream), &nats.StreamPurgeRequest{Sequence: seq + 1}))
+	natstest.Purge(t, origin.JetStream(), lay.StreamName(stream), seq+1)
 	_, err = origin.Publish(c, stream, rec)
 	require.NoError(t, err)
 

@@ -7,7 +7,6 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/tools/replication/natstest"
 
-	"github.com/nats-io/nats.go"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -95,20 +94,11 @@ func startLogged(t *testing.T, opts ...func(*Config)) (*testCluster, string) {
 // call would: the items are new.
 func TestReplicationPipelinedAddsRefused(t *testing.T) {
 	tc, url := startLogged(t)
-	nc, err := nats.Connect(url)
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	js, err := nc.JetStream()
-	require.NoError(t, err)
-	limit := func(size int32) {
-		for i := range DefaultReplicationStreams {
-			si, err := js.StreamInfo(replication.Layout{}.StreamName(i))
-			require.NoError(t, err)
-			si.Config.MaxMsgSize = size
-			_, err = js.UpdateStream(&si.Config)
-			require.NoError(t, err)
-		}
+	var streams []string
+	for i := range DefaultReplicationStreams {
+		streams = append(streams, replication.Layout{}.StreamName(i))
 	}
+	limit := func(size int32) { natstest.SetMaxMsgSize(t, url, size, streams...) }
 	cmds := [][]any{{"BF.ADD", "seen", "a"}, {"BF.ADD", "seen", "b"}, {"BF.ADD", "seen", "c"}, {"BF.EXISTS", "seen", "a"}}
 	rdb := dial(t, tc.addrs[0], "")
 	limit(16)

@@ -260,7 +260,8 @@ func (s *store) takeEvictErr() error {
 	return err
 }
 
-// appendfsyncParam is CONFIG GET/SET appendfsync.
+// appendfsyncParam is CONFIG GET/SET appendfsync (in the CONFIG table,
+// generic_config.go).
 func appendfsyncParam() *configParam {
 	return &configParam{
 		name: "appendfsync",
@@ -276,11 +277,6 @@ func appendfsyncParam() *configParam {
 			}, ""
 		},
 	}
-}
-
-func init() {
-	registerConfig(appendfsyncParam(), &configParam{name: "appendonly",
-		get: func(s *Server) string { return yesNo(s.fsync.get() != fsyncNo) }})
 }
 
 // aofInfo sets INFO persistence's aof_enabled and aof_last_write_status

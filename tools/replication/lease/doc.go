@@ -23,4 +23,9 @@
 // system's time too), which ends before the entry can expire and
 // another node take it. Confirm renews a lease on demand, for a reader
 // that wants NATS's quorum to confirm the holder (etcd's ReadIndex).
+//
+// A Keeper's bucket is a KV: OpenBucket or OpenConn open it, and a
+// Deferred opens it at its first use, for a node whose keeper starts
+// before its NATS connection exists (mmapbloom serve's failover on its
+// replication log). Package leasetest gives tests a bucket.
 package lease

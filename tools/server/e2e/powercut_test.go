@@ -121,7 +121,7 @@ func clusterPowerCut(t *testing.T, mode string, seed uint64) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	lost, err := lostAdds(ctx, cc, before)
+	lost, err := pcutLost(ctx, cc, before)
 	require.NoError(t, err)
 	logLost(t, mode, lost, len(before), cutTime)
 	for _, a := range lost {
@@ -141,7 +141,7 @@ func clusterPowerCut(t *testing.T, mode string, seed uint64) {
 	after.run(cc, "a", stop)
 	adds := after.snapshot()
 	require.Greater(t, len(adds), pcutAfter/2, "adds acknowledged after the restart")
-	lost, err = lostAdds(ctx, cc, adds)
+	lost, err = pcutLost(ctx, cc, adds)
 	require.NoError(t, err)
 	require.Empty(t, lost, "every add of %d acknowledged after the restart answers present", len(adds))
 	requireInFiles(t, r, byKey(adds), "acknowledged after the restart")
@@ -363,8 +363,8 @@ func streamMarkers(t *testing.T, slots string) []string {
 	return out
 }
 
-// lostAdds returns the adds that answer 0 to BF.MEXISTS through cc.
-func lostAdds(ctx context.Context, cc *redis.ClusterClient, adds []pcutAdd) ([]pcutAdd, error) {
+// pcutLost returns the adds that answer 0 to BF.MEXISTS through cc.
+func pcutLost(ctx context.Context, cc *redis.ClusterClient, adds []pcutAdd) ([]pcutAdd, error) {
 	keys := map[string][]pcutAdd{}
 	for _, a := range adds {
 		keys[a.key] = append(keys[a.key], a)
