@@ -1,6 +1,6 @@
 #!/bin/bash
 # Three serve nodes (plain cluster, or --replication jetstream with embedded NATS),
-# redis-benchmark -c 64 -P 16 BF.ADD on node1 (then, with RB=path of bench/cmd/replbench,
+# redis-benchmark -c C -P P BF.ADD on node1 (then, with RB=path of bench/cmd/replbench,
 # the same load from replbench); prints one line per client: throughput, latency, log bytes
 # and messages, each node's CPU ticks (utime+stime, 10 ms) over that client's run, the load.
 # KEY must be a key of node1 (slots 0-5460), e.g. KEY=seen:0 N=100000 bench/replication-bf-add.sh repl 1
@@ -8,9 +8,12 @@
 #   W    work directory [/tmp/i23b]; B the binary [$W/mmapbloom]:
 #        go build -o $W/mmapbloom ./tools/mmapbloom
 #   PORT base port [7100]: nodes on PORT+ROUND*10+1..3, their NATS routes on PORT-800+ROUND*10+1..3
+#   FSYNC the nodes' --appendfsync [serve's default]; C clients [64]; P commands per pipeline [16]
+#   (the cost of always against everysec: FSYNC=always and FSYNC=everysec, P=1 and P=100, alternated)
 set -u
 mode=$1; round=$2
-W=${W:-/tmp/i23b}; B=${B:-$W/mmapbloom}; N=${N:-200000}; RB=${RB:-}
+W=${W:-/tmp/i23b}; B=${B:-$W/mmapbloom}; N=${N:-200000}; RB=${RB:-}; C=${C:-64}; P=${P:-16}
+fsync=""; if [ -n "${FSYNC:-}" ]; then fsync="--appendfsync $FSYNC"; fi
 base=$((${PORT:-7100} + round*10)); nb=$((base - 800))
 conf=$W/nodes-$mode-$round.conf
 rm -rf $W/d-$mode-$round; mkdir -p $W/d-$mode-$round/{1,2,3}
@@ -24,7 +27,7 @@ CONF
 pids=()
 for i in 1 2 3; do
   $B serve --dir $W/d-$mode-$round/$i --addr 127.0.0.1:$((base+i)) --cluster-config $conf --node-id node$i \
-    --default-capacity 10000000 $extra 2>$W/log-$mode-$round-$i &
+    --default-capacity 10000000 $extra $fsync 2>$W/log-$mode-$round-$i &
   pids+=($!)
 done
 p=$((base+1)); key=${KEY}
@@ -47,7 +50,7 @@ measure() {
   t0=($(ticks)); l0=($(logpos)); ld=$(cut -d' ' -f1 /proc/loadavg)
   out=$("$@" 2>&1)
   t1=($(ticks)); l1=($(logpos))
-  echo "$mode round=$round client=$name $(summary "$name" "$out") log_bytes=$((l1[0]-l0[0])) msgs=$((l1[1]-l0[1])) cpu_ticks(node1 node2 node3)=[$((t1[0]-t0[0])) $((t1[1]-t0[1])) $((t1[2]-t0[2]))] load=$ld"
+  echo "$mode fsync=${FSYNC:-default} c=$C P=$P round=$round client=$name $(summary "$name" "$out") log_bytes=$((l1[0]-l0[0])) msgs=$((l1[1]-l0[1])) cpu_ticks(node1 node2 node3)=[$((t1[0]-t0[0])) $((t1[1]-t0[1])) $((t1[2]-t0[2]))] load=$ld"
 }
 summary() {
   if [ $1 = redis-benchmark ]; then
@@ -56,6 +59,6 @@ summary() {
     echo "$2"
   fi
 }
-measure redis-benchmark redis-benchmark -p $p -c 64 -P 16 -n $N -r 100000000 BF.ADD "$key" __rand_int__
-if [ -n "$RB" ]; then measure replbench $RB -addr 127.0.0.1:$p -c 64 -P 16 -n $N -cmd BF.ADD -key "$key" -seed $round; fi
+measure redis-benchmark redis-benchmark -p $p -c $C -P $P -n $N -r 100000000 BF.ADD "$key" __rand_int__
+if [ -n "$RB" ]; then measure replbench $RB -addr 127.0.0.1:$p -c $C -P $P -n $N -cmd BF.ADD -key "$key" -seed $round; fi
 kill ${pids[@]}; wait ${pids[@]} 2>/dev/null

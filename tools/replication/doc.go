@@ -56,9 +56,14 @@
 // Applier.Sync, records the position in Config.Dir/applied, then
 // acknowledges up to it: the consumer's ack floor is the node's durable
 // position. After a restart it replays
-// from the recorded position; a gap (entries gone by retention, or a new
+// from the recorded position (Open first lowers a position past its
+// stream's last sequence to it: the log lost its tail to a power cut of
+// every node before their stores synced it, and new records take the
+// lost sequences); a gap (entries gone by retention, or a new
 // node) calls Applier.Bootstrap, which copies the data from a peer and
-// says which sequence the copy covers. An Apply error stops the
+// says which sequence the copy covers. ForgetPositions, before Open,
+// has streams applied again from their start (or bootstrapped): a node
+// that lost some keys' files rebuilds them so. An Apply error stops the
 // follower at that message: nothing after it is applied, recorded or
 // acknowledged, and the message is applied again after a pause growing
 // from ApplyRetryFirst to ApplyRetryMax until Apply succeeds

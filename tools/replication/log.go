@@ -149,7 +149,12 @@ func OpenContext(ctx context.Context, cfg Config) (*Log, error) {
 	}
 	js, err := nc.JetStream(nats.PublishAsyncMaxPending(cfg.MaxInFlight * cfg.Layout.Streams * 2))
 	if err == nil {
-		err = ensureStreamsRetry(ctx, cfg.Layout, js, cfg.StartTimeout)
+		err = retryStart(ctx, cfg.StartTimeout, func() error {
+			if err := cfg.Layout.ensureStreams(js); err != nil {
+				return err
+			}
+			return pos.rewind(js, cfg.Layout, cfg.Logf)
+		})
 	}
 	if err != nil {
 		nc.Close()
@@ -167,13 +172,14 @@ func OpenContext(ctx context.Context, cfg Config) (*Log, error) {
 	return l, nil
 }
 
-// ensureStreamsRetry retries stream creation while the cluster forms
-// (no JetStream meta leader yet), up to limit.
-func ensureStreamsRetry(ctx context.Context, l Layout, js nats.JetStreamContext, limit time.Duration) error {
+// retryStart retries step (stream creation, reading the streams) while
+// the cluster forms (no JetStream meta leader yet, no stream leader),
+// up to limit.
+func retryStart(ctx context.Context, limit time.Duration, step func() error) error {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	for {
-		err := l.ensureStreams(js)
+		err := step()
 		if err == nil || ctx.Err() != nil {
 			return err
 		}

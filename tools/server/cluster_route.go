@@ -100,6 +100,9 @@ func (s *Server) enter(c *client, cmd *command, args [][]byte) string {
 	cs := s.cluster.Load()
 	msg := cs.route(slot, cmd, c.readonly)
 	if msg == "" {
+		msg = s.rebuilding(cs, cmd, slot)
+	}
+	if msg == "" {
 		msg = s.leaseLapsed(c, cs, slot)
 	}
 	if msg != "" {

@@ -54,7 +54,8 @@
 //	replica_     replicas: pulling a primary, absorbing the copies; the
 //	             replication log (replica_jetstream*: publishing, applying
 //	             and which errors stop a stream, the nodes' limits, WAIT
-//	             and INFO)
+//	             and INFO, damaged files moved aside at start and their
+//	             streams applied again)
 //	obs_         what INFO, SLOWLOG, LATENCY, CLIENT LIST and Stats report,
 //	             rendered in Redis's formats from package obs's counters;
 //	             memory and residency (the library's Resident), persistence,

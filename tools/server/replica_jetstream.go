@@ -109,7 +109,11 @@ type jsRepl struct {
 	ready atomic.Pointer[replication.Log]
 	// leases, when failover is on, gets the log once open, and the
 	// lease keeper starts then.
-	leases  *logLeases
+	leases *logLeases
+	// rebuilt holds, by stream, the position this node had recorded
+	// before it moved a damaged file of the stream aside and forgot it
+	// (rebuildDamaged); read-only once the log opens.
+	rebuilt map[int]uint64
 	stop    chan struct{}
 	stopped chan struct{}
 }
@@ -127,8 +131,13 @@ func (s *Server) startJetStream(cs *clusterState, leases *logLeases) (*jsRepl, e
 	if len(cs.m.Nodes) < 3 {
 		s.cfg.Log.Printf("replication: %d nodes: with fewer than 3, the loss of one node stops the writes (no quorum) and no failover can happen", len(cs.m.Nodes))
 	}
-	r := &jsRepl{s: s, layout: replication.Layout{Prefix: rc.Prefix, Streams: rc.Streams, Replicas: min(3, len(cs.m.Nodes)),
-		MaxAge: rc.MaxAge, MaxBytes: rc.MaxBytes}, leases: leases, stop: make(chan struct{}), stopped: make(chan struct{})}
+	layout := replication.Layout{Prefix: rc.Prefix, Streams: rc.Streams, Replicas: min(3, len(cs.m.Nodes)), MaxAge: rc.MaxAge, MaxBytes: rc.MaxBytes}
+	posDir := filepath.Join(s.cfg.Dir, ".replication")
+	rebuilt, err := s.rebuildDamaged(layout, posDir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrReplication, err)
+	}
+	r := &jsRepl{s: s, layout: layout, leases: leases, rebuilt: rebuilt, stop: make(chan struct{}), stopped: make(chan struct{})}
 	urls, auth := rc.NATSURLs, rc.NATSAuth
 	if len(urls) == 0 {
 		emb, err := startEmbedded(s.cfg, cs)
@@ -140,7 +149,7 @@ func (s *Server) startJetStream(cs *clusterState, leases *logLeases) (*jsRepl, e
 	r.limits = newPeerLimits(r)
 	r.apply = newApplier(s, r.limits.of)
 	go r.openLoop(replication.Config{URLs: urls, Auth: auth, Node: s.cfg.NodeID, Layout: r.layout,
-		Dir: filepath.Join(s.cfg.Dir, ".replication"), PublishTimeout: rc.PublishTimeout, StartTimeout: rc.StartTimeout,
+		Dir: posDir, PublishTimeout: rc.PublishTimeout, StartTimeout: rc.StartTimeout,
 		Logf: s.cfg.Log.Printf},
 		followedStreams(r.layout, cs))
 	return r, nil

@@ -337,23 +337,25 @@ func cmpBool(x, y bool) int {
 }
 
 // syncAll msyncs every open filter, and reports the failed Syncs of
-// the filters closed since the last call (closeEvicted).
+// the filters closed since the last call (closeEvicted). It holds no
+// reference to them: a DEL, RENAME or FLUSHALL meanwhile closes a filter
+// as if no Sync ran (Close waits for a Sync in progress; a Sync after it
+// answers mmapbloom.ErrClosed, which is no failure: Close published the
+// count and the file is gone or renamed).
 func (s *store) syncAll() error {
 	s.mu.Lock()
 	err := s.takeEvictErr()
-	var es []*entry
+	var bs []Bloom
 	for _, e := range s.open {
 		if e.b != nil && !e.broken {
-			e.refs++
-			es = append(es, e)
+			bs = append(bs, e.b)
 		}
 	}
 	s.mu.Unlock()
-	for _, e := range es {
-		if serr := e.b.Sync(); serr != nil && !errors.Is(serr, mmapbloom.ErrClosed) {
+	for _, b := range bs {
+		if serr := b.Sync(); serr != nil && !errors.Is(serr, mmapbloom.ErrClosed) {
 			err = errors.Join(err, serr)
 		}
-		s.release(e, false)
 	}
 	return err
 }

@@ -62,9 +62,15 @@ func (s *Server) writeWait() time.Duration {
 // logged reports whether cmd is a keyed write, published to the log.
 func (cmd *command) logged() bool { return cmd.first > 0 && slices.Contains(cmd.flags, "write") }
 
+// logs reports whether run publishes c's cmd to the log: a logged
+// write, with the log on, from a client that is not applying the log.
+func (s *Server) logs(c *client, cmd *command) bool {
+	return s.repl != nil && !c.applying && cmd.logged()
+}
+
 // run runs cmd, through the log when it is a logged write.
 func (s *Server) run(c *client, cmd *command, args [][]byte) {
-	if s.repl == nil || c.applying || !cmd.logged() {
+	if !s.logs(c, cmd) {
 		s.runLocal(c, cmd, args)
 		return
 	}

@@ -205,10 +205,12 @@ func (f *syncer) startSync() {
 }
 
 // noteWrite marks that c runs cmd, unless cmd is queued in MULTI (EXEC
-// runs it later through prepare again): afterWrites then waits for the
-// policy's Sync.
+// runs it later through prepare again) or published to the log (its
+// PubAck is its durability: the JetStream store syncs as appendfsync
+// says, logSync, and every node replays from a position its synced
+// filters cover): afterWrites then waits for the policy's Sync.
 func (c *client) noteWrite(cmd *command) {
-	if cmd.write && !c.tx.on {
+	if cmd.write && !c.tx.on && !c.s.logs(c, cmd) {
 		c.wrote = true
 	}
 }

@@ -192,3 +192,41 @@ func TestLogSyncFollowsAppendfsync(t *testing.T) {
 		assert.Equal(t, tc.interval, interval, "%+v", tc)
 	}
 }
+
+// TestSyncDoesNotRefuseDel: the background Sync of every open filter
+// (everysec's round, SAVE) does not make a DEL, RENAME or FLUSHALL of
+// one of them fail as "open in a running command": DEL of keys being
+// synced meanwhile removes each one.
+func TestSyncDoesNotRefuseDel(t *testing.T) {
+	s, addr := startServer(t, Config{ClientIdle: -1, AppendFsync: AppendFsyncNo})
+	rdb, c := dial(t, addr, ""), ctx(t)
+	stop := make(chan struct{})
+	synced := make(chan error, 1)
+	go func() {
+		var err error
+		for end := time.Now().Add(time.Minute); err == nil && time.Now().Before(end); {
+			select {
+			case <-stop:
+				synced <- nil
+				return
+			default:
+				err = s.store.syncAll()
+			}
+		}
+		synced <- err
+	}()
+	items := make([]any, 500)
+	for i := range items {
+		items[i] = "item-" + strconv.Itoa(i) // dirty pages all over the array, for Sync to write
+	}
+	for i := range 200 {
+		key := "k" + strconv.Itoa(i%4)
+		require.NoError(t, rdb.BFReserve(c, key, 0.001, 500_000).Err())
+		require.NoError(t, rdb.BFMAdd(c, key, items...).Err())
+		n, err := rdb.Del(c, key).Result()
+		require.NoError(t, err, "DEL %d", i)
+		require.EqualValues(t, 1, n)
+	}
+	close(stop)
+	require.NoError(t, <-synced)
+}

@@ -302,8 +302,11 @@ func (s *store) remove(key []byte) (bool, error) {
 }
 
 // closeLocked closes stem's open filter, if any: mmapbloom.ErrInUse
-// while a command uses it.
-func (s *store) closeLocked(stem string) error {
+// while a command uses it. kept says its file lives on (a RENAME's
+// source): then, while appendfsync is not no, it is synced first, as
+// closeEvicted does, since syncAll does not reach a closed filter; a
+// failed Sync leaves it open and is returned.
+func (s *store) closeLocked(stem string, kept bool) error {
 	e := s.open[stem]
 	if e == nil {
 		return nil
@@ -311,13 +314,18 @@ func (s *store) closeLocked(stem string) error {
 	if e.refs > 0 {
 		return mmapbloom.ErrInUse
 	}
+	if kept && s.syncOnClose.Load() {
+		if err := e.b.Sync(); err != nil {
+			return err // still open under its name: nothing lost
+		}
+	}
 	delete(s.open, stem)
 	return e.b.Close()
 }
 
 // removeLocked is remove of stem, under s.mu.
 func (s *store) removeLocked(stem string) (bool, error) {
-	if err := s.closeLocked(stem); err != nil {
+	if err := s.closeLocked(stem, false); err != nil {
 		return false, err
 	}
 	removed, err := s.removeFiles(stem)

@@ -41,10 +41,10 @@ func (s *store) rename(src, dst []byte, nx bool) (done bool, err error) {
 	if err != nil || (taken && nx) {
 		return false, err
 	}
-	if err := s.closeLocked(from); err != nil {
+	if err := s.closeLocked(from, true); err != nil {
 		return false, &keyError{key: src, err: err}
 	}
-	if err := s.closeLocked(to); err != nil {
+	if err := s.closeLocked(to, false); err != nil {
 		return false, &keyError{key: dst, err: err}
 	}
 	return true, s.moveLocked(from, to, src, dst)

@@ -1,0 +1,45 @@
+package replication
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A log that lost its tail past a node's recorded position (a power cut
+// of every node whose JetStream stores had not synced it) gives the
+// lost sequences to new records: the node, opened again, applies them
+// instead of skipping them as applied already. The stream is deleted
+// here, the loss at its largest: every sequence gone.
+func TestPositionPastLastRewinds(t *testing.T) {
+	_, urls := cluster(t, 1)
+	layout := Layout{Streams: 1, Replicas: 1}
+	dir := t.TempDir()
+	ctx := ctxT(t, time.Minute)
+	l := openLog(t, urls[0], "n1", layout, dir, nil)
+	l.Follow([]int{0}, newMem())
+	var seq uint64
+	for _, it := range []string{"a", "b", "c"} {
+		var err error
+		seq, err = l.Publish(ctx, 0, addRec("seen", it))
+		require.NoError(t, err)
+	}
+	require.NoError(t, l.WaitApplied(ctx, 0, seq))
+	require.Eventually(t, func() bool { return l.Recorded(0) == seq }, 30*time.Second, 20*time.Millisecond)
+	require.NoError(t, l.JetStream().DeleteStream(layout.StreamName(0)))
+	require.NoError(t, l.Close())
+
+	var lines syncLines
+	l2 := openLog(t, urls[0], "n1", layout, dir, func(c *Config) { c.Logf = lines.printf })
+	assert.Zero(t, l2.Recorded(0), "the position is the log's last sequence")
+	m := newMem()
+	l2.Follow([]int{0}, m)
+	after, err := l2.Publish(ctx, 0, addRec("seen", "after"))
+	require.NoError(t, err)
+	require.LessOrEqual(t, after, seq, "the new record takes a lost sequence")
+	require.NoError(t, l2.WaitApplied(ctx, 0, after))
+	assert.True(t, m.has("seen", "after"), "the record at a lost sequence is applied")
+	assert.Equal(t, 1, lines.count("past the log's last sequence"), "logged: %v", lines.all())
+}

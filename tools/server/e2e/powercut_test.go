@@ -1,0 +1,472 @@
+package e2e_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/internal/testkit/powercut"
+	"github.com/mmapbloom/mmapbloom/tools/replication"
+	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
+)
+
+// Power cut of every node of a replicated cluster at once: the three
+// nodes' --dir (their filters, their applied positions and, under
+// .nats, their JetStream store) each on a powercut mount; a pipelining
+// go-redis ClusterClient adds BF.ADD and BF.MADD, the power of every
+// mount is cut at a seeded point and every node killed, and the
+// cluster is started again on what reached the disks.
+
+// Bounds of a cluster power-cut run.
+const (
+	pcutWriters  = 4
+	pcutHosts    = 64
+	pcutDeadline = 3 * time.Minute // of the load before the cut, and of the load after the restart
+	pcutAfter    = 2000            // adds acknowledged after the restart
+	pcutSyncGap  = 300 * time.Millisecond
+)
+
+// TestClusterPowerCutAlways: with --appendfsync always every add
+// acknowledged before the power cut of every node answers present after
+// the restart, through the cluster and in every node's files, and so
+// does every add acknowledged after it.
+func TestClusterPowerCutAlways(t *testing.T) {
+	for run := range testkit.Runs(2, 10) { // 10 with MMAPBLOOM_STRESS=1
+		seed := uint64(run + 1)
+		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) { clusterPowerCut(t, "always", seed) })
+	}
+}
+
+// TestClusterPowerCutEverysec: with --appendfsync everysec an add is
+// durable against the power cut of every node once a WAITAOF 1 2 that
+// began after its acknowledgement answered [1, 2] (sync points made on
+// every node for every stream of its slots, between the adds): each
+// such add answers present after the restart, through the cluster and
+// in every node's files. The others may be lost; their count and how
+// long before the cut the lost ones were acknowledged are logged, not
+// asserted. Every add acknowledged after the restart answers present.
+//
+// It runs only with MMAPBLOOM_POWERCUT_EVERYSEC=1: seed 1 fails in 3 of
+// 4 runs, a range never served again after the restart (its owner's
+// drain never ends), because the JetStream replicas diverge when the
+// unsynced tail of every node's store is lost: a stream leader with a
+// shorter log than its followers, and a replica that never catches up
+// (docs/cluster.md, "Durability"). Not fixed yet.
+func TestClusterPowerCutEverysec(t *testing.T) {
+	if os.Getenv("MMAPBLOOM_POWERCUT_EVERYSEC") != "1" {
+		t.Skip("MMAPBLOOM_POWERCUT_EVERYSEC=1 runs it: after a power cut of every node with everysec the JetStream replicas may diverge and a range stay unserved (docs/cluster.md)")
+	}
+	for run := range testkit.Runs(2, 10) {
+		seed := uint64(run + 1)
+		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) { clusterPowerCut(t, "everysec", seed) })
+	}
+}
+
+// clusterPowerCut is one run in the appendfsync mode.
+func clusterPowerCut(t *testing.T, mode string, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 33))
+	cutAt := int64(3000 + rng.IntN(10000))
+	start := time.Now()
+	r := startReplicated(t, "--appendfsync", mode)
+	mounts := onPowercutMounts(t, r)
+	t.Logf("on powercut mounts and serving in %v", time.Since(start).Round(time.Second))
+	cc := r.client(t, time.Second)
+
+	load, loadStart := &pcutLoad{seed: seed}, time.Now()
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() { defer close(done); load.run(cc, "b", stop) }()
+	syncs := syncPoints(t, r, load, stop)
+	for end := time.Now().Add(pcutDeadline); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if load.count() >= cutAt && (mode != "everysec" || syncs.covered() > 0) {
+			break
+		}
+	}
+	cutTime := time.Now()
+	t.Logf("cut after %v of load", cutTime.Sub(loadStart).Round(time.Second))
+	cutAll(t, r, mounts)
+	close(stop)
+	<-done
+	covered := syncs.wait()
+	before := load.snapshot()
+	if mode == "always" {
+		covered = len(before)
+	}
+	t.Logf("%s seed %d: %d adds acknowledged before the cut (cut after %d), %d covered by a WAITAOF 1 2",
+		mode, seed, len(before), cutAt, covered)
+	require.Positive(t, covered, "adds are covered before the cut")
+
+	for i, p := range mounts {
+		require.NoError(t, p.Unmount())
+		r.dirs[i] = p.Disk
+		r.nodes[i] = r.start(t, i)
+	}
+	t.Cleanup(func() { logOnFailure(t, r) }) // before the restarted nodes are killed
+	cc = r.client(t, time.Second)
+	awaitWrites(t, cc)
+	t.Logf("restarted and serving %v after the cut", time.Since(cutTime).Round(time.Second))
+	logPositions(t, r)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	lost, err := pcutLost(ctx, cc, before)
+	require.NoError(t, err)
+	logLost(t, mode, lost, len(before), cutTime)
+	for _, a := range lost {
+		require.GreaterOrEqual(t, a.n, covered, "add %s %s (sent %v before the cut, within the covered %d) answers present",
+			a.key, a.item, cutTime.Sub(a.sent), covered)
+	}
+	requireInFiles(t, r, byKey(before[:covered]), "acknowledged before the cut")
+
+	after := &pcutLoad{seed: seed + 1000}
+	stop = make(chan struct{})
+	go func() {
+		for end := time.Now().Add(pcutDeadline); after.count() < pcutAfter && time.Now().Before(end); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		close(stop)
+	}()
+	after.run(cc, "a", stop)
+	adds := after.snapshot()
+	require.Greater(t, len(adds), pcutAfter/2, "adds acknowledged after the restart")
+	lost, err = pcutLost(ctx, cc, adds)
+	require.NoError(t, err)
+	require.Empty(t, lost, "every add of %d acknowledged after the restart answers present", len(adds))
+	requireInFiles(t, r, byKey(adds), "acknowledged after the restart")
+}
+
+// onPowercutMounts moves the cluster r onto powercut mounts: every node
+// killed (kill -9: the page cache keeps what it wrote), its directory
+// served by a mount, and the node started again on the mount.
+func onPowercutMounts(t *testing.T, r *replicated) []*powercut.FS {
+	t.Helper()
+	var mounts []*powercut.FS
+	for i, n := range r.nodes {
+		require.NoError(t, n.cmd.Process.Kill())
+		_ = n.cmd.Wait()
+		p := powercut.Mount(t, r.dirs[i])
+		mounts, r.dirs[i] = append(mounts, p), p.Dir
+	}
+	for i := range r.nodes {
+		r.nodes[i] = r.start(t, i)
+	}
+	awaitWrites(t, r.client(t, time.Second))
+	return mounts
+}
+
+// awaitWrites waits until a write of each node's range is acknowledged.
+func awaitWrites(t *testing.T, cc *redis.ClusterClient) {
+	t.Helper()
+	for i, k := range []string{"probe:{a}", "probe:{b}", "probe:{c}"} {
+		require.Eventually(t, func() bool { return cc.BFAdd(context.Background(), k, "x").Err() == nil },
+			3*time.Minute, 100*time.Millisecond, "range %d takes writes", i+1)
+	}
+}
+
+// cutAll cuts the power of every mount at once, then kills every node.
+func cutAll(t *testing.T, r *replicated, mounts []*powercut.FS) {
+	t.Helper()
+	errs := make([]error, len(mounts))
+	var wg sync.WaitGroup
+	for i, p := range mounts {
+		wg.Go(func() { errs[i] = p.Cut() })
+	}
+	wg.Wait()
+	for i, n := range r.nodes {
+		require.NoError(t, errs[i], "cut node%d's disk", i+1)
+		require.NoError(t, n.cmd.Process.Kill())
+		_ = n.cmd.Wait()
+	}
+}
+
+// pcutAdd is an acknowledged add: its key and item, when its pipeline
+// was sent (its reply came between then and the pipeline's end, which
+// may wait for other nodes' parts), and how many adds were
+// acknowledged before it.
+type pcutAdd struct {
+	key, item string
+	sent      time.Time
+	n         int
+}
+
+// pcutLoad is a pipelining load of BF.ADD and BF.MADD and the adds it
+// got acknowledged, in reply order.
+type pcutLoad struct {
+	seed uint64
+	mu   sync.Mutex
+	adds []pcutAdd
+	acks atomic.Int64
+}
+
+func (l *pcutLoad) count() int64 { return l.acks.Load() }
+
+func (l *pcutLoad) snapshot() []pcutAdd {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.adds)
+}
+
+// run sends pipelines of 1 to 16 commands (a quarter BF.MADDs of 2 or 3
+// items) from pcutWriters goroutines until stop is closed; items are
+// named after prefix, the writer and a counter.
+func (l *pcutLoad) run(cc *redis.ClusterClient, prefix string, stop <-chan struct{}) {
+	var wg sync.WaitGroup
+	for w := range pcutWriters {
+		rng := rand.New(rand.NewPCG(l.seed, uint64(w)))
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				sent := time.Now()
+				cmds, _ := cc.Pipelined(ctx, func(p redis.Pipeliner) error {
+					for j := range 1 + rng.IntN(16) {
+						key, item := fmt.Sprintf("pc:{h%d}", rng.IntN(pcutHosts)), fmt.Sprintf("%s%d-%d-%d", prefix, w, i, j)
+						if rng.IntN(4) == 0 {
+							p.BFMAdd(ctx, key, item+"a", item+"b", item+"c")
+						} else {
+							p.BFAdd(ctx, key, item)
+						}
+					}
+					return nil
+				})
+				cancel()
+				l.record(cmds, sent)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// record appends the acknowledged adds of cmds.
+func (l *pcutLoad) record(cmds []redis.Cmder, sent time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, c := range cmds {
+		if c.Err() != nil {
+			continue
+		}
+		a := c.Args()
+		for _, it := range a[2:] {
+			l.adds = append(l.adds, pcutAdd{key: a[1].(string), item: it.(string), sent: sent, n: len(l.adds)})
+			l.acks.Add(1)
+		}
+	}
+}
+
+// pcutSyncs makes sync points while a load runs: covered is how many of
+// the load's first adds the last successful one covers.
+type pcutSyncs struct {
+	n    atomic.Int64
+	done chan struct{}
+}
+
+func (s *pcutSyncs) covered() int { return int(s.n.Load()) }
+
+// wait waits for the sync points to end and returns covered.
+func (s *pcutSyncs) wait() int {
+	<-s.done
+	return s.covered()
+}
+
+// syncPoints makes a sync point every pcutSyncGap until stop is closed:
+// on one connection to each node, a BF.ADD of a key in each stream of
+// the node's slots, then WAITAOF 1 2 60000. When every node answers
+// [1, 2], every add acknowledged before the markers were sent is
+// applied and synced on every node (its stream's records before the
+// marker's are: the node answering the marker applied them and msynced,
+// the other two recorded their position past it after their own sync).
+func syncPoints(t *testing.T, r *replicated, load *pcutLoad, stop <-chan struct{}) *pcutSyncs {
+	s := &pcutSyncs{done: make(chan struct{})}
+	var clients []*redis.Client
+	var markers [][]string
+	for i, n := range r.nodes {
+		c := redis.NewClient(&redis.Options{Addr: n.addr, PoolSize: 1, MaxRetries: -1, DialTimeout: 5 * time.Second,
+			ReadTimeout: 90 * time.Second, WriteTimeout: 30 * time.Second})
+		t.Cleanup(func() { _ = c.Close() })
+		clients, markers = append(clients, c), append(markers, streamMarkers(t, replicatedSlots[i]))
+	}
+	go func() {
+		defer close(s.done)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(pcutSyncGap):
+			}
+			before := load.count()
+			ok := true
+			for i, c := range clients {
+				ok = ok && syncPoint(c, markers[i])
+			}
+			if ok {
+				s.n.Store(before)
+			}
+		}
+	}()
+	return s
+}
+
+// syncPoint adds the markers and answers whether WAITAOF 1 2 then
+// answered [1, 2].
+func syncPoint(c *redis.Client, markers []string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var aof *redis.Cmd
+	_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, k := range markers {
+			p.BFAdd(ctx, k, "mark")
+		}
+		aof = p.Do(ctx, "WAITAOF", 1, 2, 60000)
+		return nil
+	})
+	got, _ := aof.Int64Slice()
+	return err == nil && slices.Equal(got, []int64{1, 2})
+}
+
+// streamMarkers returns a key in each log stream (of the test cluster's
+// 4, --replication-streams) that holds slots of the range slots.
+func streamMarkers(t *testing.T, slots string) []string {
+	rg, err := cluster.ParseRanges(slots)
+	require.NoError(t, err)
+	l := replication.Layout{Streams: 4}
+	var out []string
+	for st := range l.Streams {
+		first, last := l.SlotsOf(st)
+		if last < rg[0].Start || first > rg[0].End {
+			continue
+		}
+		for k := 0; ; k++ {
+			require.Less(t, k, 1_000_000, "a marker key of stream %d in %s", st, slots)
+			key := fmt.Sprintf("mark:%d", k)
+			if s := cluster.KeySlot([]byte(key)); s >= max(first, rg[0].Start) && s <= min(last, rg[0].End) {
+				out = append(out, key)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// pcutLost returns the adds that answer 0 to BF.MEXISTS through cc.
+func pcutLost(ctx context.Context, cc *redis.ClusterClient, adds []pcutAdd) ([]pcutAdd, error) {
+	keys := map[string][]pcutAdd{}
+	for _, a := range adds {
+		keys[a.key] = append(keys[a.key], a)
+	}
+	var lost []pcutAdd
+	for key, as := range keys {
+		args := []any{"BF.MEXISTS", key}
+		for _, a := range as {
+			args = append(args, a.item)
+		}
+		got, err := cc.Do(ctx, args...).BoolSlice()
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range got {
+			if !v {
+				lost = append(lost, as[i])
+			}
+		}
+	}
+	return lost, nil
+}
+
+// logLost logs how many of n acknowledged adds were lost and how long
+// before the cut the earliest and latest of them were sent.
+func logLost(t *testing.T, mode string, lost []pcutAdd, n int, cut time.Time) {
+	if len(lost) == 0 {
+		t.Logf("%s: 0 of %d acknowledged adds lost", mode, n)
+		return
+	}
+	slices.SortFunc(lost, func(a, b pcutAdd) int { return a.sent.Compare(b.sent) })
+	t.Logf("%s: %d of %d acknowledged adds lost, sent %v to %v before the cut", mode, len(lost), n,
+		cut.Sub(lost[0].sent).Round(time.Millisecond), cut.Sub(lost[len(lost)-1].sent).Round(time.Millisecond))
+}
+
+// logPositions logs each node's position, recorded position and the
+// log's last sequence per stream (INFO replication's mbf_log_NN).
+func logPositions(t *testing.T, r *replicated) {
+	for i, n := range r.nodes {
+		rdb, ctx := goRedis(t, n.addr, "")
+		var lines []string
+		for _, l := range strings.Split(rdb.Info(ctx, "replication").Val(), "\r\n") {
+			if strings.HasPrefix(l, "mbf_log_0") {
+				lines = append(lines, l)
+			}
+		}
+		t.Logf("node%d: %s", i+1, strings.Join(lines, " "))
+	}
+}
+
+// logOnFailure logs the nodes' last log lines when t failed.
+func logOnFailure(t *testing.T, r *replicated) {
+	if !t.Failed() {
+		return
+	}
+	lines := r.logged("")
+	for _, l := range lines[max(0, len(lines)-100):] {
+		t.Log(l)
+	}
+	logPositions(t, r)
+	hc := &http.Client{Timeout: 30 * time.Second}
+	for i, addr := range r.monitor {
+		resp, err := hc.Get("http://" + addr + "/jsz?streams=true")
+		if err != nil {
+			t.Logf("node%d /jsz: %v", i+1, err)
+			continue
+		}
+		var jsz struct {
+			Accounts []struct {
+				Streams []struct {
+					Name  string `json:"name"`
+					State struct {
+						First uint64 `json:"first_seq"`
+						Last  uint64 `json:"last_seq"`
+					} `json:"state"`
+					Cluster struct {
+						Leader string `json:"leader"`
+					} `json:"cluster"`
+				} `json:"stream_detail"`
+			} `json:"account_details"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&jsz)
+		_ = resp.Body.Close()
+		t.Logf("node%d /jsz: %+v %v", i+1, jsz, err)
+	}
+}
+
+// byKey groups adds by key.
+func byKey(adds []pcutAdd) map[string][]string {
+	out := map[string][]string{}
+	for _, a := range adds {
+		out[a.key] = append(out[a.key], a.item)
+	}
+	return out
+}
+
+// requireInFiles waits until every node's files hold every add of items
+// (every node applies every range's log with three nodes).
+func requireInFiles(t *testing.T, r *replicated, items map[string][]string, what string) {
+	t.Helper()
+	for i := range r.nodes {
+		require.Eventually(t, func() bool { return missingIn(t, r.dirs[i], items) == 0 }, 2*time.Minute, 200*time.Millisecond,
+			"node%d's files hold every add %s (%d missing)", i+1, what, missingIn(t, r.dirs[i], items))
+	}
+}
