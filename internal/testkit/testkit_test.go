@@ -1,7 +1,11 @@
 package testkit
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,4 +54,21 @@ func TestRedisServerNotAnother(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, startRedis(t, bin, other, "", nil))
 	assert.NotEmpty(t, RedisServer(t, "pw"))
+}
+
+// TestFreeAddr: the ports given are below the ephemeral range, differ,
+// and one reserved is refused to a second reservation (another test
+// process's) until the test that took it ends.
+func TestFreeAddr(t *testing.T) {
+	a, b := FreeAddr(t), FreeAddr(t)
+	assert.NotEqual(t, a, b)
+	for _, addr := range []string{a, b} {
+		port, err := strconv.Atoi(addr[strings.LastIndexByte(addr, ':')+1:])
+		require.NoError(t, err)
+		assert.GreaterOrEqual(t, port, portsLow)
+		assert.Less(t, port, ephemeralLow())
+		dir := filepath.Join(os.TempDir(), "mmapbloom-test-ports")
+		_, ok := reservePort(t, dir, port)
+		assert.False(t, ok, "%s is reserved", addr)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -67,10 +68,12 @@ func StartProcessesWith(t testing.TB, n int, extra string) *Processes {
 	p := &Processes{bin: ServerBinary(t)}
 	ports := make([]int, 2*n)
 	for i := range ports {
-		var err error
-		if ports[i], err = replication.FreePort(); err != nil {
+		addr := testkit.FreeAddr(t)
+		port, err := strconv.Atoi(addr[strings.LastIndexByte(addr, ':')+1:])
+		if err != nil {
 			t.Fatal(err)
 		}
+		ports[i] = port
 	}
 	p.Ports = ports[:n]
 	var routes []string

@@ -3,7 +3,6 @@ package e2e_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -40,15 +39,10 @@ func redisExporter(t *testing.T) string {
 	return p
 }
 
-// freeAddr returns a free address of 127.0.0.1 (a program given it
-// listens there; another could take it first, rarely).
-func freeAddr(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return addr
-}
+// freeAddr returns a free address of 127.0.0.1 reserved for the test
+// (testkit.FreeAddr: below the ephemeral range, so that no client's
+// source port takes it before the program given it listens).
+func freeAddr(t *testing.T) string { return testkit.FreeAddr(t) }
 
 // scrapeText fetches url and parses it with Prometheus's text parser.
 func scrapeText(t *testing.T, url string) map[string]*dto.MetricFamily {
