@@ -2,7 +2,6 @@ package testkit
 
 import (
 	"context"
-	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -15,8 +14,8 @@ import (
 )
 
 // redisAttempts is how many free ports RedisServer tries: a port found
-// free may be taken by another test binary's server before redis-server
-// binds it.
+// free may still be taken by a process outside the tests before
+// redis-server binds it.
 const redisAttempts = 10
 
 // RedisServer runs Debian's redis-server on a free loopback port, with
@@ -37,11 +36,7 @@ func RedisServer(t testing.TB, pass string, args ...string) string {
 		t.Skip(msg)
 	}
 	for i := 0; i < redisAttempts; i++ {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		addr := ln.Addr().String()
-		require.NoError(t, ln.Close())
-		if startRedis(t, bin, addr, pass, args) {
+		if addr := FreeAddr(t); startRedis(t, bin, addr, pass, args) {
 			return addr
 		}
 	}
