@@ -190,32 +190,13 @@ func heldIn(t *testing.T, dir string, acked map[string][]string) map[string][]st
 	return held
 }
 
-// filesMissing is how many adds of acked the files in dir lack.
-func filesMissing(dir string, acked map[string][]string) int {
-	missing := 0
-	for key, items := range acked {
-		f, err := openFilter(dir, key)
-		if err != nil {
-			missing += len(items)
-			continue
-		}
-		for _, it := range items {
-			if ok, err := f.TestString(it); err != nil || !ok {
-				missing++
-			}
-		}
-		_ = f.Close()
-	}
-	return missing
-}
-
 // lostAdds is the most adds of acked one node lacks: in its files, or
 // answered absent by a READONLY BF.MEXISTS the node serves (a key it
 // answers MOVED or an error for is not served there).
 func lostAdds(ctx context.Context, r *replicated, acked map[string][]string) int {
 	worst := 0
 	for i, dir := range r.dirs {
-		n := filesMissing(dir, acked)
+		n := missingIn(dir, acked)
 		ro := readOnlyClient(r.nodes[i].addr)
 		for key, items := range acked {
 			got, err := ro.Do(ctx, append([]any{"BF.MEXISTS", key}, anys(items)...)...).BoolSlice()

@@ -236,7 +236,7 @@ func failoverRun(t *testing.T, run int) time.Duration {
 		victim+1, killedAt.Format("15:04:05.000"), killAfter, owner+1, j.acks.Load(), fails, outage, sinceKill)
 	for i := range r.nodes {
 		if i != victim && i != owner {
-			require.Eventually(t, func() bool { return missingIn(t, r.dirs[i], all) == 0 }, time.Minute, 200*time.Millisecond,
+			require.Eventually(t, func() bool { return missingIn(r.dirs[i], all) == 0 }, time.Minute, 200*time.Millisecond,
 				"node%d, which applies every range, has every acknowledged add", i+1)
 		}
 	}
@@ -320,7 +320,7 @@ func restartedReplica(t *testing.T, ctx context.Context, r *replicated, victim, 
 		n, err := absent(ctx, ro.Do, mine)
 		return err == nil && n == 0
 	}, 2*time.Minute, 200*time.Millisecond, "node%d restarted answers every add of its old range as a replica", victim+1)
-	require.Eventually(t, func() bool { return missingIn(t, r.dirs[victim], all) == 0 }, 2*time.Minute, 200*time.Millisecond,
+	require.Eventually(t, func() bool { return missingIn(r.dirs[victim], all) == 0 }, 2*time.Minute, 200*time.Millisecond,
 		"node%d restarted has every acknowledged add, of every range, in its files", victim+1)
 }
 

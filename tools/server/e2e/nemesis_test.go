@@ -146,7 +146,7 @@ func nemesisMissing(t *testing.T, ctx context.Context, r *replicated, cc *redis.
 		if err != nil {
 			return 0, fmt.Errorf("node%d: %w", i+1, err)
 		}
-		most = max(most, n, missingIn(t, r.dirs[i], all))
+		most = max(most, n, missingIn(r.dirs[i], all))
 	}
 	return most, nil
 }

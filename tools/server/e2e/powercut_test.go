@@ -485,7 +485,7 @@ func byKey(adds []pcutAdd) map[string][]string {
 func requireInFiles(t *testing.T, r *replicated, items map[string][]string, what string) {
 	t.Helper()
 	for i := range r.nodes {
-		require.Eventually(t, func() bool { return missingIn(t, r.dirs[i], items) == 0 }, 2*time.Minute, 200*time.Millisecond,
-			"node%d's files hold every add %s (%d missing)", i+1, what, missingIn(t, r.dirs[i], items))
+		require.Eventually(t, func() bool { return missingIn(r.dirs[i], items) == 0 }, 2*time.Minute, 200*time.Millisecond,
+			"node%d's files hold every add %s (%d missing)", i+1, what, missingIn(r.dirs[i], items))
 	}
 }

@@ -27,8 +27,8 @@ func TestReplicationNATSSecretTLS(t *testing.T) {
 	t.Logf("%d of 640 adds acknowledged", acks.Load())
 	require.Positive(t, acks.Load())
 	for i, dir := range r.dirs {
-		require.Eventually(t, func() bool { return missingIn(t, dir, acked) == 0 }, time.Minute, 200*time.Millisecond,
-			"node%d has every acknowledged add (%d missing)", i+1, missingIn(t, dir, acked))
+		require.Eventually(t, func() bool { return missingIn(dir, acked) == 0 }, time.Minute, 200*time.Millisecond,
+			"node%d has every acknowledged add (%d missing)", i+1, missingIn(dir, acked))
 	}
 	require.Empty(t, r.logged("WARNING"))
 }
