@@ -2,6 +2,7 @@ package mmapbloom
 
 import (
 	"flag"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -39,4 +40,20 @@ func watch(t *testing.T, f *Filter) {
 		require.NoError(t, f.Close())
 		filecheck.Check(t, path, hdr)
 	})
+}
+
+// absentKey is the first of "new key 0", "new key 1", ... that test
+// answers absent. A filter's seed is random, so any one key is a false
+// positive with probability up to its p: a test that needs a new key takes
+// one that tests absent instead of assuming it.
+func absentKey(t *testing.T, test func([]byte) (bool, error)) []byte {
+	t.Helper()
+	for i := 0; ; i++ {
+		key := fmt.Appendf(nil, "new key %d", i)
+		ok, err := test(key)
+		require.NoError(t, err)
+		if !ok {
+			return key
+		}
+	}
 }

@@ -178,10 +178,11 @@ func TestScalableSetGrows(t *testing.T) {
 	seen, err := s.TestAndAdd(setKey("a", 7))
 	require.NoError(t, err)
 	assert.True(t, seen)
-	seen, err = s.TestAndAdd(setKey("new", 1))
+	fresh := absentKey(t, s.Test)
+	seen, err = s.TestAndAdd(fresh)
 	require.NoError(t, err)
 	assert.False(t, seen)
-	ok, err := o.Test(setKey("new", 1))
+	ok, err := o.Test(fresh)
 	require.NoError(t, err)
 	assert.True(t, ok)
 	require.ErrorIs(t, o.Add(setKey("x", 1)), ErrReadOnly)
@@ -514,12 +515,7 @@ func TestSetGrowsOnTheNextNewKey(t *testing.T) {
 			}
 			assert.True(t, seen)
 			assert.Equal(t, 1, s.Layers(), "a key present does not grow the set")
-			var fresh []byte
-			for i := 0; fresh == nil; i++ {
-				if ok, err := s.Test(setKey("b", i)); !ok && err == nil {
-					fresh = setKey("b", i)
-				}
-			}
+			fresh := absentKey(t, s.Test)
 			if batch {
 				present := make([]bool, 1)
 				require.NoError(t, s.TestAndAddBatch([][]byte{fresh}, present))
