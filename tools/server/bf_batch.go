@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"errors"
 
 	"github.com/tidwall/redcon"
 
@@ -114,7 +115,7 @@ func (c *client) answerAdds(present, full []bool, err error) {
 // replication). With the log, BF.ADDs are not batched while it is not
 // open or too many answers are owed (execLogged answers them), and
 // BF.EXISTS not while answers are owed (a read sees the writes before
-// it, replica_jetstream_write.go).
+// it, log_write.go).
 func (s *Server) batchLog(c *client, kind string) (*replication.Log, bool) {
 	switch {
 	case kind == "":
@@ -159,4 +160,36 @@ func asciiEqualFold(b []byte, lower string) bool {
 		}
 	}
 	return true
+}
+
+// A long batch call (a BF.MADD of many keys into a set that keeps
+// growing) runs in steps, and stops between two steps once its client
+// has closed the connection: nobody is left to read the answer.
+
+// addWork bounds the layer probes of one step: a step takes
+// addWork / layers keys (at least 1, at most maxStep), since a key costs
+// a probe of each layer, so that a set of many layers is checked often.
+const (
+	addWork = 4096
+	maxStep = 1024
+)
+
+// errClientGone stops a batch whose client closed its connection.
+var errClientGone = errors.New("the client closed the connection")
+
+// addBatch is b.TestAndAddBatch(items, present) in steps of
+// addWork / layers keys, stopping with errClientGone when c's client has
+// left.
+func (c *client) addBatch(b Bloom, items [][]byte, present []bool) error {
+	for i := 0; i < len(items); {
+		if i > 0 && c.gone() {
+			return errClientGone
+		}
+		end := min(i+max(1, min(maxStep, addWork/max(1, b.Layers()))), len(items))
+		if err := b.TestAndAddBatch(items[i:end], present[i:end]); err != nil {
+			return err
+		}
+		i = end
+	}
+	return nil
 }

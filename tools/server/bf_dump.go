@@ -65,7 +65,7 @@ func (s *Server) dumpChunkOf(rest [][]byte) (uint64, error) {
 
 // setDumpRefused starts the error of an older server's BF.SCANDUMP on a
 // set; a replica pulling a key from one reads it as "use MBF.SETDUMP"
-// (replica_pullcopy.go), as it reads a set's first dump chunk.
+// (pull_copy.go), as it reads a set's first dump chunk.
 const setDumpRefused = "BF.SCANDUMP of a scaling or windowed set is not supported"
 
 // errBadData is the reason a LOADCHUNK piece was refused.

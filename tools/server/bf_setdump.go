@@ -14,7 +14,7 @@ import (
 // MBF.SETDUMP moves a scaling or windowed set (a KEY.bfset directory)
 // the way BF.SCANDUMP moves a fixed filter, layer by layer, each layer
 // addressed by its file name so that a replica merges it into its own
-// layer of that name (an extension; replicas use it, replica_pull.go;
+// layer of that name (an extension; replicas use it, pull_fetch.go;
 // BF.SCANDUMP of a set, bf_setscan.go, dumps the whole set for a load):
 //
 //	MBF.SETDUMP key

@@ -6,7 +6,7 @@ package server
 // it (arity, flags, key positions, ACL categories, COMMAND DOCS) and
 // which function runs it; the functions live in the files of their
 // subsystem (bf.go, generic.go, generic_keys.go, generic_expire.go, generic_shutdown.go, bf_merge.go, bf_health.go, cluster_cmd.go, generic_multi.go, cluster_migrate.go,
-// replica_pull.go, bf_setdump.go, bf_window.go). Nothing else registers a command.
+// pull_fetch.go, bf_setdump.go, bf_window.go). Nothing else registers a command.
 //
 // An entry's fields (see type command in dispatch.go):
 //
@@ -114,7 +114,7 @@ func commandTable() []*command {
 		{name: "mbf.buckets", arity: 1, flags: fReadSlow, acl: dangerous, run: mbfBuckets,
 			docs: doc("module", own, "The stems of the buckets of folded keys.")},
 
-		// Moving and copying filters between nodes (cluster_migrate.go, replica_pull.go).
+		// Moving and copying filters between nodes (cluster_migrate.go, pull_fetch.go).
 		{name: "mbf.migrate", arity: -2, flags: fAdmin, run: mbfMigrate,
 			docs: doc("module", own, "Pauses slots and copies their filters into a directory, or ends every pause.",
 				oneof("operation", block("copy", aStr("ranges"), aStr("destdir")), aTok("CANCEL")))},
@@ -241,7 +241,7 @@ func commandTable() []*command {
 				docs: doc("server", "2.0.0", "Changes parameters, all or none.", many(block("data", aStr("parameter"), aStr("value"))))},
 		}},
 
-		// Replication (replica_jetstream_wait.go).
+		// Replication (log_wait.go).
 		{name: "wait", arity: 3, flags: []string{"noscript"}, acl: connection, run: waitCmd,
 			docs: doc("generic", "3.0.0", "Waits until this connection's writes are applied by numreplicas other nodes, or the timeout; how many.",
 				aInt("numreplicas"), aInt("timeout"))},

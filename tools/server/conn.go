@@ -38,12 +38,12 @@ type client struct {
 	stem    string
 
 	// applying marks the client running the log's records on this node
-	// (replica_jetstream_apply.go): its writes are not published again.
+	// (log_apply.go): its writes are not published again.
 	applying bool
 	// applyErr is, while applying, the first error a command answered
 	// that is not a record's result (classify; noteApplyErr).
 	applyErr error
-	// js is the connection's replication state (replica_jetstream_write.go).
+	// js is the connection's replication state (log_write.go).
 	js   jsConn
 	stat clientStat
 	// lastCmd is the command last looked up, as Redis's lastcmd (nil for

@@ -51,11 +51,14 @@
 //	             on leases and the lease check of every keyed command,
 //	             readiness (cluster_state, mmapbloom_serving) and the
 //	             lease keeper's figures
-//	replica_     replicas: pulling a primary, absorbing the copies; the
-//	             replication log (replica_jetstream*: publishing, applying
+//	pull_        pull replicas (replica-of in the cluster config): the
+//	             replica role, pulling a primary's keys, absorbing the
+//	             copies
+//	log_         the replication log on JetStream: publishing, applying
 //	             and which errors stop a stream, the nodes' limits, WAIT
 //	             and INFO, damaged files moved aside at start and their
-//	             streams applied again)
+//	             streams applied again, the leases over the log's
+//	             connection (log_failover.go)
 //	obs_         what INFO, SLOWLOG, LATENCY, CLIENT LIST and Stats report,
 //	             rendered in Redis's formats from package obs's counters;
 //	             memory and residency (the library's Resident), persistence,
@@ -75,6 +78,6 @@
 //
 // The server imports no NATS package: the replication log, the nodes'
 // bucket of their limits (replication.Nodes) and the lease bucket
-// (lease.Deferred over the log's connection, cluster_failover_log.go)
+// (lease.Deferred over the log's connection, log_failover.go)
 // are tools/replication's and its subpackages'.
 package server

@@ -105,7 +105,7 @@ type Config struct {
 	NodeID string
 
 	// PullInterval is how often a replica (a `replica-of` line in
-	// ClusterConfig) pulls its primary's filters (replica_pull.go). Default
+	// ClusterConfig) pulls its primary's filters (pull_fetch.go). Default
 	// DefaultPullInterval (1 s).
 	PullInterval time.Duration
 
@@ -126,7 +126,7 @@ type Config struct {
 
 	// Replication, when "jetstream" (ReplicationJetStream), publishes
 	// every write command to a NATS JetStream log and answers it once
-	// applied from there; it needs ClusterConfig (replica_jetstream.go).
+	// applied from there; it needs ClusterConfig (log.go).
 	// Default "": no log (replicas pull).
 	Replication string
 

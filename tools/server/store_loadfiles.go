@@ -19,7 +19,7 @@ import (
 // whose exclusive flock it can take: no live process holds them. A
 // set's load (.KEY.bfset.load*, bf_setscan_load.go) is a directory,
 // flocked the same way, as is a pull's new set (.KEY.bfset.pull*,
-// replica_pullcopy.go).
+// pull_copy.go).
 
 // lockLoad takes the shared flock of a new load's file f, held until f
 // is closed.

@@ -16,7 +16,7 @@ import (
 	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
 )
 
-// Copying one key, set or bucket of the primary during a pull (replica_pull.go):
+// Copying one key, set or bucket of the primary during a pull (pull_fetch.go):
 // its dump is fetched iterator by iterator and ORed into the replica's
 // copy, in place or through a temporary file.
 

@@ -9,7 +9,7 @@ import (
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
-// What a replica's store does with a pulled copy (replica_pull.go).
+// What a replica's store does with a pulled copy (pull_fetch.go).
 
 // absorb takes l, a complete pulled copy of the fixed filter named stem
 // (a key's keyname.Stem): it is

@@ -34,7 +34,7 @@ type jsConn struct {
 // loggedReply is an answer owed: raw bytes ready, or a record's result,
 // which answers n commands (a run of BF.ADDs is one record), or the
 // results of the records of one split write, joined as join says
-// (replica_jetstream_split.go).
+// (log_split.go).
 type loggedReply struct {
 	raw  []byte
 	acks []*replication.Ack

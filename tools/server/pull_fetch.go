@@ -21,7 +21,7 @@ import (
 // of a slot the primary owns copies the filter with BF.SCANDUMP (a set
 // layer by layer with MBF.SETDUMP or MBF.BUCKETDUMP) and ORs it into its
 // own copy, in place (Filter.UnionPiece) or through a temporary file
-// (replica_pullcopy.go; a set's MANIFEST is adopted last, AdoptSetManifest). A
+// (pull_copy.go; a set's MANIFEST is adopted last, AdoptSetManifest). A
 // dump reads each piece when asked,
 // so it holds every bit set on the primary before the pull started:
 // once a pull completes without error, every add the primary

@@ -24,7 +24,7 @@ import (
 // creation defaults and replies), its reply being the result the
 // origin answers its client with. A command's error is either that
 // result or this node's failure, which stops the stream at the record
-// (replica_jetstream_classify.go).
+// (log_classify.go).
 type applier struct {
 	s       *Server
 	applied atomic.Uint64 // messages applied, for coalescing syncs

@@ -7,7 +7,7 @@ import (
 
 // Replicas (a node whose config line is `ID HOST:PORT replica-of
 // PRIMARY_ID`): it owns no slots, keeps a copy of its primary's keys by
-// pulling them (replica_pull.go), and serves reads of its primary's slots to
+// pulling them (pull_fetch.go), and serves reads of its primary's slots to
 // connections that sent READONLY, as a Redis Cluster replica does. Every
 // other keyed command, and every write, gets -MOVED to the slot's owner.
 
@@ -34,7 +34,7 @@ func (cs *clusterState) route(slot int, cmd *command, readonly bool) string {
 func (cmd *command) readOnly() bool { return slices.Contains(cmd.flags, "readonly") }
 
 // replicationInfo is INFO's replication section: Redis's role, and on a
-// replica its primary and the state of its pulls (replica_pull.go); on
+// replica its primary and the state of its pulls (pull_fetch.go); on
 // the log, a node that does not own its shard's slots is role:slave of
 // their owner with master_link_status of its log (jsRepl.linkStatus)
 // and no pull fields. A primary
@@ -81,7 +81,7 @@ func (s *Server) pullInfo() [][2]string {
 
 // foldInfo is INFO replication's mbf_fold_buckets: the buckets of
 // folded hash-tagged keys, 0 without folding (a replica refuses to pull
-// from a primary that folds, replica_pull.go).
+// from a primary that folds, pull_fetch.go).
 func (s *Server) foldInfo() [2]string {
 	n := 0
 	if s.cfg.FoldHashtags {

@@ -22,9 +22,9 @@ import (
 // slot's stream and answered once this node has read it back from the
 // log and applied it there; every node applies the streams of the
 // slots it serves (followedStreams). The log itself is package
-// replication; this file starts it, replica_jetstream_write.go
-// publishes, replica_jetstream_apply.go applies, and
-// replica_jetstream_wait.go answers WAIT, WAITAOF and INFO replication.
+// replication; this file starts it, log_write.go
+// publishes, log_apply.go applies, and
+// log_wait.go answers WAIT, WAITAOF and INFO replication.
 
 // ReplicationJetStream is Config.Replication's value for the log.
 const ReplicationJetStream = "jetstream"
@@ -76,7 +76,7 @@ type ReplicationConfig struct {
 	// Default 60 s.
 	StartTimeout time.Duration
 	// LeaseTTL, when positive, turns on failover with leases on the
-	// log's NATS (cluster_failover_log.go): a shard whose owner stops
+	// log's NATS (log_failover.go): a shard whose owner stops
 	// renewing is taken by another node applying its log after at most
 	// LeaseTTL + LeaseTTL/4, plus its drain and NATS's elections. At
 	// least lease.MinTTL; 0: no failover, the config file decides. The
@@ -102,7 +102,7 @@ type jsRepl struct {
 	layout replication.Layout
 	apply  *applier
 	// limits publishes this node's limits and reads the others'
-	// (replica_jetstream_limits.go).
+	// (log_limits.go).
 	limits *peerLimits
 	// ready holds the log once open (openLoop); writes get -TRYAGAIN
 	// before.
