@@ -14,7 +14,8 @@ import (
 // Applier is what a node does with the entries of the streams it follows.
 type Applier interface {
 	// Apply applies the records of the message at seq of stream, in
-	// order, from origin (a node id). It must be idempotent: a message
+	// order, from origin (a node id); recs may be empty (a drain's
+	// nudge: Log.DrainToLast). It must be idempotent: a message
 	// may be applied again after a restart or a redelivery. When
 	// results is not nil (this process published the message and
 	// Execute calls wait for it), it has one slot per record for its

@@ -110,8 +110,10 @@ type Log struct {
 	bootstraps atomic.Int64
 	// redelivered counts messages skipped as already applied.
 	redelivered atomic.Int64
-	// rewinds counts, by stream, the positions lowered (resumeFrom).
+	// rewinds counts, by stream, the positions lowered (resumeFrom);
+	// nudges the empty messages DrainToLast published.
 	rewinds []atomic.Uint64
+	nudges  atomic.Uint64
 
 	mu      sync.Mutex
 	waiters map[waitKey][]*Ack // by record of a message: the Acks of ExecuteAsync (nil for others)

@@ -2,6 +2,7 @@ package replication
 
 import (
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -95,4 +96,45 @@ func TestPositionRewoundWhenLogDiverges(t *testing.T) {
 			require.Positive(t, lines.count("applying again from 1"), "logged: %v", lines.all())
 		})
 	}
+}
+
+// gatedApplier applies nothing until open is closed.
+type gatedApplier struct {
+	*memApplier
+	open chan struct{}
+}
+
+func (g *gatedApplier) Apply(stream int, seq uint64, origin string, recs []Record, results []any) error {
+	<-g.open
+	return g.memApplier.Apply(stream, seq, origin, recs, results)
+}
+
+// A drain behind a follower that applies nothing for DrainNudgeAfter
+// nudges the stream with an empty message (after the power cut of every
+// node a replica may stay short of its leader until the stream's next
+// write, and the consumer reading it deliver nothing), and ends once
+// the follower applies: the nudge's empty message applies as nothing.
+func TestDrainNudgesStalledStream(t *testing.T) {
+	_, urls := cluster(t, 1)
+	layout := Layout{Streams: 1, Replicas: 1}
+	ctx := ctxT(t, 2*time.Minute)
+	var lines syncLines
+	l := openLog(t, urls[0], "n1", layout, t.TempDir(), func(c *Config) { c.Logf = lines.printf })
+	g := &gatedApplier{memApplier: newMem(), open: make(chan struct{})}
+	var release sync.Once
+	t.Cleanup(func() { release.Do(func() { close(g.open) }) }) // before l.Close, which waits for the follower
+	l.Follow([]int{0}, g)
+	seq, err := l.Publish(ctx, 0, addRec("k", "a"))
+	require.NoError(t, err)
+
+	drained := make(chan error, 1)
+	go func() { _, err := l.DrainToLast(ctx, 0); drained <- err }()
+	require.Eventually(t, func() bool { last, err := l.LastSeq(ctx, 0); return err == nil && last > seq },
+		time.Minute, 50*time.Millisecond, "the stalled drain nudges the stream")
+	assert.Positive(t, l.Nudges(), "logged: %v", lines.all())
+	release.Do(func() { close(g.open) })
+	require.NoError(t, <-drained)
+	require.NoError(t, l.WaitApplied(ctx, 0, seq+1))
+	assert.True(t, g.has("k", "a"))
+	assert.Positive(t, lines.count("nudged it with an empty message"), "logged: %v", lines.all())
 }

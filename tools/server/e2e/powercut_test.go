@@ -92,7 +92,7 @@ func clusterPowerCut(t *testing.T, mode string, seed uint64, cut []int) {
 	rng := rand.New(rand.NewPCG(seed, 33))
 	cutAt := int64(3000 + rng.IntN(10000))
 	start := time.Now()
-	r := startReplicated(t, "--appendfsync", mode)
+	r := newReplicated(t, "--appendfsync", mode)
 	mounts := onPowercutMounts(t, r)
 	t.Logf("on powercut mounts and serving in %v", time.Since(start).Round(time.Second))
 	cc := r.client(t, time.Second)
@@ -160,22 +160,16 @@ func clusterPowerCut(t *testing.T, mode string, seed uint64, cut []int) {
 	requireInFiles(t, r, byKey(adds), "acknowledged after the restart")
 }
 
-// onPowercutMounts moves the cluster r onto powercut mounts: every node
-// killed (kill -9: the page cache keeps what it wrote), its directory
-// served by a mount, and the node started again on the mount.
+// onPowercutMounts puts each directory of the cluster r, not started,
+// on a powercut mount and starts its nodes there.
 func onPowercutMounts(t *testing.T, r *replicated) []*powercut.FS {
 	t.Helper()
 	var mounts []*powercut.FS
-	for i, n := range r.nodes {
-		require.NoError(t, n.cmd.Process.Kill())
-		_ = n.cmd.Wait()
+	for i := range r.dirs {
 		p := powercut.Mount(t, r.dirs[i])
 		mounts, r.dirs[i] = append(mounts, p), p.Dir
 	}
-	for i := range r.nodes {
-		r.nodes[i] = r.start(t, i)
-	}
-	awaitWrites(t, r.client(t, time.Second))
+	r.startAll(t)
 	return mounts
 }
 
