@@ -71,6 +71,7 @@ func BenchmarkLatency(b *testing.B) {
 		b.Run("op=test-present", func(b *testing.B) { withCPU(b, func() { latencyCalls(b, present, testOnly(f)) }) })
 		b.Run("op=test-absent", func(b *testing.B) { withCPU(b, func() { latencyCalls(b, absent, testOnly(f)) }) })
 		b.Run("op=add", func(b *testing.B) { withCPU(b, func() { latencyCalls(b, fresh[:latencyPool], f.Add) }) })
+		b.Run("op=batch-test", func(b *testing.B) { withCPU(b, func() { latencyBatchTest(b, f, present) }) })
 		b.Run("op=batch-add", func(b *testing.B) {
 			withCPU(b, func() { latencyBatchAdd(b, f, fresh[latencyPool:]) })
 			b.ReportMetric(pmdMiB(b, path), "filter-pmd-MiB") // after every call touched it
@@ -170,10 +171,23 @@ func testOnly(f *mmapbloom.Filter) func(key []byte) error {
 // latencyBatchAdd calls AddBatch on batches of peers.BatchSize keys in
 // turn, b.N keys in all (the last batch may be short): ns/op is per key.
 func latencyBatchAdd(b *testing.B, f *mmapbloom.Filter, keys [][]byte) {
+	latencyBatches(b, keys, f.AddBatch)
+}
+
+// latencyBatchTest runs b.N keys of keys (present ones) through TestBatch
+// in batches of peers.BatchSize.
+func latencyBatchTest(b *testing.B, f *mmapbloom.Filter, keys [][]byte) {
+	out := make([]bool, peers.BatchSize)
+	latencyBatches(b, keys, func(batch [][]byte) error { return f.TestBatch(batch, out[:len(batch)]) })
+}
+
+// latencyBatches calls call on b.N keys of keys in batches of
+// peers.BatchSize, cycling through keys.
+func latencyBatches(b *testing.B, keys [][]byte, call func([][]byte) error) {
 	i := 0
 	for done := 0; done < b.N; {
 		size := min(peers.BatchSize, b.N-done, len(keys)-i)
-		if err := f.AddBatch(keys[i : i+size]); err != nil {
+		if err := call(keys[i : i+size]); err != nil {
 			b.Fatal(err)
 		}
 		done += size
