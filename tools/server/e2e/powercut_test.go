@@ -95,6 +95,8 @@ func clusterPowerCut(t *testing.T, mode string, seed uint64, cut []int) {
 	r := newReplicated(t, "--appendfsync", mode)
 	mounts := onPowercutMounts(t, r)
 	t.Logf("on powercut mounts and serving in %v", time.Since(start).Round(time.Second))
+	var logs sync.Once // the nodes' state on failure, before those running then are killed
+	t.Cleanup(func() { logs.Do(func() { logOnFailure(t, r) }) })
 	cc := r.client(t, time.Second)
 
 	load, loadStart := &pcutLoad{seed: seed}, time.Now()
@@ -125,7 +127,7 @@ func clusterPowerCut(t *testing.T, mode string, seed uint64, cut []int) {
 		r.dirs[i] = mounts[i].Disk
 		r.nodes[i] = r.start(t, i)
 	}
-	t.Cleanup(func() { logOnFailure(t, r) }) // before the restarted nodes are killed
+	t.Cleanup(func() { logs.Do(func() { logOnFailure(t, r) }) })
 	cc = r.client(t, time.Second)
 	awaitWrites(t, cc)
 	outage := time.Since(cutTime)
