@@ -115,24 +115,33 @@ func (p *positions) marksOf(i int) []mark {
 	return slices.Clone(p.marks[i])
 }
 
-// set records stream i at seq, durably, dropping the marks past seq;
-// id, when not "", is the Nats-Msg-Id of the message at seq: it becomes
-// the newest mark (a new one when the newest is markSpacing old, else
-// in its place). A bootstrap, a rewind and a forgotten position give
-// "".
+// set records stream i at seq, durably; id, when not "", is the
+// Nats-Msg-Id of the message at seq: it becomes the newest mark (a new
+// one when the newest is markSpacing old, else in its place). With id
+// "" (a bootstrap, a forgotten position) the stream keeps no mark.
 func (p *positions) set(i int, seq uint64, id string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.seq[i] = seq
-	p.marks[i] = slices.DeleteFunc(p.marks[i], func(m mark) bool { return m.seq > seq })
 	switch {
 	case id == "":
+		p.marks[i] = nil
 	case len(p.marks[i]) > 0 && time.Since(p.since[i]) < markSpacing:
 		p.marks[i][0] = mark{seq: seq, id: id}
 	default:
 		p.marks[i] = append([]mark{{seq: seq, id: id}}, p.marks[i][:min(len(p.marks[i]), marksKept-1)]...)
 		p.since[i] = time.Now()
 	}
+	return p.write()
+}
+
+// rewind records stream i at seq, below its position, durably, keeping
+// the marks at or below seq.
+func (p *positions) rewind(i int, seq uint64) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.seq[i] = seq
+	p.marks[i] = slices.DeleteFunc(p.marks[i], func(m mark) bool { return m.seq > seq })
 	return p.write()
 }
 

@@ -73,8 +73,8 @@ func TestParsePosition(t *testing.T) {
 }
 
 // set keeps the newest mark in place within markSpacing, adds one
-// after it, keeps at most marksKept, drops those past a lower position
-// and writes them all to the file.
+// after it, keeps at most marksKept and writes them all to the file;
+// rewind drops those past the lower position, set with no id all.
 func TestPositionMarks(t *testing.T) {
 	dir := t.TempDir()
 	p, err := openPositions(dir, 1)
@@ -89,12 +89,15 @@ func TestPositionMarks(t *testing.T) {
 	marks := p.marksOf(0)
 	require.Len(t, marks, marksKept)
 	assert.Equal(t, mark{uint64(10 + marksKept + 2), fmt.Sprint("m", marksKept+2)}, marks[0])
-	require.NoError(t, p.set(0, 20, ""))
+	require.NoError(t, p.rewind(0, 20))
 	assert.Equal(t, uint64(20), p.marksOf(0)[0].seq, "the marks past the position dropped")
 	q, err := openPositions(dir, 1)
 	require.NoError(t, err)
 	assert.Equal(t, p.marksOf(0), q.marksOf(0), "the file holds the marks")
 	assert.Equal(t, uint64(20), q.get(0))
+
+	require.NoError(t, p.set(0, 30, ""))
+	assert.Empty(t, p.marksOf(0), "no mark after a bootstrap")
 
 	require.NoError(t, os.WriteFile(filepath.Join(dir, positionsFile), []byte("MBF_LOG_00 7 7\n"), 0o644))
 	_, err = openPositions(dir, 1)

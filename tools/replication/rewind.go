@@ -21,10 +21,9 @@ var ErrDiverged = errors.New("replication: the log no longer holds the applied m
 // follower binds (and for every stream at Open, applied 0): the newest
 // of (applied, id), the follower's last applied message when not yet
 // recorded, and the recorded marks whose message the stream still holds
-// at its sequence (the same Nats-Msg-Id; a mark below the stream's
-// first sequence, gone by retention, counts as held). Without marks
-// (a bootstrap, a file of an older version) the position is held when
-// it is at most the stream's last sequence. When the position is not
+// at its sequence (the same Nats-Msg-Id). Without a mark to check (a
+// bootstrap, a file of an older version, marks gone by retention) the
+// position is held when it is at most the stream's last sequence. When the position is not
 // held, the resume point is lower: it is recorded (rewind), counted
 // (Log.Rewinds) and logged, and the entries after it are applied again
 // (Applier.Apply is idempotent); 0 when no mark is held (the stream
@@ -49,7 +48,7 @@ func (l *Log) resumeFrom(ctx context.Context, i int, applied uint64, id string) 
 	if err != nil || to >= from {
 		return from, err
 	}
-	if err := l.pos.set(i, to, ""); err != nil {
+	if err := l.pos.rewind(i, to); err != nil {
 		return 0, err
 	}
 	l.rewinds[i].Add(1)
@@ -63,35 +62,30 @@ func (l *Log) resumeFrom(ctx context.Context, i int, applied uint64, id string) 
 }
 
 // heldMark is the sequence of the newest of marks the stream (state
-// st) holds, 0 when none; without marks, from or the stream's last
-// sequence, the lower.
+// st) holds at its sequence, 0 when none. A mark past the stream's
+// last sequence is not held; from a mark below its first sequence on
+// (gone by retention), and without marks, nothing can be checked: it
+// is from or the stream's last sequence, the lower.
 func (l *Log) heldMark(ctx context.Context, name string, st nats.StreamState, from uint64, marks []mark) (uint64, error) {
-	if len(marks) == 0 {
-		return min(from, st.LastSeq), nil
-	}
 	for _, m := range marks {
-		held, err := l.holds(ctx, name, st, m)
+		switch {
+		case m.seq > st.LastSeq:
+			continue
+		case m.seq < st.FirstSeq:
+			return min(from, st.LastSeq), nil
+		}
+		got, err := l.idAt(ctx, name, m.seq)
 		if err != nil {
 			return 0, err
 		}
-		if held {
+		if got == m.id {
 			return m.seq, nil
 		}
 	}
-	return 0, nil
-}
-
-// holds reports whether the stream (state st) has the message of m at
-// its sequence, or dropped it by retention (below its first sequence).
-func (l *Log) holds(ctx context.Context, name string, st nats.StreamState, m mark) (bool, error) {
-	switch {
-	case m.seq > st.LastSeq:
-		return false, nil
-	case m.seq < st.FirstSeq:
-		return true, nil
+	if len(marks) == 0 {
+		return min(from, st.LastSeq), nil
 	}
-	got, err := l.idAt(ctx, name, m.seq)
-	return got == m.id, err
+	return 0, nil
 }
 
 // idAt is the Nats-Msg-Id of the stream's message at seq as its

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -74,7 +75,12 @@ func TestPositionRewoundWhenLogDiverges(t *testing.T) {
 			if reopen {
 				require.NoError(t, l.Close())
 			}
-			require.NoError(t, l.JetStream().DeleteStream(layout.StreamName(0)))
+			nc, err := nats.Connect(urls[0])
+			require.NoError(t, err)
+			defer nc.Close()
+			js, err := nc.JetStream()
+			require.NoError(t, err)
+			require.NoError(t, js.DeleteStream(layout.StreamName(0)))
 
 			other := openLog(t, urls[0], "n2", layout, t.TempDir(), nil) // creates the stream again
 			news := []string{"w", "x", "y", "z"}
