@@ -23,8 +23,8 @@ var ErrDiverged = errors.New("replication: the log no longer holds the applied m
 // recorded, and the recorded marks whose message the stream still holds
 // at its sequence (the same Nats-Msg-Id). Without a mark to check (a
 // bootstrap, a file of an older version, marks gone by retention) the
-// position is held when it is at most the stream's last sequence. When the position is not
-// held, the resume point is lower: it is recorded (rewind), counted
+// position is held when it is at most the stream's last sequence. When
+// the position is not held, the resume point is lower: it is recorded (rewind), counted
 // (Log.Rewinds) and logged, and the entries after it are applied again
 // (Applier.Apply is idempotent); 0 when no mark is held (the stream
 // applied again from its start, or bootstrapped). It returns the
