@@ -108,6 +108,9 @@ func clusterPowerCut(t *testing.T, mode string, seed uint64, cut []int) {
 			break
 		}
 	}
+	if mode == "everysec" && len(cut) == len(mounts) && syncs.covered() == 0 {
+		logPositions(t, r) // why no sync point succeeded: each node's streams before the cut
+	}
 	cutTime := time.Now()
 	t.Logf("cut after %v of load", cutTime.Sub(loadStart).Round(time.Second))
 	cutNodes(t, r, mounts, cut)
