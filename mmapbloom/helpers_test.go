@@ -42,13 +42,15 @@ func watch(t *testing.T, f *Filter) {
 	})
 }
 
-// absentKey is the first of "new key 0", "new key 1", ... that test
+// absentKey is the first of "new key 0" to "new key 999" that test
 // answers absent. A filter's seed is random, so any one key is a false
 // positive with probability up to its p: a test that needs a new key takes
-// one that tests absent instead of assuming it.
+// one that tests absent instead of assuming it. It fails the test if all
+// 1,000 test present, which a filter of rate r does with probability
+// r^1000 (1e-2000 at r = 0.01).
 func absentKey(t *testing.T, test func([]byte) (bool, error)) []byte {
 	t.Helper()
-	for i := 0; ; i++ {
+	for i := range absentTries {
 		key := fmt.Appendf(nil, "new key %d", i)
 		ok, err := test(key)
 		require.NoError(t, err)
@@ -56,4 +58,9 @@ func absentKey(t *testing.T, test func([]byte) (bool, error)) []byte {
 			return key
 		}
 	}
+	require.FailNow(t, "no key tests absent", "all %d new keys test present", absentTries)
+	return nil
 }
+
+// absentTries is how many keys absentKey tries.
+const absentTries = 1000
