@@ -16,6 +16,7 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/tools/metrics"
 	"github.com/mmapbloom/mmapbloom/tools/server"
+	serverstore "github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // serveCmd runs the RESP server (RedisBloom's BF.* commands) on a data
@@ -188,7 +189,7 @@ func (c *serveCmd) Run(e *env) error {
 		ClusterConfig: c.ClusterConfig, NodeID: c.NodeID, PullInterval: c.PullInterval,
 		FoldHashtags: c.FoldHashtags, FoldBuckets: c.FoldBuckets, AppendFsync: c.Appendfsync,
 		Replication: c.Replication, Replicate: repl,
-		Limits: server.Limits{MaxFilterBytes: c.MaxFilterBytes, DiskReserve: c.DiskReserve, MaxLayers: c.MaxLayers,
+		Limits: serverstore.Limits{MaxFilterBytes: c.MaxFilterBytes, DiskReserve: c.DiskReserve, MaxLayers: c.MaxLayers,
 			MaxLoads: c.MaxLoads, MaxClientLoads: c.MaxClientLoads, FilterFiles: files},
 	})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // RedisBloom's limits on BF.RESERVE arguments (rebloom.c).
@@ -20,13 +21,13 @@ const (
 // first. A filter whose file changed under it is closed after fn, so the
 // next command opens the file anew. A folded key's items go to its
 // bucket's filter behind its tag (filterOf, fold.go).
-func (c *client) use(key []byte, create *createSpec, fn func(b Bloom) error) error {
-	return c.useEntry(key, create, func(e *entry, view func(Bloom) Bloom) error { return fn(view(e.b)) })
+func (c *client) use(key []byte, create *createSpec, fn func(b store.Bloom) error) error {
+	return c.useEntry(key, create, func(e *entry, view func(store.Bloom) store.Bloom) error { return fn(view(e.b)) })
 }
 
 // useEntry is use with the key's store entry and its view (a folded
 // key's of its bucket's filter e.b), for what is cached on the entry.
-func (c *client) useEntry(key []byte, create *createSpec, fn func(e *entry, view func(Bloom) Bloom) error) error {
+func (c *client) useEntry(key []byte, create *createSpec, fn func(e *entry, view func(store.Bloom) store.Bloom) error) error {
 	stem, view, err := c.filterOf(key, create)
 	if err != nil {
 		return err
@@ -134,7 +135,7 @@ func reserveExpansion(args [][]byte) (uint32, string) {
 // BF.ADD key item: :1 if the item was new (the add set a bit), else :0.
 func bfAdd(c *client, args [][]byte) {
 	present := c.scratch(1)
-	err := c.use(args[1], c.s.autoCreate(), func(b Bloom) error {
+	err := c.use(args[1], c.s.autoCreate(), func(b store.Bloom) error {
 		_, err := c.addBounded(b, args[2:3], present)
 		return err
 	})
@@ -158,7 +159,7 @@ func bfMAdd(c *client, args [][]byte) { c.addItems(args[1], args[2:], c.s.autoCr
 func (c *client) addItems(key []byte, items [][]byte, create *createSpec) {
 	present := c.scratch(len(items))
 	var done int
-	err := c.use(key, create, func(b Bloom) (err error) {
+	err := c.use(key, create, func(b store.Bloom) (err error) {
 		done, err = c.addBounded(b, items, present)
 		return err
 	})
@@ -270,7 +271,7 @@ func insertOption(spec *createSpec, opt string, val []byte) string {
 // BF.EXISTS key item: :1 or :0; a missing key answers 0.
 func bfExists(c *client, args [][]byte) {
 	var present bool
-	err := c.use(args[1], nil, func(b Bloom) (err error) {
+	err := c.use(args[1], nil, func(b store.Bloom) (err error) {
 		present, err = b.Test(args[2])
 		return err
 	})
@@ -286,7 +287,7 @@ func bfMExists(c *client, args [][]byte) {
 	items := args[2:]
 	present := c.scratch(len(items))
 	clear(present)
-	err := c.use(args[1], nil, func(b Bloom) error { return b.TestBatch(items, present) })
+	err := c.use(args[1], nil, func(b store.Bloom) error { return b.TestBatch(items, present) })
 	if err != nil && !absent(err) {
 		c.replyErr(err)
 		return
@@ -318,14 +319,14 @@ func bfInfo(c *client, args [][]byte) {
 	}
 	var vals [5]uint64
 	var nonScaling bool
-	err := c.use(args[1], nil, func(b Bloom) error {
+	err := c.use(args[1], nil, func(b store.Bloom) error {
 		n, err := b.Count()
 		if err != nil {
 			return err
 		}
 		size, err := b.SizeBytes()
 		vals = [5]uint64{b.Capacity(), size, uint64(b.Layers()), n, uint64(b.Expansion())}
-		_, nonScaling = b.(fixed)
+		_, nonScaling = b.(store.Fixed)
 		return err
 	})
 	if err != nil {
@@ -374,7 +375,7 @@ func (c *client) writeInfoValue(v uint64, null bool) {
 // missing key.
 func bfCard(c *client, args [][]byte) {
 	var n uint64
-	err := c.use(args[1], nil, func(b Bloom) (err error) {
+	err := c.use(args[1], nil, func(b store.Bloom) (err error) {
 		n, err = b.Count()
 		return err
 	})

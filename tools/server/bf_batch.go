@@ -7,6 +7,7 @@ import (
 	"github.com/tidwall/redcon"
 
 	"github.com/mmapbloom/mmapbloom/tools/replication"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // execBatch runs a run of consecutive pipelined BF.ADD (or BF.EXISTS)
@@ -62,13 +63,13 @@ func (s *Server) runBatch(c *client, add bool, cmds []redcon.Command) {
 	var err error
 	if create != nil {
 		s.journalAdds(c, cmds, func() {
-			err = c.use(cmds[0].Args[1], create, func(b Bloom) (err error) {
+			err = c.use(cmds[0].Args[1], create, func(b store.Bloom) (err error) {
 				full, err = c.addEach(b, items, present)
 				return err
 			})
 		})
 	} else {
-		err = c.use(cmds[0].Args[1], nil, func(b Bloom) error { return b.TestBatch(items, present) })
+		err = c.use(cmds[0].Args[1], nil, func(b store.Bloom) error { return b.TestBatch(items, present) })
 	}
 	clear(items)
 	if create != nil {
@@ -180,7 +181,7 @@ var errClientGone = errors.New("the client closed the connection")
 // addBatch is b.TestAndAddBatch(items, present) in steps of
 // addWork / layers keys, stopping with errClientGone when c's client has
 // left.
-func (c *client) addBatch(b Bloom, items [][]byte, present []bool) error {
+func (c *client) addBatch(b store.Bloom, items [][]byte, present []bool) error {
 	for i := 0; i < len(items); {
 		if i > 0 && c.gone() {
 			return errClientGone

@@ -6,10 +6,11 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // layered is a Bloom made of layers that can describe each of them
-// (the library's sets; see set in store_sets.go).
+// (the library's sets; see store.Set).
 type layered interface {
 	Stats() ([]mmapbloom.Stats, error)
 }
@@ -23,7 +24,7 @@ type layered interface {
 // over their bits.
 func bfDebug(c *client, args [][]byte) {
 	var lines []string
-	err := c.use(args[1], nil, func(b Bloom) (err error) {
+	err := c.use(args[1], nil, func(b store.Bloom) (err error) {
 		lines, err = debugLines(b)
 		return err
 	})
@@ -38,14 +39,14 @@ func bfDebug(c *client, args [][]byte) {
 }
 
 // debugLines returns BF.DEBUG's lines for b.
-func debugLines(b Bloom) ([]string, error) {
+func debugLines(b store.Bloom) ([]string, error) {
 	n, err := b.Count()
 	if err != nil {
 		return nil, err
 	}
 	lines := []string{"size:" + strconv.FormatUint(n, 10)}
 	switch f := b.(type) {
-	case fixed:
+	case store.Fixed:
 		h := f.Header()
 		lines = append(lines, layerLine(h.ByteSize, mmapbloom.Stats{M: h.M, K: h.K, N: h.N, P: h.P, Count: n}))
 	case layered:

@@ -13,6 +13,7 @@ import (
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // BF.SCANDUMP and BF.LOADCHUNK move a fixed filter file as it is on disk:
@@ -72,7 +73,7 @@ const setDumpRefused = "BF.SCANDUMP of a scaling or windowed set is not supporte
 var errBadData = errors.New("received bad data")
 
 // load is a BF.LOADCHUNK (or a pull's copy) in progress, admitted by
-// the limiter (store_limits.go) at its full size. Its pieces must come in
+// the limiter (store.Limiter) at its full size. Its pieces must come in
 // order, so that it is complete only once every byte has arrived.
 type load struct {
 	f         *os.File
@@ -80,7 +81,7 @@ type load struct {
 	size      uint64 // bytes of the bit array
 	got       uint64 // bytes of the bit array received, from offset 0
 	hdr       format.Header
-	lim       *limiter
+	lim       *store.Limiter
 	owner     int64 // the client that started it
 	loadState       // mu held while writing f; done once claimed by publish or abort
 }
@@ -151,8 +152,8 @@ func readAt(path string, buf []byte, off int64) error {
 }
 
 // startLoad begins loading key for client owner from a dumped header:
-// ErrKeyExists if the key has a file, a limitError past the limits.
-func (s *store) startLoad(owner int64, key, header []byte) error {
+// ErrKeyExists if the key has a file, a *store.LimitError past the limits.
+func (s *filterStore) startLoad(owner int64, key, header []byte) error {
 	stem, err := keyname.Stem(key)
 	if err != nil {
 		return err
@@ -180,22 +181,22 @@ func (s *store) startLoad(owner int64, key, header []byte) error {
 // newLoad starts building, in a hidden temporary file of dir named
 // after path and pattern, a filter file from its dumped header, once
 // lim admitted its size for client owner. The file is locked while the
-// load runs, so that removeStaleLoads removes only the files of loads
+// load runs, so that store.RemoveStaleLoads removes only the files of loads
 // that died with their server.
-func newLoad(lim *limiter, owner int64, dir, path string, header []byte, pattern string) (*load, error) {
+func newLoad(lim *store.Limiter, owner int64, dir, path string, header []byte, pattern string) (*load, error) {
 	hdr, err := format.Decode(header)
 	if err != nil || len(header) != format.HeaderSize {
 		return nil, fmt.Errorf("%w: not a filter header (%v)", errBadData, err)
 	}
-	if err := lim.startLoad(owner, format.HeaderSize+hdr.ByteSize); err != nil {
+	if err := lim.StartLoad(owner, format.HeaderSize+hdr.ByteSize); err != nil {
 		return nil, err
 	}
 	l := &load{path: path, size: hdr.ByteSize, hdr: hdr, lim: lim, owner: owner, loadState: loadState{last: time.Now()}}
 	if l.f, err = os.CreateTemp(dir, "."+filepath.Base(path)+pattern); err != nil {
-		lim.endLoad(owner, format.HeaderSize+hdr.ByteSize)
+		lim.EndLoad(owner, format.HeaderSize+hdr.ByteSize)
 		return nil, err
 	}
-	err = lockLoad(l.f)
+	err = store.LockLoad(l.f)
 	if err == nil {
 		err = l.f.Chmod(0o644) // as the library creates filter files
 	}
@@ -232,7 +233,7 @@ func (l *load) write(off int64, data []byte) error {
 // loadPiece writes a piece of key's load; the piece that completes the
 // bit array publishes the file. ErrNotFound when no load of key is
 // running. The store's lock is not held while the piece is written.
-func (s *store) loadPiece(key []byte, it int64, data []byte) error {
+func (s *filterStore) loadPiece(key []byte, it int64, data []byte) error {
 	s.mu.Lock()
 	l := s.loads[string(key)]
 	s.mu.Unlock()
@@ -329,10 +330,10 @@ func (l *load) abort() {
 func (l *load) release() {
 	_ = l.f.Close()
 	_ = os.Remove(l.f.Name())
-	l.lim.endLoad(l.owner, format.HeaderSize+l.size)
+	l.lim.EndLoad(l.owner, format.HeaderSize+l.size)
 }
 
-func (s *store) dropLoadLocked(key []byte) {
+func (s *filterStore) dropLoadLocked(key []byte) {
 	if l := s.loads[string(key)]; l != nil {
 		l.abort()
 		delete(s.loads, string(key))
@@ -347,7 +348,7 @@ const loadIdle = 5 * time.Minute
 
 // dropIdleLoadsLocked drops the loads, of fixed filters and of sets,
 // that received nothing for loadIdle.
-func (s *store) dropIdleLoadsLocked() {
+func (s *filterStore) dropIdleLoadsLocked() {
 	dropIdle(s.loads, s.dropLoadLocked)
 	dropIdle(s.setLoads, s.dropSetLoadLocked)
 }
@@ -370,16 +371,16 @@ func bfScanDump(c *client, args [][]byte) {
 	}
 	var piece []byte
 	var next int64
-	err = c.use(args[1], nil, func(b Bloom) (err error) {
+	err = c.use(args[1], nil, func(b store.Bloom) (err error) {
 		it, ok := parseInt(args[2])
 		if !ok || it < 0 {
 			return errNotNumeric
 		}
-		if st, ok := b.(set); ok {
+		if st, ok := b.(store.Set); ok {
 			piece, next, err = setScanDump(st, it, chunk)
 			return err
 		}
-		f, ok := b.(fixed)
+		f, ok := b.(store.Fixed)
 		if !ok {
 			return errNoDump
 		}

@@ -1,6 +1,10 @@
 package server
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
+)
 
 // msgNonScalingFull is RedisBloom's reply to an add of a new item to a
 // NONSCALING filter at its capacity (bfInsertCommon in rebloom.c).
@@ -22,8 +26,8 @@ var errNonScalingFull = errors.New("non scaling filter is full")
 // before each add: adds racing in other connections or local processes
 // may take a filter past n by their number, and another process's count
 // is seen in its groups of 256 (see mmapbloom.Filter.Count).
-func (c *client) addBounded(b Bloom, items [][]byte, present []bool) (int, error) {
-	f, ok := b.(fixed)
+func (c *client) addBounded(b store.Bloom, items [][]byte, present []bool) (int, error) {
+	f, ok := b.(store.Fixed)
 	if !ok || f.N() == 0 {
 		return len(items), c.addBatch(b, items, present)
 	}
@@ -44,7 +48,7 @@ func (c *client) addBounded(b Bloom, items [][]byte, present []bool) (int, error
 
 // addOne adds item to the fixed filter f unless it is new and f is full
 // (errNonScalingFull); it reports whether item was already present.
-func addOne(f fixed, item []byte) (bool, error) {
+func addOne(f store.Fixed, item []byte) (bool, error) {
 	present, err := f.Test(item)
 	if err != nil || present {
 		return present, err
@@ -63,7 +67,7 @@ func addOne(f fixed, item []byte) (bool, error) {
 // (addBounded): full[i] tells that a full NONSCALING filter refused
 // items[i] (nil when none was refused), and the items after a refused
 // one are still added or answered present, each on its own.
-func (c *client) addEach(b Bloom, items [][]byte, present []bool) (full []bool, err error) {
+func (c *client) addEach(b store.Bloom, items [][]byte, present []bool) (full []bool, err error) {
 	for i := 0; i < len(items); {
 		done, err := c.addBounded(b, items[i:], present[i:])
 		if !errors.Is(err, errNonScalingFull) {

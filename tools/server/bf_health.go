@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // A key's health (MBF.HEALTH, INFO bloom's health fields, Stats'): its
@@ -54,11 +55,11 @@ type keyHealth struct {
 }
 
 // sampleHealth samples b's layers with seed.
-func sampleHealth(b Bloom, seed uint64, now time.Time) (*keyHealth, error) {
+func sampleHealth(b store.Bloom, seed uint64, now time.Time) (*keyHealth, error) {
 	h := &keyHealth{at: now, capacity: b.Capacity()}
 	var err error
 	switch f := b.(type) {
-	case fixed:
+	case store.Fixed:
 		var st mmapbloom.Stats
 		st, err = f.SampleStats(healthLines, seed)
 		h.layers, h.p = []mmapbloom.Stats{st}, st.P
@@ -123,7 +124,7 @@ var healthSeeds atomic.Uint64
 
 // sampled returns e's cached sample of b (e's filter), taking a new one when it has none or
 // its sample is healthMaxAge old.
-func (e *entry) sampled(b Bloom, now time.Time) (*keyHealth, error) {
+func (e *entry) sampled(b store.Bloom, now time.Time) (*keyHealth, error) {
 	if h := e.health.Load(); h != nil && now.Sub(h.at) < healthMaxAge {
 		return h, nil
 	}
@@ -146,7 +147,7 @@ func (e *entry) sampled(b Bloom, now time.Time) (*keyHealth, error) {
 // first, of the same figures. A folded key describes its bucket.
 func mbfHealth(c *client, args [][]byte) {
 	var h *keyHealth
-	err := c.useEntry(args[1], nil, func(e *entry, _ func(Bloom) Bloom) (err error) {
+	err := c.useEntry(args[1], nil, func(e *entry, _ func(store.Bloom) store.Bloom) (err error) {
 		h, err = e.sampled(e.b, time.Now())
 		return err
 	})
@@ -202,10 +203,10 @@ type healthSummary struct {
 // taking new samples of at most healthRefreshPerCall keys whose sample
 // is missing or stale (outside the store's lock: a key closed since
 // answers an error and keeps no sample).
-func (s *store) healthSummary(now time.Time) healthSummary {
+func (s *filterStore) healthSummary(now time.Time) healthSummary {
 	type open struct {
 		e *entry
-		b Bloom
+		b store.Bloom
 	}
 	var keys []open
 	s.mu.Lock()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // healthReply is MBF.HEALTH's reply through go-redis, RESP2's flat array
@@ -68,11 +69,11 @@ func exactStats(t *testing.T, s *Server, key string) []mmapbloom.Stats {
 	require.NoError(t, err)
 	defer s.store.release(e, false)
 	switch b := e.b.(type) {
-	case fixed:
+	case store.Fixed:
 		st, err := b.Stats()
 		require.NoError(t, err)
 		return []mmapbloom.Stats{st}
-	case set:
+	case store.Set:
 		st, err := b.Stats()
 		require.NoError(t, err)
 		return st

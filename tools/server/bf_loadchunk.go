@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // BF.LOADCHUNK into a key that exists: RedisBloom copies the piece into
@@ -28,7 +29,7 @@ const msgBadData = "ERR received bad data"
 // it starts beyond the bit array; errChunkTooBig: it runs past it), or
 // errChunkLiveKey for one that does.
 func (c *client) chunkIntoKey(key []byte, it int64, data []byte) error {
-	return c.use(key, nil, func(b Bloom) error {
+	return c.use(key, nil, func(b store.Bloom) error {
 		if it <= 0 || it < int64(len(data)) {
 			return errBadData
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // MBF.MERGE dst src [src ...]: ORs each source filter into dst with the
@@ -18,14 +19,14 @@ import (
 // dst's stream. The sources are merged in order; an error stops at the
 // source it names, the ones before it merged.
 func mbfMerge(c *client, args [][]byte) {
-	err := c.use(args[1], nil, func(dst Bloom) error {
-		into, ok := dst.(fixed)
+	err := c.use(args[1], nil, func(dst store.Bloom) error {
+		into, ok := dst.(store.Fixed)
 		if !ok {
 			return fmt.Errorf("'%s': %w", clip(args[1]), errMergeSet)
 		}
 		for _, key := range args[2:] {
-			err := c.use(key, nil, func(src Bloom) error {
-				from, ok := src.(fixed)
+			err := c.use(key, nil, func(src store.Bloom) error {
+				from, ok := src.(store.Fixed)
 				if !ok {
 					return fmt.Errorf("'%s': %w", clip(key), errMergeSet)
 				}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // MBF.SETDUMP moves a scaling or windowed set (a KEY.bfset directory)
@@ -33,7 +34,7 @@ var errNotSet = errors.New("not a scaling or windowed set: dump it with BF.SCAND
 var errNoLayer = errors.New("no such layer in the set")
 
 func mbfSetDump(c *client, args [][]byte) {
-	writeSetDump(c, args, func(fn func(Bloom) error) error { return c.use(args[1], nil, fn) })
+	writeSetDump(c, args, func(fn func(store.Bloom) error) error { return c.use(args[1], nil, fn) })
 }
 
 // MBF.BUCKETDUMP stem [file iterator [CHUNKSIZE bytes]]: MBF.SETDUMP of the set of a
@@ -46,7 +47,7 @@ func mbfBucketDump(c *client, args [][]byte) {
 		c.w.WriteError("ERR not the stem of a bucket of folded keys")
 		return
 	}
-	writeSetDump(c, args, func(fn func(Bloom) error) error {
+	writeSetDump(c, args, func(fn func(store.Bloom) error) error {
 		e, err := c.s.store.acquire(stem, nil)
 		if err != nil {
 			return err
@@ -80,7 +81,7 @@ func mbfBuckets(c *client, _ [][]byte) {
 // writeSetDump answers MBF.SETDUMP or MBF.BUCKETDUMP (args: name, then
 // optionally file, iterator and CHUNKSIZE bytes) on the set that use
 // runs its function on.
-func writeSetDump(c *client, args [][]byte, use func(fn func(Bloom) error) error) {
+func writeSetDump(c *client, args [][]byte, use func(fn func(store.Bloom) error) error) {
 	if len(args) != 2 && len(args) != 4 && len(args) != 6 {
 		c.w.WriteError(wrongArity(strings.ToLower(string(args[0]))))
 		return
@@ -94,8 +95,8 @@ func writeSetDump(c *client, args [][]byte, use func(fn func(Bloom) error) error
 	var files []string
 	var piece []byte
 	var next int64
-	err = use(func(b Bloom) (err error) {
-		st, ok := b.(set)
+	err = use(func(b store.Bloom) (err error) {
+		st, ok := b.(store.Set)
 		if !ok {
 			return errNotSet
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -183,7 +184,7 @@ func TestWindowedSet(t *testing.T) {
 	now.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
 	clock := func() time.Time { return time.Unix(0, now.Load()) }
 	advance := func(d time.Duration) { now.Add(int64(d)) }
-	_, addr := startServer(t, Config{Sets: LibrarySets{Now: clock}})
+	_, addr := startServer(t, Config{Sets: store.LibrarySets{Now: clock}})
 	rdb, c := dial(t, addr, ""), ctx(t)
 
 	for _, tc := range []struct {

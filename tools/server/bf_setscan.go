@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // BF.SCANDUMP of a scaling or windowed set (format/FORMAT.md, "Dumps of
@@ -29,7 +30,7 @@ var errNoDump = errors.New("this kind of key cannot be dumped")
 
 // setScanDump answers BF.SCANDUMP key it for the set st, in pieces of
 // at most chunk bytes.
-func setScanDump(st set, it int64, chunk uint64) (piece []byte, next int64, err error) {
+func setScanDump(st store.Set, it int64, chunk uint64) (piece []byte, next int64, err error) {
 	raw, files, err := st.Manifest()
 	if err != nil {
 		return nil, 0, err
@@ -54,7 +55,7 @@ func setScanDump(st set, it int64, chunk uint64) (piece []byte, next int64, err 
 
 // setHeadChunk returns the first chunk of st's dump, whose MANIFEST is
 // raw listing files, and the iterator of its first layer's start.
-func setHeadChunk(st set, raw []byte, files []string, chunk uint64) ([]byte, int64, error) {
+func setHeadChunk(st store.Set, raw []byte, files []string, chunk uint64) ([]byte, int64, error) {
 	if _, err := st.Count(); err != nil { // publishes the layers' pending adds
 		return nil, 0, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/tools/internal/durable"
 	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // BF.LOADCHUNK of a set's dump (bf_setscan.go) into a missing key: the
@@ -27,10 +28,10 @@ type setLoad struct {
 	head  *setHead
 	stem  string   // the key's file-name stem
 	tmp   string   // the hidden directory the set is built in
-	lock  *os.File // tmp opened, holding its flock (store_loadfiles.go)
+	lock  *os.File // tmp opened, holding its flock (store.LockedTempDir)
 	path  string   // the key's set directory, renamed from tmp at the end
 	total uint64   // bytes admitted by lim
-	lim   *limiter
+	lim   *store.Limiter
 	owner int64
 
 	loadState
@@ -41,10 +42,10 @@ type setLoad struct {
 
 // startSetLoad begins loading key for client owner from the first chunk
 // of a set's dump: errBadData if it does not decode, ErrKeyExists if key
-// exists, a limitError past the limits. The load keeps a copy of chunk
+// exists, a *store.LimitError past the limits. The load keeps a copy of chunk
 // (the head decoded aliases it; a command's arguments alias the
 // connection's buffer).
-func (s *store) startSetLoad(owner int64, key, chunk []byte) error {
+func (s *filterStore) startSetLoad(owner int64, key, chunk []byte) error {
 	stem, err := keyname.Stem(key)
 	if err != nil {
 		return err
@@ -53,7 +54,7 @@ func (s *store) startSetLoad(owner int64, key, chunk []byte) error {
 	if err != nil {
 		return err
 	}
-	total, err := s.lim.setSize(head)
+	total, err := setSize(s.lim, head)
 	if err != nil {
 		return err
 	}
@@ -64,7 +65,7 @@ func (s *store) startSetLoad(owner int64, key, chunk []byte) error {
 	}
 	s.dropLoadLocked(key)
 	s.dropIdleLoadsLocked()
-	if err := s.lim.admitLoad(owner, total); err != nil {
+	if err := s.lim.AdmitLoad(owner, total); err != nil {
 		return err
 	}
 	_, dir := s.stemPaths(stem)
@@ -79,9 +80,9 @@ func (s *store) startSetLoad(owner int64, key, chunk []byte) error {
 // setSize checks a set dump's layers against MaxLayers, MaxFilterBytes
 // (each layer file) and the disk's room (all of them), and returns
 // their total size.
-func (l *limiter) setSize(h *setHead) (uint64, error) {
-	if len(h.layers) > l.MaxLayers {
-		return 0, limitf("bloom object reached max number of filters (%d layers, --max-layers)", l.MaxLayers)
+func setSize(lim *store.Limiter, h *setHead) (uint64, error) {
+	if err := lim.LayerCount(len(h.layers)); err != nil {
+		return 0, err
 	}
 	var total uint64
 	for _, ly := range h.layers {
@@ -89,21 +90,21 @@ func (l *limiter) setSize(h *setHead) (uint64, error) {
 		if ly.hdr.ByteSize == 0 || ly.hdr.ByteSize > math.MaxInt64-format.HeaderSize {
 			return 0, fmt.Errorf("%w: layer %s of %d bytes", errBadData, ly.name, ly.hdr.ByteSize)
 		}
-		if size > l.MaxFilterBytes {
-			return 0, limitf("filter of %d bytes is larger than the limit of %d bytes per filter (--max-filter-bytes)", size, l.MaxFilterBytes)
+		if err := lim.FileSize(size); err != nil {
+			return 0, err
 		}
 		if total += size; total < size {
 			return 0, fmt.Errorf("%w: set of more than 2^64 bytes", errBadData)
 		}
 	}
-	return total, l.diskRoom(total)
+	return total, lim.DiskRoom(total)
 }
 
 // begin makes the hidden directory in dir and the first layer's file;
 // on an error, it releases the admission.
 func (l *setLoad) begin(dir string) error {
 	var err error
-	if l.tmp, l.lock, err = lockedTempDir(dir, l.path, "load"); err == nil {
+	if l.tmp, l.lock, err = store.LockedTempDir(dir, l.path, "load"); err == nil {
 		err = l.openLayer()
 	}
 	if err != nil {
@@ -129,7 +130,7 @@ func (l *setLoad) openLayer() error {
 // loadSetPiece writes a piece of key's set load; the piece that
 // completes the last layer publishes the set. ErrNotFound when no set
 // load of key is running. A piece refused ends the load.
-func (s *store) loadSetPiece(key []byte, it int64, data []byte) error {
+func (s *filterStore) loadSetPiece(key []byte, it int64, data []byte) error {
 	s.mu.Lock()
 	l := s.setLoads[string(key)]
 	s.mu.Unlock()
@@ -158,7 +159,7 @@ func (s *store) loadSetPiece(key []byte, it int64, data []byte) error {
 
 // installLoadedSet renames the checked set of l into place, durably,
 // if its key is still missing (ErrKeyExists otherwise).
-func (s *store) installLoadedSet(l *setLoad) error {
+func (s *filterStore) installLoadedSet(l *setLoad) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.missingLocked(l.stem); err != nil {
@@ -172,7 +173,7 @@ func (s *store) installLoadedSet(l *setLoad) error {
 
 // missingLocked returns ErrKeyExists if the key of stem has a file or
 // a set; the caller holds s.mu.
-func (s *store) missingLocked(stem string) error {
+func (s *filterStore) missingLocked(stem string) error {
 	ok, err := s.existsLocked(stem)
 	if err == nil && ok {
 		err = ErrKeyExists
@@ -261,11 +262,11 @@ func (l *setLoad) release() {
 	if l.tmp != "" {
 		_ = os.RemoveAll(l.tmp)
 	}
-	l.lim.endLoad(l.owner, l.total)
+	l.lim.EndLoad(l.owner, l.total)
 }
 
 // dropSetLoadLocked drops key's set load, if any.
-func (s *store) dropSetLoadLocked(key []byte) {
+func (s *filterStore) dropSetLoadLocked(key []byte) {
 	if l := s.setLoads[string(key)]; l != nil {
 		l.abort()
 		delete(s.setLoads, string(key))

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/format"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // setDumpRequest is the --max-request of the servers of these tests:
@@ -25,8 +26,8 @@ func setDumpServers(t *testing.T) (src, dst *redis.Client, dstDir string, advanc
 	var now atomic.Int64
 	now.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
 	clock := func() time.Time { return time.Unix(0, now.Load()) }
-	_, a1 := startServer(t, Config{MaxRequest: setDumpRequest, Sets: LibrarySets{Now: clock}})
-	s2, a2 := startServer(t, Config{MaxRequest: setDumpRequest, Sets: LibrarySets{Now: clock}})
+	_, a1 := startServer(t, Config{MaxRequest: setDumpRequest, Sets: store.LibrarySets{Now: clock}})
+	s2, a2 := startServer(t, Config{MaxRequest: setDumpRequest, Sets: store.LibrarySets{Now: clock}})
 	return dial(t, a1, ""), dial(t, a2, ""), s2.cfg.Dir, func(d time.Duration) { now.Add(int64(d)) }
 }
 
@@ -188,7 +189,7 @@ func TestSetLoadStaleDir(t *testing.T) {
 	live, err := filepath.Glob(filepath.Join(dir, ".copy.bfset.load*"))
 	require.NoError(t, err)
 	require.Len(t, live, 1, "the load's directory")
-	n, err := removeStaleLoads(dir)
+	n, err := store.RemoveStaleLoads(dir)
 	require.NoError(t, err)
 	assert.Zero(t, n, "a live load is kept")
 	require.DirExists(t, live[0])

@@ -12,6 +12,7 @@ import (
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
 	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // Moving slots to another node (an extension; see the README's cluster
@@ -168,7 +169,7 @@ func (s *Server) exportStem(stem, dir string) error {
 	if err := e.b.Sync(); err != nil {
 		return err
 	}
-	if st, ok := e.b.(set); ok {
+	if st, ok := e.b.(store.Set); ok {
 		return exportSet(st, dir)
 	}
 	return copyFile(file, filepath.Join(dir, filepath.Base(file)))
@@ -180,7 +181,7 @@ func (s *Server) exportStem(stem, dir string) error {
 // there is first removed with mmapbloom.RemoveSet, which refuses
 // (mmapbloom.ErrInUse) while any process has it open; a directory there
 // that is not a set is left alone (the rename then fails).
-func exportSet(st set, dir string) error {
+func exportSet(st store.Set, dir string) error {
 	name := filepath.Base(st.Dir())
 	tmp := filepath.Join(dir, "."+name+".migrate"+strconv.Itoa(os.Getpid()))
 	if err := os.RemoveAll(tmp); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // TestClusterMigrateOwnDir: MBF.MIGRATE into the node's own data
@@ -62,15 +63,15 @@ func TestClusterMigrateRefusesOpenTarget(t *testing.T) {
 			key := keysIn(1, 0, 1000)[0]
 			stem, err := keyname.Stem([]byte(key))
 			require.NoError(t, err)
-			var other Bloom // another process's handle in the target directory
+			var other store.Bloom // another process's handle in the target directory
 			if kind == "file" {
 				require.NoError(t, rdb.BFReserveNonScaling(c, key, 0.01, 1000).Err())
 				f, err := mmapbloom.Create(filepath.Join(tc.dirs[1], stem+keyname.FileSuffix), 1000, 0.01, nil)
 				require.NoError(t, err)
-				other = fixed{f}
+				other = store.Fixed{Filter: f}
 			} else {
 				require.NoError(t, rdb.BFReserve(c, key, 0.01, 1000).Err())
-				other, err = LibrarySets{}.Create(filepath.Join(tc.dirs[1], stem+keyname.SetSuffix), 1000, 0.01, SetSpec{Expansion: 2})
+				other, err = store.LibrarySets{}.Create(filepath.Join(tc.dirs[1], stem+keyname.SetSuffix), 1000, 0.01, store.SetSpec{Expansion: 2})
 				require.NoError(t, err)
 			}
 			defer other.Close()
@@ -82,10 +83,10 @@ func TestClusterMigrateRefusesOpenTarget(t *testing.T) {
 			ok, err := other.TestAndAdd([]byte("theirs"))
 			require.NoError(t, err)
 			assert.True(t, ok, "the open copy is still the one on disk")
-			reopened, err := LibrarySets{}.Open(filepath.Join(tc.dirs[1], stem+keyname.SetSuffix))
+			reopened, err := store.LibrarySets{}.Open(filepath.Join(tc.dirs[1], stem+keyname.SetSuffix))
 			if kind == "file" {
 				f, ferr := mmapbloom.Open(filepath.Join(tc.dirs[1], stem+keyname.FileSuffix), &mmapbloom.OpenOptions{ReadOnly: true})
-				reopened, err = fixed{f}, ferr
+				reopened, err = store.Fixed{Filter: f}, ferr
 			}
 			require.NoError(t, err)
 			defer reopened.Close()

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // Error replies shared by several commands (RedisBloom's and Redis's
@@ -22,7 +23,7 @@ const (
 // cases it has, else "ERR " and the error with data-directory paths cut.
 func (c *client) replyErr(err error) {
 	c.noteApplyErr(err)
-	var lim *limitError
+	var lim *store.LimitError
 	switch {
 	case errors.Is(err, ErrNotFound):
 		c.w.WriteError(msgNotFound)
@@ -31,7 +32,7 @@ func (c *client) replyErr(err error) {
 	case errors.Is(err, errNoDescriptors) || noDescriptors(err):
 		c.w.WriteError(errNoDescriptors.Error())
 	case errors.As(err, &lim):
-		c.w.WriteError("ERR " + lim.msg)
+		c.w.WriteError("ERR " + lim.Error())
 	case errors.Is(err, mmapbloom.ErrInUse):
 		c.w.WriteError("ERR key is open in another process (or in a running command): not removed")
 	default:

@@ -13,6 +13,7 @@ import (
 	"github.com/mmapbloom/mmapbloom/tools/internal/durable"
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
 	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // Folding hash-tagged keys (Config.FoldHashtags, serve --fold-hashtags;
@@ -50,20 +51,20 @@ func (s *Server) fold(key []byte) (keyname.Folded, bool, error) {
 // the view a command must use of it: the filter itself, or for a folded
 // key the view that puts the key's tag in front of each item. A folded
 // key's bucket must scale: create with expansion 0 is errFoldFixed.
-func (c *client) filterOf(key []byte, create *createSpec) (string, func(Bloom) Bloom, error) {
+func (c *client) filterOf(key []byte, create *createSpec) (string, func(store.Bloom) store.Bloom, error) {
 	f, ok, err := c.s.fold(key)
 	switch {
 	case err != nil:
 		return "", nil, err
 	case !ok:
 		stem, err := c.stemOf(key)
-		return stem, func(b Bloom) Bloom { return b }, err
+		return stem, func(b store.Bloom) store.Bloom { return b }, err
 	case create != nil && create.expansion == 0 && create.window == 0:
 		return "", nil, errFoldFixed
 	}
 	prefix := binary.AppendUvarint(make([]byte, 0, binary.MaxVarintLen64+len(f.Tag)), uint64(len(f.Tag)))
 	prefix = append(prefix, f.Tag...)
-	return f.Stem, func(b Bloom) Bloom { return foldedBloom{Bloom: b, prefix: prefix} }, nil
+	return f.Stem, func(b store.Bloom) store.Bloom { return foldedBloom{Bloom: b, prefix: prefix} }, nil
 }
 
 // foldedBloom is a folded key's view of its bucket's filter: each item
@@ -71,7 +72,7 @@ func (c *client) filterOf(key []byte, create *createSpec) (string, func(Bloom) B
 // other tag's element can equal. Only the item calls are meant to be
 // used through it (foldRefusal refuses the others).
 type foldedBloom struct {
-	Bloom
+	store.Bloom
 	prefix []byte
 }
 
@@ -136,7 +137,7 @@ func (s *Server) reserve(key []byte, spec createSpec) error {
 		return err
 	}
 	defer s.store.release(e, false)
-	st, ok := e.b.(set)
+	st, ok := e.b.(store.Set)
 	if !ok {
 		return fmt.Errorf("%w: the bucket's filter is a fixed file", errFoldReserve)
 	}

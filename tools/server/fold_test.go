@@ -14,6 +14,7 @@ import (
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // foldConfig is a server config that folds hash-tagged keys.
@@ -182,7 +183,7 @@ func TestFoldReserve(t *testing.T) {
 		st, err := s.cfg.Sets.Open(filepath.Join(s.cfg.Dir, entry))
 		require.NoError(t, err)
 		defer st.Close()
-		info, err := st.(set).Info()
+		info, err := st.(store.Set).Info()
 		require.NoError(t, err)
 		return info.N, info.P
 	}

@@ -12,7 +12,7 @@ import (
 // Redis's expiry commands on whole keys: EXPIRE, PEXPIRE, EXPIREAT,
 // PEXPIREAT (with Redis 7.0's NX, XX, GT and LT), TTL, PTTL, PERSIST,
 // EXPIRETIME and PEXPIRETIME, with redis-server 7.0's replies (its
-// expire.c). The expiries are the store's (store_expire.go). Through the
+// expire.c). The expiries are the store's (store.Expiries, store_expire.go). Through the
 // replication log and the journal a relative expiry is recorded as
 // PEXPIREAT with the absolute time (expireRecord), as Redis propagates
 // it, so every node and every replay expires the key at the same time.

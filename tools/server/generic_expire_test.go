@@ -14,6 +14,7 @@ import (
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/tools/replication"
 	"github.com/mmapbloom/mmapbloom/tools/replication/natstest"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // expireScript is sent byte for byte to redis-server 7.0 and to the
@@ -303,7 +304,7 @@ func TestExpireJournalReplay(t *testing.T) {
 
 	crashed := t.TempDir()
 	copyTree(t, dir, crashed)
-	require.NoError(t, os.Remove(filepath.Join(crashed, expiresFile)), "the crash lost the expiry file: the journal alone has them")
+	require.NoError(t, os.Remove(filepath.Join(crashed, store.ExpiresFile)), "the crash lost the expiry file: the journal alone has them")
 	clock.advance(30 * time.Second)
 	_, addr2 := startServer(t, Config{Dir: crashed, AppendFsync: AppendFsyncEverysec, Now: clock.Now, ExpireCycle: -1})
 	rdb2 := dial(t, addr2, "")

@@ -17,6 +17,7 @@ import (
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/tools/replication"
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // applier applies the log's records to this node's store: a record is
@@ -188,7 +189,7 @@ func applyAdds(lc *client, recs []replication.Record, results []any) error {
 	}
 	present := make([]bool, len(items))
 	var full []bool
-	err := lc.use(recs[0].Fields[0], lc.s.autoCreate(), func(b Bloom) (err error) {
+	err := lc.use(recs[0].Fields[0], lc.s.autoCreate(), func(b store.Bloom) (err error) {
 		full, err = lc.addEach(b, items, present)
 		return err
 	})
@@ -342,10 +343,10 @@ func cmpBool(x, y bool) int {
 // as if no Sync ran (Close waits for a Sync in progress; a Sync after it
 // answers mmapbloom.ErrClosed, which is no failure: Close published the
 // count and the file is gone or renamed).
-func (s *store) syncAll() error {
+func (s *filterStore) syncAll() error {
 	s.mu.Lock()
 	err := s.takeEvictErr()
-	var bs []Bloom
+	var bs []store.Bloom
 	for _, e := range s.open {
 		if e.b != nil && !e.broken {
 			bs = append(bs, e.b)
@@ -361,7 +362,7 @@ func (s *store) syncAll() error {
 }
 
 // isClosed reports whether Close has begun.
-func (s *store) isClosed() bool {
+func (s *filterStore) isClosed() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.closed

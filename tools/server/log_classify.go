@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // An error a record's command meets where a node applies it is one of
@@ -50,11 +51,11 @@ var recordErrors = []error{
 // stops a stream that could have gone on (unavailable); one wrongly in
 // it would record as applied a record this node does not hold (wrong).
 func classify(err error) applyKind {
-	var lim *limitError
+	var lim *store.LimitError
 	switch {
 	case err == nil:
 		return applyResult
-	case errors.As(err, &lim) && lim.local:
+	case errors.As(err, &lim) && lim.Local():
 		return applyLocal
 	case lim != nil:
 		return applyLimit

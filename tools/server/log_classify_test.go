@@ -15,6 +15,7 @@ import (
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/tools/replication"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // Each kind of error a logged write can meet is either the record's
@@ -22,12 +23,13 @@ import (
 // this node's failure (the stream stops), or a limit of the flags
 // (the result where the origin's limits are the same).
 func TestClassifyApplyErrors(t *testing.T) {
-	lim := &limiter{Limits: Limits{MaxFilterBytes: 1 << 20, DiskReserve: 1 << 20, MaxLayers: 4, MaxLoads: 2, MaxClientLoads: 1},
-		byOwner: map[int64]int{}, free: func(string) (uint64, uint64, error) { return 1 << 19, 1 << 30, nil }}
-	require.NoError(t, lim.admitLoad(1, 0))
-	clientLoads := lim.admitLoad(1, 0) // the log's records load as one client
-	require.NoError(t, lim.admitLoad(2, 0))
-	loads := lim.admitLoad(3, 0) // local clients' loads count too
+	lim, err := store.NewLimiter(t.TempDir(), store.Limits{MaxFilterBytes: 1 << 20, DiskReserve: 1 << 20, MaxLayers: 4, MaxLoads: 2, MaxClientLoads: 1})
+	require.NoError(t, err)
+	lim.Free = func(string) (uint64, uint64, error) { return 1 << 19, 1 << 30, nil }
+	require.NoError(t, lim.AdmitLoad(1, 0))
+	clientLoads := lim.AdmitLoad(1, 0) // the log's records load as one client
+	require.NoError(t, lim.AdmitLoad(2, 0))
+	loads := lim.AdmitLoad(3, 0) // local clients' loads count too
 	wrap := func(err error) error { return fmt.Errorf("k.bloom: %w", err) }
 	for _, tc := range []struct {
 		name string
@@ -48,11 +50,11 @@ func TestClassifyApplyErrors(t *testing.T) {
 		{"option differs", wrap(mmapbloom.ErrOptionDiffers), applyResult},
 		{"too large for the format", wrap(mmapbloom.ErrTooLarge), applyResult},
 
-		{"--max-filter-bytes", lim.room(2 << 20), applyLimit},
-		{"--max-layers", wrap(lim.layer(5, 1)), applyLimit},
+		{"--max-filter-bytes", lim.Room(2 << 20), applyLimit},
+		{"--max-layers", wrap(lim.Layer(5, 1)), applyLimit},
 		{"--max-client-loads", clientLoads, applyLimit},
 
-		{"--disk-reserve", wrap(lim.room(1 << 10)), applyLocal},
+		{"--disk-reserve", wrap(lim.Room(1 << 10)), applyLocal},
 		{"--max-loads (this node's loads in progress)", loads, applyLocal},
 		{"disk full", wrap(fmt.Errorf("%w: %w", mmapbloom.ErrNoSpace, unix.ENOSPC)), applyLocal},
 		{"I/O error", &os.PathError{Op: "write", Path: "k.bloom", Err: unix.EIO}, applyLocal},
@@ -79,9 +81,12 @@ func TestClassifyApplyErrors(t *testing.T) {
 // A limit's refusal stops the stream only where the record's origin
 // runs with other limits (or they cannot be read).
 func TestApplyFailureLimits(t *testing.T) {
-	s := &Server{cfg: Config{NodeID: "me", Limits: Limits{MaxFilterBytes: 1 << 20, MaxLayers: 4, MaxClientLoads: 4}}}
+	s := &Server{cfg: Config{NodeID: "me", Limits: store.Limits{MaxFilterBytes: 1 << 20, MaxLayers: 4, MaxClientLoads: 4}}}
 	mine := s.flagLimits()
-	refused := limitf("filter of 2097152 bytes is larger than the limit of 1048576 bytes per filter (--max-filter-bytes)")
+	lim, err := store.NewLimiter(t.TempDir(), s.cfg.Limits)
+	require.NoError(t, err)
+	refused := lim.FileSize(2 << 20)
+	require.EqualError(t, refused, "filter of 2097152 bytes is larger than the limit of 1048576 bytes per filter (--max-filter-bytes)")
 	peers := map[string]string{"same": mine, "other": "max-filter-bytes=4294967296 max-layers=4 max-client-loads=4"}
 	a := newApplier(s, func(_ context.Context, node string) (string, error) {
 		if l, ok := peers[node]; ok {
@@ -122,10 +127,10 @@ func TestApplyFailureLimits(t *testing.T) {
 func TestApplyStopsOnNodeFailure(t *testing.T) {
 	// A new key's filter (1,000,000 items) takes over 1 MiB; BF.RESERVE
 	// of 10 items fits in the 64 KiB over the reserve while "full".
-	srv, _ := startServer(t, Config{DefaultCapacity: 1_000_000, Limits: Limits{DiskReserve: 1 << 20}})
+	srv, _ := startServer(t, Config{DefaultCapacity: 1_000_000, Limits: store.Limits{DiskReserve: 1 << 20}})
 	var full atomic.Bool
-	free := srv.store.lim.free
-	srv.store.lim.free = func(dir string) (uint64, uint64, error) {
+	free := srv.store.lim.Free
+	srv.store.lim.Free = func(dir string) (uint64, uint64, error) {
 		if full.Load() {
 			return 1<<20 + 64<<10, 1 << 30, nil
 		}

@@ -21,7 +21,7 @@ import (
 const peerLimitsAge = 10 * time.Second
 
 // flagLimits is the text of the limits of s's flags that decide a
-// record's result (store_limits.go): the size of a filter, the layers
+// record's result (store.Limiter): the size of a filter, the layers
 // of a set, the loads of one client (the log's records load as one).
 func (s *Server) flagLimits() string {
 	l := s.cfg.Limits

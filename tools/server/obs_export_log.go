@@ -4,6 +4,8 @@ import (
 	"context"
 	"path/filepath"
 	"time"
+
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // StreamStats is this node's figures of one stream of the log it
@@ -75,7 +77,7 @@ func (s *Server) fsStats() []FSStats {
 	}
 	var out []FSStats
 	for _, d := range dirs {
-		if avail, used, _, err := fsBytes(d[1]); err == nil {
+		if avail, used, _, err := store.FSBytes(d[1]); err == nil {
 			out = append(out, FSStats{Dir: d[0], Free: avail, Used: used})
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // memStatsTTL is how long a residency pass over the served filters'
@@ -51,9 +52,9 @@ func (s *Server) memStats() filterMem {
 // served returns the counts and sizes of the open filters, and the
 // filters. Sizes are read under the store's lock, which the idle closer
 // takes before closing a filter.
-func (s *store) served() (filterMem, []Bloom) {
+func (s *filterStore) served() (filterMem, []store.Bloom) {
 	var m filterMem
-	var blooms []Bloom
+	var blooms []store.Bloom
 	s.mu.Lock()
 	for _, e := range s.open {
 		if e.b == nil || e.broken {
@@ -77,7 +78,7 @@ func (s *store) served() (filterMem, []Bloom) {
 // the system cannot tell. It runs outside the store's lock: a filter
 // closed since (idle, removed, replaced) answers an error and no longer
 // counts.
-func resident(blooms []Bloom) int64 {
+func resident(blooms []store.Bloom) int64 {
 	var sum int64
 	for _, b := range blooms {
 		n, err := b.Resident()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // What a replica's store does with a pulled copy (pull_fetch.go).
@@ -17,7 +18,7 @@ import (
 // when key has none, and replaces key's filter (or set) when that has
 // another shape or kind, which means the primary deleted and re-created
 // the key (replaced is then true). l's temporary file is removed.
-func (s *store) absorb(stem string, l *load) (replaced bool, err error) {
+func (s *filterStore) absorb(stem string, l *load) (replaced bool, err error) {
 	defer l.abort()
 	snap, err := mmapbloom.Open(l.f.Name(), &mmapbloom.OpenOptions{ReadOnly: true})
 	if err != nil {
@@ -34,7 +35,7 @@ func (s *store) absorb(stem string, l *load) (replaced bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	f, ok := e.b.(fixed)
+	f, ok := e.b.(store.Fixed)
 	if ok {
 		err = f.Union(snap)
 	}
@@ -57,7 +58,7 @@ func (s *store) absorb(stem string, l *load) (replaced bool, err error) {
 
 // withFixed runs fn on key's fixed filter when it has one of h's shape
 // (m, k, layout, hash scheme and seed), and reports whether it did.
-func (s *store) withFixed(stem string, h format.Header, fn func(f fixed) error) (bool, error) {
+func (s *filterStore) withFixed(stem string, h format.Header, fn func(f store.Fixed) error) (bool, error) {
 	e, err := s.acquire(stem, nil)
 	if errors.Is(err, ErrNotFound) {
 		return false, nil
@@ -65,7 +66,7 @@ func (s *store) withFixed(stem string, h format.Header, fn func(f fixed) error) 
 	if err != nil {
 		return false, err
 	}
-	f, ok := e.b.(fixed)
+	f, ok := e.b.(store.Fixed)
 	if ok {
 		g := f.Header()
 		ok = g.M == h.M && g.K == h.K && g.Layout == h.Layout && g.Scheme == h.Scheme && g.Seed == h.Seed
@@ -80,7 +81,7 @@ func (s *store) withFixed(stem string, h format.Header, fn func(f fixed) error) 
 // installSet renames the complete set directory tmp into key's place,
 // replacing a fixed filter of key (the primary re-created the key as a
 // set). It fails if key has a set directory already.
-func (s *store) installSet(stem string, tmp string) error {
+func (s *filterStore) installSet(stem string, tmp string) error {
 	return s.replaceWith(stem, func(file, set string) error {
 		if err := os.Rename(tmp, set); err != nil {
 			return err
@@ -95,7 +96,7 @@ func (s *store) installSet(stem string, tmp string) error {
 // replaceWith closes key's open filter, then runs install with key's
 // file and set paths under the store's lock, so that no command opens
 // the key meanwhile. mmapbloom.ErrInUse while a command uses the key.
-func (s *store) replaceWith(stem string, install func(file, set string) error) error {
+func (s *filterStore) replaceWith(stem string, install func(file, set string) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e := s.open[stem]; e != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // Copying one key, set or bucket of the primary during a pull (pull_fetch.go):
@@ -89,7 +90,7 @@ func (s *Server) pullKey(ctx context.Context, rdb *redis.Client, d *dump, key []
 		return fmt.Errorf("%w: not a filter header (%v)", errBadData, err)
 	}
 	// The common case, a key the replica has: ORed in place, piece by piece.
-	done, err := s.store.withFixed(stem, h, func(f fixed) error {
+	done, err := s.store.withFixed(stem, h, func(f store.Fixed) error {
 		return d.pieces(ctx, h.ByteSize, func(off int64, data []byte) error { return f.UnionPiece(h, uint64(off), data) })
 	})
 	if done || err != nil {
@@ -109,7 +110,7 @@ func (s *Server) pullKey(ctx context.Context, rdb *redis.Client, d *dump, key []
 // fetchFile copies a filter file of the primary by its dump d (BF.SCANDUMP
 // key, or MBF.SETDUMP key file) into a new load of path in st's
 // directory.
-func fetchFile(ctx context.Context, d *dump, st *store, path string) (*load, error) {
+func fetchFile(ctx context.Context, d *dump, st *filterStore, path string) (*load, error) {
 	hdr, err := d.header(ctx)
 	if err != nil {
 		return nil, err
@@ -129,7 +130,7 @@ func (d *dump) header(ctx context.Context) ([]byte, error) {
 // load copies the bit array of the dump whose header is hdr into a new
 // load of path in st's directory, admitted by st's limits as the
 // puller's (owner 0, no client's id).
-func (d *dump) load(ctx context.Context, hdr []byte, st *store, path string) (*load, error) {
+func (d *dump) load(ctx context.Context, hdr []byte, st *filterStore, path string) (*load, error) {
 	l, err := newLoad(st.lim, 0, st.dir, path, hdr, ".pull*")
 	if err != nil {
 		return nil, err
@@ -209,7 +210,7 @@ func (s *Server) pullSet(ctx context.Context, rdb *redis.Client, name []any, ste
 	fresh := errors.Is(err, os.ErrNotExist)
 	if fresh {
 		var lock *os.File
-		if target, lock, err = lockedTempDir(s.store.dir, dir, "pull"); err != nil {
+		if target, lock, err = store.LockedTempDir(s.store.dir, dir, "pull"); err != nil {
 			return err
 		}
 		defer os.RemoveAll(target)

@@ -243,7 +243,7 @@ func (s *Server) afterWrites(c *client) {
 // first while appendfsync is not no: Close alone leaves its adds to the
 // kernel's write-back, out of syncAll's reach. A failed Sync is kept for
 // the next syncAll to report.
-func (s *store) closeEvicted(e *entry) {
+func (s *filterStore) closeEvicted(e *entry) {
 	if s.syncOnClose.Load() {
 		if err := e.b.Sync(); err != nil {
 			s.evictErr = errors.Join(s.evictErr, err)
@@ -254,7 +254,7 @@ func (s *store) closeEvicted(e *entry) {
 
 // takeEvictErr returns and clears the errors of closeEvicted's Syncs
 // (the caller holds s.mu).
-func (s *store) takeEvictErr() error {
+func (s *filterStore) takeEvictErr() error {
 	err := s.evictErr
 	s.evictErr = nil
 	return err

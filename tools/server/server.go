@@ -12,6 +12,7 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/tools/server/acl"
 	"github.com/mmapbloom/mmapbloom/tools/server/journal"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // Config is the server's configuration. The zero value of each field
@@ -90,7 +91,7 @@ type Config struct {
 
 	// Sets makes, opens and removes filter sets. Default LibrarySets{}
 	// (the library's sets on the real clock).
-	Sets Sets
+	Sets store.Sets
 
 	// Log receives the server's few log lines. Default: log.Default().
 	Log *log.Logger
@@ -120,9 +121,9 @@ type Config struct {
 	// power of two from 1 to 16384. Default DefaultFoldBuckets (64).
 	FoldBuckets int
 
-	// Limits bounds disk, layers and loads (store_limits.go). Default: the
+	// Limits bounds disk, layers and loads (store.Limits). Default: the
 	// defaults of each Limits field.
-	Limits Limits
+	Limits store.Limits
 
 	// Replication, when "jetstream" (ReplicationJetStream), publishes
 	// every write command to a NATS JetStream log and answers it once
@@ -178,7 +179,7 @@ const (
 type Server struct {
 	cfg   Config
 	conf  liveConfig // what CONFIG SET changes (generic_config.go)
-	store *store
+	store *filterStore
 	acl   *acl.Users
 	start time.Time
 
@@ -245,12 +246,12 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("server: %w", err)
 		}
 	}
-	lim, err := newLimiter(cfg.Dir, cfg.Limits)
+	lim, err := store.NewLimiter(cfg.Dir, cfg.Limits)
 	if err != nil {
 		return nil, err
 	}
-	cfg.Limits, cfg.Sets = lim.Limits, lim.sets(cfg.Sets)
-	if n, err := removeStaleLoads(cfg.Dir); err != nil {
+	cfg.Limits, cfg.Sets = lim.Limits, lim.Sets(cfg.Sets)
+	if n, err := store.RemoveStaleLoads(cfg.Dir); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	} else if n > 0 {
 		cfg.Log.Printf("removed %d temporary files of loads interrupted by a crash", n)
@@ -259,7 +260,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	exp, err := loadExpiries(cfg.Dir, cfg.Now)
+	exp, err := store.LoadExpiries(cfg.Dir, cfg.Now)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
@@ -343,7 +344,7 @@ func fillDefaults(cfg *Config) error {
 		return fmt.Errorf("server: %w: default expansion %d: at most %d", ErrBadConfig, cfg.DefaultExpansion, maxExpansion)
 	}
 	if cfg.Sets == nil {
-		cfg.Sets = LibrarySets{}
+		cfg.Sets = store.LibrarySets{}
 	}
 	if cfg.PullInterval <= 0 {
 		cfg.PullInterval = DefaultPullInterval

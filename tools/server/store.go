@@ -14,15 +14,16 @@ import (
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
-// store maps keys to their open filters. A key's file is opened on its
+// filterStore maps keys to their open filters. A key's file is opened on its
 // first use (Open is O(1)) and closed once no command has used it for
 // about the idle time; Close syncs and closes every filter.
-type store struct {
+type filterStore struct {
 	dir  string
-	sets Sets
-	lim  *limiter
+	sets store.Sets
+	lim  *store.Limiter
 
 	mu    sync.Mutex
 	open  map[string]*entry // by file-name stem (keyname.Stem, or a folded key's keyname.Fold)
@@ -46,13 +47,14 @@ type store struct {
 	// syncAll reports them (save_appendfsync.go).
 	syncOnClose atomic.Bool
 	evictErr    error
-	// exp holds the keys' expiries (store_expire.go).
-	exp *expiries
+	// exp holds the keys' expiries (store.Expiries; their removal:
+	// store_expire.go).
+	exp *store.Expiries
 }
 
 // entry is an open filter and the commands using it.
 type entry struct {
-	b      Bloom
+	b      store.Bloom
 	stem   string // its file-name stem, its name in store.open
 	refs   int    // commands running on b; b is not closed while > 0
 	used   bool   // used since the idle closer last looked
@@ -86,8 +88,8 @@ type createSpec struct {
 
 // newStore serves dir's filters; exp holds their expiries, removed by
 // the expiry cycle every cycle (<= 0: only at a key's use).
-func newStore(dir string, sets Sets, idle, check, cycle time.Duration, lim *limiter, exp *expiries) *store {
-	s := &store{dir: dir, sets: sets, lim: lim, open: map[string]*entry{}, loads: map[string]*load{}, setLoads: map[string]*setLoad{},
+func newStore(dir string, sets store.Sets, idle, check, cycle time.Duration, lim *store.Limiter, exp *store.Expiries) *filterStore {
+	s := &filterStore{dir: dir, sets: sets, lim: lim, open: map[string]*entry{}, loads: map[string]*load{}, setLoads: map[string]*setLoad{},
 		stop: make(chan struct{}), stopped: make(chan struct{}), exp: exp}
 	go s.closeIdle(idle)
 	go s.every(cycle, s.expireCycle)
@@ -96,7 +98,7 @@ func newStore(dir string, sets Sets, idle, check, cycle time.Duration, lim *limi
 }
 
 // paths returns the fixed-file and set-directory paths of key.
-func (s *store) paths(key []byte) (file, set string, err error) {
+func (s *filterStore) paths(key []byte) (file, set string, err error) {
 	stem, err := keyname.Stem(key)
 	if err != nil {
 		return "", "", err
@@ -106,7 +108,7 @@ func (s *store) paths(key []byte) (file, set string, err error) {
 }
 
 // stemPaths returns the fixed-file and set-directory paths of a stem.
-func (s *store) stemPaths(stem string) (file, set string) {
+func (s *filterStore) stemPaths(stem string) (file, set string) {
 	return filepath.Join(s.dir, stem+keyname.FileSuffix), filepath.Join(s.dir, stem+keyname.SetSuffix)
 }
 
@@ -114,14 +116,14 @@ func (s *store) stemPaths(stem string) (file, set string) {
 // bucket's), opening it if needed; with create non-nil a missing filter
 // is created from it. The caller must release the entry. Errors:
 // ErrNotFound, the library's errors.
-func (s *store) acquire(stem string, create *createSpec) (*entry, error) {
+func (s *filterStore) acquire(stem string, create *createSpec) (*entry, error) {
 	for {
 		s.mu.Lock()
 		if s.closed {
 			s.mu.Unlock()
 			return nil, mmapbloom.ErrClosed
 		}
-		if s.reapLocked(stem) && s.exp.expired(stem) { // expired, not removed
+		if s.reapLocked(stem) && s.exp.Expired(stem) { // expired, not removed
 			s.mu.Unlock()
 			if create == nil {
 				return nil, ErrNotFound
@@ -157,7 +159,7 @@ func (s *store) acquire(stem string, create *createSpec) (*entry, error) {
 
 // release ends a command's use of entry e; broken marks its filter
 // unusable (closed once no command uses it).
-func (s *store) release(e *entry, broken bool) {
+func (s *filterStore) release(e *entry, broken bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e.refs--
@@ -174,7 +176,7 @@ func (s *store) release(e *entry, broken bool) {
 }
 
 // reserve creates key from spec: ErrKeyExists if it has a file already.
-func (s *store) reserve(key []byte, spec createSpec) error {
+func (s *filterStore) reserve(key []byte, spec createSpec) error {
 	stem, err := keyname.Stem(key)
 	if err != nil {
 		return err
@@ -204,11 +206,11 @@ func (s *store) reserve(key []byte, spec createSpec) error {
 
 // openStem opens stem's fixed file, else its set directory: ErrNotFound
 // if neither exists.
-func (s *store) openStem(stem string) (Bloom, error) {
+func (s *filterStore) openStem(stem string) (store.Bloom, error) {
 	file, set := s.stemPaths(stem)
 	f, err := mmapbloom.Open(file, nil)
 	if err == nil {
-		return fixed{f}, nil
+		return store.Fixed{Filter: f}, nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
@@ -223,17 +225,17 @@ func (s *store) openStem(stem string) (Bloom, error) {
 }
 
 // createStem makes stem's file (expansion 0) or set directory.
-func (s *store) createStem(stem string, spec createSpec) (Bloom, error) {
+func (s *filterStore) createStem(stem string, spec createSpec) (store.Bloom, error) {
 	file, set := s.stemPaths(stem)
 	if spec.expansion == 0 && spec.window == 0 {
 		var f *mmapbloom.Filter
 		var err error
 		if like, ok := s.shapes.Load(spec); ok {
-			if err := s.lim.header(like.(format.Header)); err != nil {
+			if err := s.lim.Header(like.(format.Header)); err != nil {
 				return nil, err
 			}
 			f, err = mmapbloom.CreateLike(file, like.(format.Header), nil)
-		} else if err := s.lim.fileOf(spec.n, spec.p); err != nil {
+		} else if err := s.lim.FileOf(spec.n, spec.p); err != nil {
 			return nil, err
 		} else if f, err = mmapbloom.Create(file, spec.n, spec.p, nil); err == nil {
 			s.shapes.Store(spec, f.Header())
@@ -241,9 +243,9 @@ func (s *store) createStem(stem string, spec createSpec) (Bloom, error) {
 		if err != nil {
 			return nil, err
 		}
-		return s.created(stem, fixed{f})
+		return s.created(stem, store.Fixed{Filter: f})
 	}
-	b, err := s.sets.Create(set, spec.n, spec.p, SetSpec{Expansion: spec.expansion, Window: spec.window, Keep: spec.keep, Refresh: spec.refresh})
+	b, err := s.sets.Create(set, spec.n, spec.p, store.SetSpec{Expansion: spec.expansion, Window: spec.window, Keep: spec.keep, Refresh: spec.refresh})
 	if err != nil {
 		return nil, err
 	}
@@ -253,15 +255,15 @@ func (s *store) createStem(stem string, spec createSpec) (Bloom, error) {
 // created drops the expiry a new key's stem may still have (its old
 // file removed by another process): a new key has none, as in Redis.
 // On an error it closes b.
-func (s *store) created(stem string, b Bloom) (Bloom, error) {
-	if _, err := s.exp.drop(stem); err != nil {
+func (s *filterStore) created(stem string, b store.Bloom) (store.Bloom, error) {
+	if _, err := s.exp.Drop(stem); err != nil {
 		return nil, errors.Join(err, b.Close())
 	}
 	return b, nil
 }
 
 // exists reports whether key has a file or set directory.
-func (s *store) exists(key []byte) (bool, error) {
+func (s *filterStore) exists(key []byte) (bool, error) {
 	stem, err := keyname.Stem(key)
 	if err != nil {
 		return false, err
@@ -271,7 +273,7 @@ func (s *store) exists(key []byte) (bool, error) {
 	return s.existsLocked(stem)
 }
 
-func (s *store) existsLocked(stem string) (bool, error) {
+func (s *filterStore) existsLocked(stem string) (bool, error) {
 	if s.reapLocked(stem) {
 		return false, nil
 	}
@@ -291,7 +293,7 @@ func (s *store) existsLocked(stem string) (bool, error) {
 
 // remove deletes key's file or set: false if it had none. It fails with
 // mmapbloom.ErrInUse while a command or another process uses the key.
-func (s *store) remove(key []byte) (bool, error) {
+func (s *filterStore) remove(key []byte) (bool, error) {
 	stem, err := keyname.Stem(key)
 	if err != nil {
 		return false, err
@@ -306,7 +308,7 @@ func (s *store) remove(key []byte) (bool, error) {
 // source): then, while appendfsync is not no, it is synced first, as
 // closeEvicted does, since syncAll does not reach a closed filter; a
 // failed Sync leaves it open and is returned.
-func (s *store) closeLocked(stem string, kept bool) error {
+func (s *filterStore) closeLocked(stem string, kept bool) error {
 	e := s.open[stem]
 	if e == nil {
 		return nil
@@ -324,7 +326,7 @@ func (s *store) closeLocked(stem string, kept bool) error {
 }
 
 // removeLocked is remove of stem, under s.mu.
-func (s *store) removeLocked(stem string) (bool, error) {
+func (s *filterStore) removeLocked(stem string) (bool, error) {
 	if err := s.closeLocked(stem, false); err != nil {
 		return false, err
 	}
@@ -332,7 +334,7 @@ func (s *store) removeLocked(stem string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if _, err := s.exp.drop(stem); err != nil {
+	if _, err := s.exp.Drop(stem); err != nil {
 		return removed, err
 	}
 	return removed, nil
@@ -340,7 +342,7 @@ func (s *store) removeLocked(stem string) (bool, error) {
 
 // removeFiles removes stem's fixed file, else its set directory: false
 // if it had neither.
-func (s *store) removeFiles(stem string) (bool, error) {
+func (s *filterStore) removeFiles(stem string) (bool, error) {
 	file, set := s.stemPaths(stem)
 	err := mmapbloom.Remove(file)
 	if !errors.Is(err, fs.ErrNotExist) {
@@ -357,7 +359,7 @@ func (s *store) removeFiles(stem string) (bool, error) {
 
 // keys lists the keys that have a file or set directory, sorted, but
 // those past their expiry.
-func (s *store) keys() ([]string, error) {
+func (s *filterStore) keys() ([]string, error) {
 	ents, err := os.ReadDir(s.dir)
 	if err != nil {
 		return nil, fmt.Errorf("mmapbloom: list %s: %w", s.dir, err)
@@ -369,7 +371,7 @@ func (s *store) keys() ([]string, error) {
 		if !ok || set != de.IsDir() || seen[key] {
 			continue
 		}
-		if stem, _, _ := keyname.Split(de.Name()); s.exp.expired(stem) {
+		if stem, _, _ := keyname.Split(de.Name()); s.exp.Expired(stem) {
 			continue
 		}
 		seen[key] = true
@@ -380,7 +382,7 @@ func (s *store) keys() ([]string, error) {
 }
 
 // openCount returns the number of filters open.
-func (s *store) openCount() int {
+func (s *filterStore) openCount() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.open)
@@ -389,7 +391,7 @@ func (s *store) openCount() int {
 // closeIdle closes, every idle period, the filters no command used in
 // the period before (so a filter closes between one and two periods
 // after its last use), until Close.
-func (s *store) closeIdle(idle time.Duration) {
+func (s *filterStore) closeIdle(idle time.Duration) {
 	defer close(s.stopped)
 	s.every(idle, func() {
 		s.mu.Lock()
@@ -405,7 +407,7 @@ func (s *store) closeIdle(idle time.Duration) {
 }
 
 // every runs fn every interval until Close; interval <= 0: never.
-func (s *store) every(interval time.Duration, fn func()) {
+func (s *filterStore) every(interval time.Duration, fn func()) {
 	if interval <= 0 {
 		<-s.stop
 		return
@@ -424,7 +426,7 @@ func (s *store) every(interval time.Duration, fn func()) {
 
 // Close syncs and closes every open filter; later acquires fail with
 // mmapbloom.ErrClosed. Commands must have ended (no entry held).
-func (s *store) Close() error {
+func (s *filterStore) Close() error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // BenchmarkAcquireRelease measures a command's use of an open key's
@@ -13,9 +15,11 @@ import (
 // command.
 func BenchmarkAcquireRelease(b *testing.B) {
 	dir := b.TempDir()
-	lim, err := newLimiter(dir, Limits{})
+	lim, err := store.NewLimiter(dir, store.Limits{})
 	require.NoError(b, err)
-	st := newStore(dir, LibrarySets{}, -1, DefaultFileCheck, -1, lim, &expiries{now: time.Now, at: map[string]int64{}})
+	exp, err := store.LoadExpiries(dir, time.Now)
+	require.NoError(b, err)
+	st := newStore(dir, store.LibrarySets{}, -1, DefaultFileCheck, -1, lim, exp)
 	b.Cleanup(func() { _ = st.Close() })
 	require.NoError(b, st.reserve([]byte("k"), createSpec{n: 1000, p: 0.01}))
 	b.ResetTimer()

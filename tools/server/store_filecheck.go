@@ -40,7 +40,7 @@ const controlFile = "CONTROL"
 
 // identify returns the identity of stem's file, else of its set's
 // CONTROL page, or nil when it has neither.
-func (s *store) identify(stem string) os.FileInfo {
+func (s *filterStore) identify(stem string) os.FileInfo {
 	file, set := s.stemPaths(stem)
 	if st, err := os.Stat(file); err == nil {
 		return st
@@ -63,7 +63,7 @@ func sameFile(a, b os.FileInfo) bool {
 // replacedLocked reports whether open entry e's file was replaced behind
 // the server, checking it at most once per period; a replaced entry is
 // dropped (dropLocked). The caller holds s.mu.
-func (s *store) replacedLocked(e *entry) bool {
+func (s *filterStore) replacedLocked(e *entry) bool {
 	period := s.period.Load()
 	if e.checked == period {
 		return false
@@ -79,7 +79,7 @@ func (s *store) replacedLocked(e *entry) bool {
 // dropLocked forgets open entry e, so that the next use opens its key
 // anew: closed now when no command uses it, else at its last release.
 // The caller holds s.mu.
-func (s *store) dropLocked(e *entry) {
+func (s *filterStore) dropLocked(e *entry) {
 	delete(s.open, e.stem)
 	if e.refs == 0 {
 		_ = e.b.Close() // adds are in the mapping already
@@ -89,7 +89,7 @@ func (s *store) dropLocked(e *entry) {
 }
 
 // drop forgets every open entry whose stem pred selects, as dropLocked.
-func (s *store) drop(pred func(stem string) bool) {
+func (s *filterStore) drop(pred func(stem string) bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for stem, e := range s.open {

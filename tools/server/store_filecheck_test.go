@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // eventually polls BF.EXISTS key item until it answers want, for at
@@ -61,7 +62,7 @@ func TestReplacedFileReopened(t *testing.T) {
 		require.NoError(t, rdb.BFReserve(c, "bs", 0.001, 1000).Err())
 		require.NoError(t, rdb.BFAdd(c, "bs", "old").Err())
 		tmp := filepath.Join(dir, ".bs.new")
-		st, err := LibrarySets{}.Create(tmp, 1000, 0.001, SetSpec{Expansion: 2})
+		st, err := store.LibrarySets{}.Create(tmp, 1000, 0.001, store.SetSpec{Expansion: 2})
 		require.NoError(t, err)
 		_, err = st.TestAndAdd([]byte("new"))
 		require.NoError(t, err)
@@ -71,7 +72,7 @@ func TestReplacedFileReopened(t *testing.T) {
 		require.NoError(t, os.Rename(tmp, live))
 		require.True(t, eventually(t, rdb, "bs", "new", true), "the new set is never answered from")
 		require.NoError(t, rdb.BFAdd(c, "bs", "after").Err())
-		st, err = LibrarySets{}.Open(live)
+		st, err = store.LibrarySets{}.Open(live)
 		require.NoError(t, err)
 		defer st.Close()
 		ok, err := st.Test([]byte("after"))

@@ -20,7 +20,7 @@ import (
 // then src takes dst's name, so a refusal loses neither key. Errors:
 // ErrNotFound when src has no file, mmapbloom.ErrInUse (wrapped with the
 // key refused) while a command or another process uses either key.
-func (s *store) rename(src, dst []byte, nx bool) (done bool, err error) {
+func (s *filterStore) rename(src, dst []byte, nx bool) (done bool, err error) {
 	from, err := keyname.Stem(src)
 	if err != nil {
 		return false, err
@@ -52,7 +52,7 @@ func (s *store) rename(src, dst []byte, nx bool) (done bool, err error) {
 
 // moveLocked moves stem from's file or set to stem to through a hidden
 // name, removing what to had (rename).
-func (s *store) moveLocked(from, to string, src, dst []byte) error {
+func (s *filterStore) moveLocked(from, to string, src, dst []byte) error {
 	file, set := s.stemPaths(from)
 	tmp := filepath.Join(s.dir, ".rename-"+to)
 	newFile, newSet := s.stemPaths(to)
@@ -69,7 +69,7 @@ func (s *store) moveLocked(from, to string, src, dst []byte) error {
 	if err := os.Rename(tmp, dest); err != nil {
 		return fmt.Errorf("rename: %w", err)
 	}
-	return s.exp.move(from, to)
+	return s.exp.Move(from, to)
 }
 
 // keyError is an error met on one key of a command of several.
@@ -83,12 +83,12 @@ func (e *keyError) Unwrap() error { return e.err }
 
 // diskBytes returns the bytes key's file holds, or the sum of the files
 // of its set directory; ok false when it has neither. It opens nothing.
-func (s *store) diskBytes(key []byte) (n int64, ok bool, err error) {
+func (s *filterStore) diskBytes(key []byte) (n int64, ok bool, err error) {
 	stem, err := keyname.Stem(key)
 	if err != nil {
 		return 0, false, err
 	}
-	if s.exp.expired(stem) {
+	if s.exp.Expired(stem) {
 		return 0, false, nil
 	}
 	file, set := s.stemPaths(stem)

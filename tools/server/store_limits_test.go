@@ -17,6 +17,7 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // forgedHeader returns a valid v2 classic header claiming m bits.
@@ -72,7 +73,7 @@ func TestForgedDumpRefused(t *testing.T) {
 // the limit's name, and what fits is served.
 func TestDiskReserve(t *testing.T) {
 	dir := testkit.SmallFS(t, "16m")
-	_, addr := startServer(t, Config{Dir: dir, Limits: Limits{DiskReserve: 4 << 20}})
+	_, addr := startServer(t, Config{Dir: dir, Limits: store.Limits{DiskReserve: 4 << 20}})
 	rdb, c := dial(t, addr, ""), ctx(t)
 	const msg = "must stay free (--disk-reserve)"
 
@@ -112,14 +113,14 @@ func TestLayersCapped(t *testing.T) {
 	}
 	err := rdb.BFMAdd(c, "k", items...).Err()
 	require.EqualError(t, err, "ERR bloom object reached max number of filters (64 layers, --max-layers)")
-	assert.EqualValues(t, DefaultMaxLayers, rdb.BFInfoFilters(c, "k").Val().Filters)
+	assert.EqualValues(t, store.DefaultMaxLayers, rdb.BFInfoFilters(c, "k").Val().Filters)
 	assert.True(t, rdb.BFExists(c, "k", 0).Val())
 }
 
 // TestLoadsBounded: one client may run MaxClientLoads loads at once and
 // all clients MaxLoads; a finished or replaced load frees its place.
 func TestLoadsBounded(t *testing.T) {
-	_, addr := startServer(t, Config{Limits: Limits{MaxLoads: 3, MaxClientLoads: 2}})
+	_, addr := startServer(t, Config{Limits: store.Limits{MaxLoads: 3, MaxClientLoads: 2}})
 	one, two, c := dial(t, addr, ""), dial(t, addr, ""), ctx(t)
 	one.Options().PoolSize, two.Options().PoolSize = 1, 1
 	hdr := forgedHeader(t, 8*64)
@@ -162,7 +163,7 @@ func TestScanDumpFitsMaxRequest(t *testing.T) {
 // 5,000) that has 100 layers already stops soon after its client closes
 // the connection: the set's layers stop growing well before 3,100.
 func TestMAddStopsWhenClientLeaves(t *testing.T) {
-	_, addr := startServer(t, Config{Limits: Limits{MaxLayers: 5000}})
+	_, addr := startServer(t, Config{Limits: store.Limits{MaxLayers: 5000}})
 	rdb, c := dial(t, addr, ""), ctx(t)
 	require.NoError(t, rdb.BFReserveWithArgs(c, "k", &redis.BFReserveOptions{Error: 0.01, Capacity: 1, Expansion: 1}).Err())
 	first := make([]any, 100)

@@ -7,6 +7,7 @@ import (
 	"syscall"
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // Opening and creating keys without the store's lock, and the bound on
@@ -43,7 +44,7 @@ func (e *entry) wait(create *createSpec) (retry bool, err error) {
 // none; without descriptors left it closes unused filters and tries once
 // more, then fails with errNoDescriptors. id is the identity of the file
 // (or set CONTROL page) opened, for the file check (store_filecheck.go).
-func (s *store) openOrCreate(stem string, create *createSpec) (b Bloom, id os.FileInfo, err error) {
+func (s *filterStore) openOrCreate(stem string, create *createSpec) (b store.Bloom, id os.FileInfo, err error) {
 	b, id, err = s.openCreate(stem, create)
 	if noDescriptors(err) {
 		s.mu.Lock()
@@ -57,7 +58,7 @@ func (s *store) openOrCreate(stem string, create *createSpec) (b Bloom, id os.Fi
 	return b, id, err
 }
 
-func (s *store) openCreate(stem string, create *createSpec) (Bloom, os.FileInfo, error) {
+func (s *filterStore) openCreate(stem string, create *createSpec) (store.Bloom, os.FileInfo, error) {
 	id := s.identify(stem) // before the open: a replacement meanwhile is seen at the next check
 	b, err := s.openStem(stem)
 	if errors.Is(err, ErrNotFound) && create != nil {
@@ -77,7 +78,7 @@ func noDescriptors(err error) bool {
 
 // opened makes the pending entry e ready with the filter b, or removes
 // it with the opening's error, and wakes the commands waiting for it.
-func (s *store) opened(e *entry, b Bloom, id os.FileInfo, err error) {
+func (s *filterStore) opened(e *entry, b store.Bloom, id os.FileInfo, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil || s.closed {
@@ -98,7 +99,7 @@ func (s *store) opened(e *entry, b Bloom, id os.FileInfo, err error) {
 
 // adopt registers the filter b that BF.RESERVE created for stem, unless
 // a command opened the key meanwhile (b is then closed).
-func (s *store) adopt(stem string, b Bloom) {
+func (s *filterStore) adopt(stem string, b store.Bloom) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.open[stem] != nil || s.closed {
@@ -112,15 +113,15 @@ func (s *store) adopt(stem string, b Bloom) {
 }
 
 // descriptors returns the descriptors an open filter holds.
-func descriptors(b Bloom) int {
-	if _, ok := b.(fixed); ok {
+func descriptors(b store.Bloom) int {
+	if _, ok := b.(store.Fixed); ok {
 		return 1
 	}
 	return b.Layers() + 1
 }
 
 // touchLocked marks e used now.
-func (s *store) touchLocked(e *entry) {
+func (s *filterStore) touchLocked(e *entry) {
 	e.used = true
 	s.uses++
 	e.lru = s.uses
@@ -130,7 +131,7 @@ func (s *store) touchLocked(e *entry) {
 // until the open ones hold at most FilterFiles descriptors (counted when
 // each was opened), or, with all (descriptors ran out), every one no
 // command uses.
-func (s *store) evictLocked(all bool) {
+func (s *filterStore) evictLocked(all bool) {
 	budget, total := s.lim.FilterFiles, 0
 	if all {
 		budget = 0

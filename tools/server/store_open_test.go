@@ -12,18 +12,19 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // heldSets is the library's sets with a hook: Create of the set named
 // hold waits until release is closed (a creation held at its fsync).
 type heldSets struct {
-	LibrarySets
+	store.LibrarySets
 	hold    string
 	entered chan struct{}
 	release chan struct{}
 }
 
-func (h heldSets) Create(dir string, n uint64, p float64, spec SetSpec) (Bloom, error) {
+func (h heldSets) Create(dir string, n uint64, p float64, spec store.SetSpec) (store.Bloom, error) {
 	if dir == h.hold {
 		close(h.entered)
 		<-h.release

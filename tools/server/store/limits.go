@@ -1,4 +1,4 @@
-package server
+package store
 
 import (
 	"errors"
@@ -62,36 +62,48 @@ const (
 // refused; the reply names the limit and its flag.
 var ErrLimit = errors.New("limit reached")
 
-// limitError is a refusal by a limit: msg is the reply after "ERR ";
-// local marks a limit on what this node has now (free disk, loads in
-// progress) rather than on the request and the flags (classify).
-type limitError struct {
+// LimitError is a refusal by a limit of Limits. It wraps ErrLimit; its
+// Error is the reply after "ERR ", naming the limit and its flag.
+type LimitError struct {
 	msg   string
 	local bool
 }
 
-func (e *limitError) Error() string { return e.msg }
-func (e *limitError) Unwrap() error { return ErrLimit }
+// Error is the refusal's text: the limit, its value and its flag.
+func (e *LimitError) Error() string { return e.msg }
+
+// Unwrap returns ErrLimit.
+func (e *LimitError) Unwrap() error { return ErrLimit }
+
+// Local reports whether the refusal is by what this node has now (free
+// disk, loads in progress) rather than by the flags on the request and
+// the key as they are (--max-filter-bytes, --max-layers,
+// --max-client-loads): a node with the same flags refuses the same
+// request in the second case only.
+func (e *LimitError) Local() bool { return e.local }
 
 // limitf is a refusal by a limit of the flags (a size, a count of
 // layers) on the request and the key as they are.
 func limitf(format string, args ...any) error {
-	return &limitError{msg: fmt.Sprintf(format, args...)}
+	return &LimitError{msg: fmt.Sprintf(format, args...)}
 }
 
 // localLimitf is a refusal by what this node has now (free disk, loads
 // in progress).
 func localLimitf(format string, args ...any) error {
-	return &limitError{msg: fmt.Sprintf(format, args...), local: true}
+	return &LimitError{msg: fmt.Sprintf(format, args...), local: true}
 }
 
-// limiter applies Limits and accounts for the loads in progress.
-type limiter struct {
+// Limiter applies Limits and accounts for the loads in progress. Its
+// methods are safe for concurrent use; each refusal is a *LimitError.
+type Limiter struct {
 	dir string
+	// Limits are the limits applied, every default filled in.
 	Limits
-	// free returns the bytes available to unprivileged users on the file
-	// system of dir, and its size (unix.Statfs; a test may replace it).
-	free func(dir string) (avail, total uint64, err error)
+	// Free returns the bytes available to unprivileged users on the file
+	// system of dir, and its size (statfs). A test may replace it before
+	// the Limiter is used.
+	Free func(dir string) (avail, total uint64, err error)
 
 	mu      sync.Mutex
 	pending uint64        // bytes of the loads in progress
@@ -99,7 +111,10 @@ type limiter struct {
 	byOwner map[int64]int // loads in progress by client id
 }
 
-func newLimiter(dir string, l Limits) (*limiter, error) {
+// NewLimiter applies l, its zero fields replaced by their defaults, to
+// the data directory dir. Errors: the statfs of dir's file system (whose
+// size the default DiskReserve depends on).
+func NewLimiter(dir string, l Limits) (*Limiter, error) {
 	if l.MaxFilterBytes == 0 {
 		l.MaxFilterBytes = DefaultMaxFilterBytes
 	}
@@ -115,26 +130,26 @@ func newLimiter(dir string, l Limits) (*limiter, error) {
 	if l.MaxClientLoads <= 0 {
 		l.MaxClientLoads = DefaultMaxClientLoads
 	}
-	lim := &limiter{dir: dir, Limits: l, free: statFree, byOwner: map[int64]int{}}
+	lim := &Limiter{dir: dir, Limits: l, Free: statFree, byOwner: map[int64]int{}}
 	if l.DiskReserve == 0 {
-		_, total, err := lim.free(dir)
+		_, total, err := lim.Free(dir)
 		if err != nil {
-			return nil, fmt.Errorf("server: free space of %s: %w", dir, err)
+			return nil, fmt.Errorf("store: free space of %s: %w", dir, err)
 		}
 		lim.DiskReserve = min(DefaultDiskReserve, total/20)
 	}
 	return lim, nil
 }
 
-// statFree is limiter.free on the real file system.
+// statFree is Limiter.Free on the real file system.
 func statFree(dir string) (avail, total uint64, err error) {
-	avail, _, total, err = fsBytes(dir)
+	avail, _, total, err = FSBytes(dir)
 	return avail, total, err
 }
 
-// fsBytes is the file system of dir (statfs): the bytes available to
-// unprivileged users, the bytes in use, and its size.
-func fsBytes(dir string) (avail, used, total uint64, err error) {
+// FSBytes is the file system of dir (statfs): the bytes available to
+// unprivileged users, the bytes in use, and its size. Errors: statfs's.
+func FSBytes(dir string) (avail, used, total uint64, err error) {
 	var st unix.Statfs_t
 	if err := unix.Statfs(dir, &st); err != nil {
 		return 0, 0, 0, err
@@ -143,19 +158,37 @@ func fsBytes(dir string) (avail, used, total uint64, err error) {
 	return st.Bavail * bs, (st.Blocks - st.Bfree) * bs, st.Blocks * bs, nil
 }
 
-// room checks that a new file of size bytes is within MaxFilterBytes
-// and leaves DiskReserve free beside the loads in progress.
-func (l *limiter) room(size uint64) error {
+// Room checks that a new file of size bytes is within MaxFilterBytes
+// (FileSize) and leaves DiskReserve free beside the loads in progress
+// (DiskRoom).
+func (l *Limiter) Room(size uint64) error {
+	if err := l.FileSize(size); err != nil {
+		return err
+	}
+	return l.DiskRoom(size)
+}
+
+// FileSize checks one filter file of size bytes (header and bit array)
+// against MaxFilterBytes.
+func (l *Limiter) FileSize(size uint64) error {
 	if size > l.MaxFilterBytes {
 		return limitf("filter of %d bytes is larger than the limit of %d bytes per filter (--max-filter-bytes)", size, l.MaxFilterBytes)
 	}
-	return l.diskRoom(size)
+	return nil
 }
 
-// diskRoom checks that size more bytes leave DiskReserve free beside the
-// loads in progress.
-func (l *limiter) diskRoom(size uint64) error {
-	avail, _, err := l.free(l.dir)
+// LayerCount checks a set of layers layers against MaxLayers.
+func (l *Limiter) LayerCount(layers int) error {
+	if layers > l.MaxLayers {
+		return limitf("bloom object reached max number of filters (%d layers, --max-layers)", l.MaxLayers)
+	}
+	return nil
+}
+
+// DiskRoom checks that size more bytes leave DiskReserve free beside the
+// loads in progress (a local refusal). Errors: also Free's, wrapped.
+func (l *Limiter) DiskRoom(size uint64) error {
+	avail, _, err := l.Free(l.dir)
 	if err != nil {
 		return fmt.Errorf("free space of the data directory: %w", err)
 	}
@@ -169,9 +202,10 @@ func (l *limiter) diskRoom(size uint64) error {
 	return nil
 }
 
-// fileOf checks a new fixed filter of n keys at p (Create's default
-// options) before it is created.
-func (l *limiter) fileOf(n uint64, p float64) error {
+// FileOf checks a new fixed filter of n keys at p (Create's default
+// options) before it is created, as Room. Errors: also the library's
+// sizing errors (mmapbloom.ErrInvalidN, ErrInvalidP).
+func (l *Limiter) FileOf(n uint64, p float64) error {
 	size, err := mmapbloom.FileSize(n, p, nil)
 	if errors.Is(err, mmapbloom.ErrTooLarge) {
 		return limitf("a filter of %d keys at error rate %g is too large for the file format (--max-filter-bytes %d)", n, p, l.MaxFilterBytes)
@@ -179,46 +213,49 @@ func (l *limiter) fileOf(n uint64, p float64) error {
 	if err != nil {
 		return err
 	}
-	return l.room(size)
+	return l.Room(size)
 }
 
-// header checks a new filter file made like hdr (a dump's header, or
-// the shape of an earlier create).
-func (l *limiter) header(hdr format.Header) error {
-	return l.room(format.HeaderSize + hdr.ByteSize)
+// Header checks a new filter file made like hdr (a dump's header, or
+// the shape of an earlier create), as Room.
+func (l *Limiter) Header(hdr format.Header) error {
+	return l.Room(format.HeaderSize + hdr.ByteSize)
 }
 
-// layer is the sets' mmapbloom.OpenOptions.BeforeLayer: it refuses a set
-// past MaxLayers, and a layer file that room refuses.
-func (l *limiter) layer(layers int, size uint64) error {
-	if layers > l.MaxLayers {
-		return limitf("bloom object reached max number of filters (%d layers, --max-layers)", l.MaxLayers)
+// Layer is the sets' mmapbloom.OpenOptions.BeforeLayer: it refuses a set
+// past MaxLayers (LayerCount), and a layer file of size bytes that Room
+// refuses.
+func (l *Limiter) Layer(layers int, size uint64) error {
+	if err := l.LayerCount(layers); err != nil {
+		return err
 	}
-	return l.room(size)
+	return l.Room(size)
 }
 
-// sets returns sets checking new layers with l when it is the library's
-// and has no check of its own.
-func (l *limiter) sets(sets Sets) Sets {
+// Sets returns sets checking new layers with Layer when it is the
+// library's (LibrarySets) and has no check of its own, else sets.
+func (l *Limiter) Sets(sets Sets) Sets {
 	if ls, ok := sets.(LibrarySets); ok && ls.BeforeLayer == nil {
-		ls.BeforeLayer = l.layer
+		ls.BeforeLayer = l.Layer
 		return ls
 	}
 	return sets
 }
 
-// startLoad admits a load of size bytes by client owner: refused past
-// MaxLoads, MaxClientLoads, or when room refuses it. The caller ends it
-// with endLoad.
-func (l *limiter) startLoad(owner int64, size uint64) error {
-	if err := l.room(size); err != nil {
+// StartLoad admits a load of a file of size bytes by client owner (a
+// client id): refused past MaxLoads, MaxClientLoads, or when Room
+// refuses it. The caller ends it with EndLoad.
+func (l *Limiter) StartLoad(owner int64, size uint64) error {
+	if err := l.Room(size); err != nil {
 		return err
 	}
-	return l.admitLoad(owner, size)
+	return l.AdmitLoad(owner, size)
 }
 
-// admitLoad is startLoad once the size is checked.
-func (l *limiter) admitLoad(owner int64, size uint64) error {
+// AdmitLoad is StartLoad once the size (of one file or several) is
+// checked: it counts the load and its size bytes, promised to it, until
+// EndLoad.
+func (l *Limiter) AdmitLoad(owner int64, size uint64) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch {
@@ -233,8 +270,9 @@ func (l *limiter) admitLoad(owner int64, size uint64) error {
 	return nil
 }
 
-// endLoad ends a load admitted by startLoad.
-func (l *limiter) endLoad(owner int64, size uint64) {
+// EndLoad ends a load of size bytes by owner admitted by StartLoad or
+// AdmitLoad.
+func (l *Limiter) EndLoad(owner int64, size uint64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.loads--

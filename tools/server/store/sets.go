@@ -1,4 +1,4 @@
-package server
+package store
 
 import (
 	"time"
@@ -14,7 +14,8 @@ type LibrarySets struct {
 	// Default nil: time.Now.
 	Now func() time.Time
 	// BeforeLayer checks each new layer (mmapbloom.OpenOptions.
-	// BeforeLayer). Default nil: the server's Limits (New sets it).
+	// BeforeLayer). Default nil: the server's Limits (Limiter.Sets sets
+	// it).
 	BeforeLayer func(layers int, size uint64) error
 }
 
@@ -27,7 +28,7 @@ func (l LibrarySets) Create(dir string, n uint64, p float64, spec SetSpec) (Bloo
 	if err != nil {
 		return nil, err
 	}
-	return set{st}, nil
+	return Set{st}, nil
 }
 
 // Open opens the set directory dir.
@@ -36,7 +37,7 @@ func (l LibrarySets) Open(dir string) (Bloom, error) {
 	if err != nil {
 		return nil, err
 	}
-	return set{st}, nil
+	return Set{st}, nil
 }
 
 // Remove deletes the set directory dir unless a handle has it open.
@@ -46,12 +47,12 @@ func (LibrarySets) Remove(dir string) error { return mmapbloom.RemoveSet(dir) }
 // open.
 func (LibrarySets) Rename(dir, newdir string) error { return mmapbloom.RenameSet(dir, newdir) }
 
-// set is a library filter set as a Bloom.
-type set struct{ *mmapbloom.Set }
+// Set is a library filter set as a Bloom (LibrarySets makes them).
+type Set struct{ *mmapbloom.Set }
 
 // SizeBytes sums the layers' file sizes from the MANIFEST (no pass over
-// the bits).
-func (s set) SizeBytes() (uint64, error) {
+// the bits). Errors: the MANIFEST's (Set.Info).
+func (s Set) SizeBytes() (uint64, error) {
 	info, err := s.Info()
 	if err != nil {
 		return 0, err

@@ -1,4 +1,4 @@
-package server
+package store
 
 import (
 	"time"
@@ -8,8 +8,9 @@ import (
 )
 
 // Bloom is what the server needs of a key's filter: a fixed filter file
-// (*mmapbloom.Filter, through fixed) or a scaling set (through a Sets
-// backend). Every method is safe for concurrent use.
+// (*mmapbloom.Filter, through Fixed) or a scaling set (through a Sets
+// backend). Every method is safe for concurrent use; errors are the
+// library's (mmapbloom.ErrClosed, ErrNoSpace...).
 type Bloom interface {
 	TestAndAdd(key []byte) (bool, error)
 	TestAndAddBatch(keys [][]byte, present []bool) error
@@ -36,7 +37,7 @@ type Bloom interface {
 
 // Sets makes and opens filter sets: scaling sets (RedisBloom's default
 // BF.RESERVE form) and windowed sets (MBF.RESERVEWINDOW). The server
-// holds one in Config.Sets (default LibrarySets).
+// holds one in its Config.Sets (default LibrarySets).
 type Sets interface {
 	// Create makes the set directory dir sized for n keys in its first
 	// layer (each window's, for a windowed set) at a total false-positive
@@ -63,13 +64,20 @@ type SetSpec struct {
 	Refresh   bool
 }
 
-// fixed is a fixed-size filter file as a Bloom.
-type fixed struct{ *mmapbloom.Filter }
+// Fixed is a fixed-size filter file as a Bloom.
+type Fixed struct{ *mmapbloom.Filter }
 
-func (f fixed) Capacity() uint64 { return f.N() }
-func (f fixed) SizeBytes() (uint64, error) {
+// Capacity is the number of keys the filter was sized for (its header's n).
+func (f Fixed) Capacity() uint64 { return f.N() }
+
+// SizeBytes is the file's size: its header and bit array, in bytes.
+func (f Fixed) SizeBytes() (uint64, error) {
 	h := f.Header()
 	return format.HeaderSize + h.ByteSize, nil
 }
-func (f fixed) Layers() int       { return 1 }
-func (f fixed) Expansion() uint32 { return 0 }
+
+// Layers is 1: a fixed filter is one file.
+func (f Fixed) Layers() int { return 1 }
+
+// Expansion is 0: a fixed filter does not grow.
+func (f Fixed) Expansion() uint32 { return 0 }
