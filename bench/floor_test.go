@@ -36,10 +36,13 @@ import (
 //   - op=hash: the key's xxh3 under the filter's seed.
 //
 // op=add is AddBatch on the filter (shared mapping, atomic ORs), in calls
-// of peers.BatchSize keys. The last sub-benchmark, op=ratios, reports
-// add/floor, batch Add over read + ors-locked + hash, from each
-// sub-benchmark's thread CPU time (cpu-ns/op) and from its wall time;
-// words/key is the locked ORs a key needed. An iteration is a key; run
+// of peers.BatchSize keys; op=add-builder the same on a Builder
+// (BuildPrivate), op=add-single on a Builder with
+// BuildOptions.SingleWriter (plain ORs). The last sub-benchmark,
+// op=ratios, reports add/floor, batch Add over read + ors-locked + hash,
+// builder/floor the same for add-builder, and single/read, add-single
+// over the read, from each sub-benchmark's thread CPU time (-cpu units)
+// and from its wall time; words/key is the locked ORs a key needed. An iteration is a key; run
 // it with -benchtime=Nx, N at most BENCH_N (each run of fill=empty adds to
 // a new filter, so N = BENCH_N fills it from empty to n): addfloor.sh
 // runs it so.
@@ -60,32 +63,42 @@ func BenchmarkAddFloor(b *testing.B) {
 // floorCase is one filter state of BenchmarkAddFloor with the keys'
 // precomputed floor inputs and the figures measured so far.
 type floorCase struct {
-	n      int
-	full   bool
-	dir    string
-	keys   [][]byte
-	seed   uint64
-	lines  []uint32 // block of each key
-	lacks  []uint8  // bit w: word w of the key's block lacks a bit when the key is added
-	words  float64  // mean locked ORs per key
-	ref    []uint64 // the read's mapping, the filter's size
-	cpu    map[string]float64
-	wall   map[string]float64
-	filter *mmapbloom.Filter // fill=full: the filter holding n keys, each run adding to it
+	n     int
+	dir   string
+	keys  [][]byte
+	seed  uint64
+	lines []uint32 // block of each key
+	lacks []uint8  // bit w: word w of the key's block lacks a bit when the key is added
+	words float64  // mean locked ORs per key
+	ref   []uint64 // the read's mapping, the filter's size
+	cpu   map[string]float64
+	wall  map[string]float64
+	full  map[string]adder // fill=full: per add op, the filter holding n keys that each run adds to
 }
+
+// adder is a filter or a Builder, as the add ops add to it.
+type adder interface{ AddBatch(keys [][]byte) error }
+
+// addOps are the add sub-benchmarks, each adding to its own adder.
+var addOps = []string{"add", "add-builder", "add-single"}
 
 // newFloorCase builds the filter of the case (holding n present keys when
 // full) once, to learn its shape and bits, and computes every key's block
 // and the words it lacks as keys are added in order.
 func newFloorCase(b *testing.B, n int, full bool, keys [][]byte) *floorCase {
-	fl := &floorCase{n: n, full: full, dir: fileDir(b), keys: keys, cpu: map[string]float64{}, wall: map[string]float64{}}
+	fl := &floorCase{n: n, dir: fileDir(b), keys: keys, cpu: map[string]float64{}, wall: map[string]float64{}}
 	f := fl.create(b, "floor.bloom")
 	hdr := f.Header()
 	fl.seed = hdr.Seed
 	words := make([]uint64, hdr.M/64)
 	if full {
-		fillFilter(b, f, n)
-		fl.filter = f
+		fl.full = map[string]adder{"add": f}
+		for _, op := range addOps[1:] {
+			fl.full[op] = fl.newAdder(b, op)
+		}
+		for _, a := range fl.full {
+			fillFilter(b, a, n)
+		}
 		copyBits(b, f, words)
 	} else if err := f.Close(); err != nil {
 		b.Fatal(err)
@@ -129,8 +142,27 @@ func (fl *floorCase) create(b *testing.B, name string) *mmapbloom.Filter {
 	return f
 }
 
+// newAdder returns a new, empty adder for the add op op: a filter or a
+// Builder, shaped as create shapes a filter.
+func (fl *floorCase) newAdder(b *testing.B, op string) adder {
+	if op == "add" {
+		return fl.create(b, "floor-add.bloom")
+	}
+	opts := &mmapbloom.BuildOptions{
+		CreateOptions: mmapbloom.CreateOptions{Layout: format.LayoutBlocked512, Seed: peers.Seed, FixedSeed: true, Overwrite: true},
+		Mode:          mmapbloom.BuildPrivate,
+		SingleWriter:  op == "add-single",
+	}
+	bld, err := mmapbloom.NewBuilder(filepath.Join(fl.dir, "floor-"+op+".bloom"), uint64(fl.n), benchP, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = bld.Abort() })
+	return bld
+}
+
 // fillFilter adds the n present keys to f, a million at a time.
-func fillFilter(b *testing.B, f *mmapbloom.Filter, n int) {
+func fillFilter(b *testing.B, f adder, n int) {
 	const chunk = 1 << 20
 	for from := uint64(0); from < uint64(n); from += chunk {
 		if err := f.AddBatch(keys.Generate(keys.Present, from, min(from+chunk, uint64(n))).Keys()); err != nil {
@@ -160,15 +192,20 @@ func (fl *floorCase) run(b *testing.B) {
 	fl.measure(b, "ors-locked", func(b *testing.B) { fl.ors(b, true) })
 	fl.measure(b, "ors-plain", func(b *testing.B) { fl.ors(b, false) })
 	fl.measure(b, "hash", fl.hash)
-	fl.measure(b, "add", func(b *testing.B) { fl.add(b, fl.target(b).AddBatch) })
+	for _, op := range addOps {
+		fl.measure(b, op, func(b *testing.B) { fl.add(b, fl.target(b, op).AddBatch) })
+	}
 	b.Run("op=ratios", func(b *testing.B) {
 		for b.Loop() {
 		}
 		for _, m := range []struct {
-			unit string
-			by   map[string]float64
-		}{{"add/floor-cpu", fl.cpu}, {"add/floor", fl.wall}} {
-			b.ReportMetric(m.by["add"]/(m.by["read"]+m.by["ors-locked"]+m.by["hash"]), m.unit)
+			suffix string
+			by     map[string]float64
+		}{{"-cpu", fl.cpu}, {"", fl.wall}} {
+			floor := m.by["read"] + m.by["ors-locked"] + m.by["hash"]
+			b.ReportMetric(m.by["add"]/floor, "add/floor"+m.suffix)
+			b.ReportMetric(m.by["add-builder"]/floor, "builder/floor"+m.suffix)
+			b.ReportMetric(m.by["add-single"]/m.by["read"], "single/read"+m.suffix)
 		}
 		b.ReportMetric(fl.words, "words/key")
 		b.ReportMetric(0, "ns/op")
@@ -190,15 +227,15 @@ func (fl *floorCase) measure(b *testing.B, name string, bench func(b *testing.B)
 	})
 }
 
-// target returns the filter a run of op=add adds to: for fill=empty a new
-// one, made before the timer starts.
-func (fl *floorCase) target(b *testing.B) *mmapbloom.Filter {
-	if fl.full {
-		return fl.filter
+// target returns the adder a run of the add op op adds to: for
+// fill=empty a new one, made before the timer starts.
+func (fl *floorCase) target(b *testing.B, op string) adder {
+	if fl.full != nil {
+		return fl.full[op]
 	}
 	b.StopTimer()
 	defer b.StartTimer()
-	return fl.create(b, "floor-add.bloom")
+	return fl.newAdder(b, op)
 }
 
 // read reads one word of each key's line from the reference mapping.

@@ -133,11 +133,9 @@ func (f *Filter) AddBatch(keys [][]byte) error {
 		var p pipeline
 		p.start(f, keys, nil)
 		for c := p.chunk(); c != nil; c = p.chunk() {
-			if f.blocked {
-				if n, ok := kernel.Active.AddBlocks(f.words, c.first[:c.n], c.gs[:c.n], f.hdr.K); ok {
-					added += n
-					continue
-				}
+			if n, ok := f.addBlocks(c); ok {
+				added += n
+				continue
 			}
 			f.maskChunk(c)
 			for i := range c.n {
@@ -152,6 +150,21 @@ func (f *Filter) AddBatch(keys [][]byte) error {
 		f.addCount(uint64(added))
 		return nil
 	})
+}
+
+// addBlocks adds the keys of chunk c of a blocked filter in the kernel:
+// with plain ORs for a single writer (kernel.OrBlocks), else with atomic
+// ORs where the kernel has a loop of its own (kernel.AddBlocks). It
+// returns how many keys found a bit clear, or ok false having done
+// nothing (a classic filter, or no such kernel).
+func (f *Filter) addBlocks(c *chunk) (added int, ok bool) {
+	switch {
+	case !f.blocked:
+		return 0, false
+	case f.single:
+		return kernel.Active.OrBlocks(f.words, c.first[:c.n], c.gs[:c.n], f.hdr.K), true
+	}
+	return kernel.Active.AddBlocks(f.words, c.first[:c.n], c.gs[:c.n], f.hdr.K)
 }
 
 // TestBatch sets present[i] to Test(keys[i]) for every key. present must
