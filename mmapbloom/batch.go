@@ -3,6 +3,8 @@ package mmapbloom
 import (
 	"fmt"
 
+	"github.com/zeebo/xxh3"
+
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/kernel"
@@ -32,17 +34,26 @@ type chunk struct {
 type pipeline struct {
 	f      *Filter
 	keys   [][]byte
-	hashes []uint64 // blocked, when not nil: the keys' xxh3 hashes under the filter's seed
-	next   int      // offset of the next chunk to hash
+	hashes keyHashes
+	next   int // offset of the next chunk to hash
 	bufs   [2]chunk
 	cur    int  // index in bufs of the chunk to yield next
 	cold   bool // the filter is cold: pages are requested ahead (batch_cold.go)
 	ahead  int  // offset of the first key whose pages are not yet requested
 }
 
-// start readies p for keys (and their hashes, or nil): it hashes and
-// prefetches the first chunk.
-func (p *pipeline) start(f *Filter, keys [][]byte, hashes []uint64) {
+// keyHashes are the xxh3 hashes under the filter's seed of a batch's
+// keys, for a blocked filter of that scheme (see hashable): when h is
+// not nil, the pipeline reads hash i in place of hashing key i or, with
+// fill, writes it there as it hashes the key.
+type keyHashes struct {
+	h    []uint64
+	fill bool
+}
+
+// start readies p for keys (and their hashes): it hashes and prefetches
+// the first chunk.
+func (p *pipeline) start(f *Filter, keys [][]byte, hashes keyHashes) {
 	p.f, p.keys, p.hashes = f, keys, hashes
 	p.cold = f.coldBatch(len(keys))
 	p.load(&p.bufs[0])
@@ -87,12 +98,16 @@ func (p *pipeline) load(c *chunk) {
 }
 
 // block returns the block and in-block hash of key i of a blocked
-// filter's batch, from its hash when the caller gave the hashes.
+// filter's batch, from its hash when the caller gave the hashes (writing
+// the hash when it asked for them).
 func (p *pipeline) block(i int) (block uint64, g uint32) {
-	if p.hashes != nil {
-		return p.f.loc.BlockOf(p.hashes[i])
+	switch {
+	case p.hashes.h == nil:
+		return p.f.loc.BlockHash(p.keys[i])
+	case p.hashes.fill:
+		p.hashes.h[i] = xxh3.HashSeed(p.keys[i], p.f.hdr.Seed)
 	}
-	return p.f.loc.BlockHash(p.keys[i])
+	return p.f.loc.BlockOf(p.hashes.h[i])
 }
 
 // maskChunk computes the probe masks of a blocked chunk, for setChunk.
@@ -131,13 +146,11 @@ func (f *Filter) AddBatch(keys [][]byte) error {
 	return f.run(false, true, func() error {
 		added := 0
 		var p pipeline
-		p.start(f, keys, nil)
+		p.start(f, keys, keyHashes{})
 		for c := p.chunk(); c != nil; c = p.chunk() {
-			if f.blocked {
-				if n, ok := kernel.Active.AddBlocks(f.words, c.first[:c.n], c.gs[:c.n], f.hdr.K); ok {
-					added += n
-					continue
-				}
+			if n, ok := f.addBlocks(c); ok {
+				added += n
+				continue
 			}
 			f.maskChunk(c)
 			for i := range c.n {
@@ -154,6 +167,21 @@ func (f *Filter) AddBatch(keys [][]byte) error {
 	})
 }
 
+// addBlocks adds the keys of chunk c of a blocked filter in the kernel:
+// with plain ORs for a single writer (kernel.OrBlocks), else with atomic
+// ORs where the kernel has a loop of its own (kernel.AddBlocks). It
+// returns how many keys found a bit clear, or ok false having done
+// nothing (a classic filter, or no such kernel).
+func (f *Filter) addBlocks(c *chunk) (added int, ok bool) {
+	switch {
+	case !f.blocked:
+		return 0, false
+	case f.single:
+		return kernel.Active.OrBlocks(f.words, c.first[:c.n], c.gs[:c.n], f.hdr.K), true
+	}
+	return kernel.Active.AddBlocks(f.words, c.first[:c.n], c.gs[:c.n], f.hdr.K)
+}
+
 // TestBatch sets present[i] to Test(keys[i]) for every key. present must
 // be at least as long as keys (ErrBadOptions otherwise). Errors as for
 // Test; after an error the contents of present are undefined.
@@ -161,12 +189,36 @@ func (f *Filter) TestBatch(keys [][]byte, present []bool) error {
 	if len(present) < len(keys) {
 		return fmt.Errorf("mmapbloom: TestBatch: %d results for %d keys: %w", len(present), len(keys), ErrBadOptions)
 	}
-	return f.testBatch(keys, nil, present)
+	return f.testBatch(keys, keyHashes{}, present)
 }
 
-// testBatch is TestBatch; hashes, when not nil, are the keys' xxh3 hashes
-// under the filter's seed (blocked layout only; see hashable).
-func (f *Filter) testBatch(keys [][]byte, hashes []uint64, present []bool) error {
+// TestBatchHashes is TestBatch that also sets hashes[i] to the hash of
+// keys[i], for a later TestAndAddBatchHashes of some of the same keys,
+// which then does not hash them again (dedup tests a batch, then claims
+// its new keys). Only a filter of the default layout and scheme
+// (blocked, xxh3) hashes a key to one 64-bit value; on another, hashes
+// is left as it was and the later call hashes its keys. hashes and
+// present must be at least as long as keys (ErrBadOptions otherwise).
+// Errors as for TestBatch.
+func (f *Filter) TestBatchHashes(keys [][]byte, present []bool, hashes []uint64) error {
+	if len(present) < len(keys) || len(hashes) < len(keys) {
+		return fmt.Errorf("mmapbloom: TestBatchHashes: %d results and %d hashes for %d keys: %w", len(present), len(hashes), len(keys), ErrBadOptions)
+	}
+	return f.testBatch(keys, f.hashesOf(hashes, true), present)
+}
+
+// hashesOf returns hashes as the pipeline takes them (filled with fill,
+// else read), or none for a filter that does not hash keys to one value.
+func (f *Filter) hashesOf(hashes []uint64, fill bool) keyHashes {
+	if !f.hashable(f.hdr.Seed) {
+		return keyHashes{}
+	}
+	return keyHashes{hashes, fill}
+}
+
+// testBatch is TestBatch, with the keys' hashes read or filled (see
+// keyHashes).
+func (f *Filter) testBatch(keys [][]byte, hashes keyHashes, present []bool) error {
 	return f.read(func() error {
 		var p pipeline
 		p.start(f, keys, hashes)
@@ -184,11 +236,26 @@ func (f *Filter) TestAndAddBatch(keys [][]byte, present []bool) error {
 	if len(present) < len(keys) {
 		return fmt.Errorf("mmapbloom: TestAndAddBatch: %d results for %d keys: %w", len(present), len(keys), ErrBadOptions)
 	}
-	return f.testAndAddBatch(keys, nil, present)
+	return f.testAndAddBatch(keys, keyHashes{}, present)
+}
+
+// TestAndAddBatchHashes is TestAndAddBatch on keys whose hashes, hashes[i]
+// that of keys[i], an earlier TestBatchHashes on this filter set: the
+// keys are not hashed again (a filter that does not hash keys to one
+// value, see TestBatchHashes, ignores hashes and hashes the keys). A
+// hash that is not the key's adds and tests other bits than the key's:
+// then the results, and later Tests of the key, are wrong. hashes and
+// present must be at least as long as keys (ErrBadOptions otherwise).
+// Errors as for TestAndAddBatch.
+func (f *Filter) TestAndAddBatchHashes(keys [][]byte, hashes []uint64, present []bool) error {
+	if len(present) < len(keys) || len(hashes) < len(keys) {
+		return fmt.Errorf("mmapbloom: TestAndAddBatchHashes: %d results and %d hashes for %d keys: %w", len(present), len(hashes), len(keys), ErrBadOptions)
+	}
+	return f.testAndAddBatch(keys, f.hashesOf(hashes, false), present)
 }
 
 // testAndAddBatch is TestAndAddBatch; hashes as for testBatch.
-func (f *Filter) testAndAddBatch(keys [][]byte, hashes []uint64, present []bool) error {
+func (f *Filter) testAndAddBatch(keys [][]byte, hashes keyHashes, present []bool) error {
 	return f.run(false, true, func() error {
 		added := 0
 		var p pipeline

@@ -50,6 +50,22 @@ type BuildOptions struct {
 	// BuildShared; BuildShared also where the available memory is unknown
 	// (off Linux).
 	Mode BuildMode
+
+	// SingleWriter makes AddBatch set the bits of the blocked layout
+	// (the default) with plain ORs, loads and stores, instead of atomic
+	// ORs: faster (BENCHMARKS.md, "Batch Add against its floor"), for a
+	// build whose Add and AddBatch calls come from one goroutine at a
+	// time. It is only for a filter no other writer, goroutine or
+	// process, adds to at the same time: the Builder's file is
+	// unpublished until Finish, so only this process's calls can race.
+	// Calls that overlap lose bits: a store writes back a word read
+	// before another call's OR of the same word, whose bits are then
+	// gone, so a key that call added may test absent (a false negative,
+	// which a filter otherwise never gives), and the count, which is of
+	// the keys that found a bit clear, may count keys that overlapped
+	// twice. Add (one key) and the classic layout keep their atomic ORs.
+	// Default false: every call safe for concurrent use.
+	SingleWriter bool
 }
 
 // Builder builds a new filter file that no one can open until Finish
@@ -58,7 +74,7 @@ type BuildOptions struct {
 // file fits in the memory available, and the file is written once, so
 // that the disk takes about the file's size, where adds through a shared
 // mapping take several times it (see BuildShared). Add and AddBatch are
-// safe for concurrent use; Finish and Abort end the Builder, and calls
+// safe for concurrent use unless BuildOptions.SingleWriter is set; Finish and Abort end the Builder, and calls
 // after them fail with ErrClosed.
 //
 // Memory: BuildPrivate takes up to the file's size of anonymous memory
@@ -117,6 +133,7 @@ func NewBuilder(path string, n uint64, p float64, opts *BuildOptions) (*Builder,
 		_ = os.Remove(b.tmp)
 		return nil, err
 	}
+	b.f.single = bo.SingleWriter
 	return b, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/internal/testkit/filtertest"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
+	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/kernel/kerneltest"
 )
 
 // buildKeys returns the keys both ways of filling a filter get: writer
@@ -33,13 +34,13 @@ func fillByAdds(t *testing.T, path string, opts *mmapbloom.CreateOptions, keys [
 	require.NoError(t, f.Close())
 }
 
-// fillByBuilder builds path with a Builder in mode, with the same calls
-// as fillByAdds.
-func fillByBuilder(t *testing.T, path string, opts *mmapbloom.CreateOptions, mode mmapbloom.BuildMode, keys [][]byte) {
+// fillByBuilder builds path with a Builder of opts (its Mode given), with
+// the same calls as fillByAdds.
+func fillByBuilder(t *testing.T, path string, opts *mmapbloom.BuildOptions, keys [][]byte) {
 	t.Helper()
-	b, err := mmapbloom.NewBuilder(path, 20_000, 0.01, &mmapbloom.BuildOptions{CreateOptions: *opts, Mode: mode})
+	b, err := mmapbloom.NewBuilder(path, 20_000, 0.01, opts)
 	require.NoError(t, err)
-	require.Equal(t, mode, b.Mode())
+	require.Equal(t, opts.Mode, b.Mode())
 	_, err = os.Stat(path)
 	require.ErrorIs(t, err, os.ErrNotExist, "published before Finish")
 	require.NoError(t, b.Add(keys[0]))
@@ -52,35 +53,48 @@ func fillByBuilder(t *testing.T, path string, opts *mmapbloom.CreateOptions, mod
 }
 
 // TestBuildMatchesAdds: for every layout and format, a Builder (private
-// or shared) and adds to a Create'd file through its shared mapping, by
-// one writer with the same fixed seed and keys, make byte-for-byte equal
+// or shared, atomic ORs or a single writer's plain ones, under every
+// kernel) and adds to a Create'd file through its shared mapping, by one
+// writer with the same fixed seed and keys, make byte-for-byte equal
 // files: the same bits and header, count included (no header field
 // differs: the data crc is written only by Seal).
 func TestBuildMatchesAdds(t *testing.T) {
 	keys := buildKeys()
 	for _, opts := range filtertest.Layouts {
 		for _, mode := range []mmapbloom.BuildMode{mmapbloom.BuildPrivate, mmapbloom.BuildShared} {
-			t.Run(filtertest.LayoutName(opts)+"/"+mode.String(), func(t *testing.T) {
-				dir := t.TempDir()
-				added, built := filepath.Join(dir, "added.bloom"), filepath.Join(dir, "built.bloom")
-				fillByAdds(t, added, filtertest.WithSeed(opts, 42), keys)
-				fillByBuilder(t, built, filtertest.WithSeed(opts, 42), mode, keys)
-				want, err := os.ReadFile(added)
-				require.NoError(t, err)
-				got, err := os.ReadFile(built)
-				require.NoError(t, err)
-				require.True(t, len(want) == len(got) && string(want) == string(got), "files differ")
-				f, err := mmapbloom.Open(built, &mmapbloom.OpenOptions{ReadOnly: true})
-				require.NoError(t, err)
-				defer f.Close()
-				c, err := f.Count()
-				require.NoError(t, err)
-				require.Greater(t, c, uint64(19_000))
-				testkit.RequireAllPresent(t, f, 1, 0, 20_000)
-				require.Equal(t, []string{"added.bloom", "built.bloom"}, testkit.DirNames(t, dir))
-			})
+			for _, single := range []bool{false, true} {
+				name := filtertest.LayoutName(opts) + "/" + mode.String()
+				if single {
+					name += "/single-writer"
+				}
+				t.Run(name, func(t *testing.T) {
+					bo := &mmapbloom.BuildOptions{CreateOptions: *filtertest.WithSeed(opts, 42), Mode: mode, SingleWriter: single}
+					kerneltest.ForEach(t, func(t *testing.T) { requireBuildMatchesAdds(t, bo, keys) })
+				})
+			}
 		}
 	}
+}
+
+// requireBuildMatchesAdds is one case of TestBuildMatchesAdds.
+func requireBuildMatchesAdds(t *testing.T, bo *mmapbloom.BuildOptions, keys [][]byte) {
+	dir := t.TempDir()
+	added, built := filepath.Join(dir, "added.bloom"), filepath.Join(dir, "built.bloom")
+	fillByAdds(t, added, &bo.CreateOptions, keys)
+	fillByBuilder(t, built, bo, keys)
+	want, err := os.ReadFile(added)
+	require.NoError(t, err)
+	got, err := os.ReadFile(built)
+	require.NoError(t, err)
+	require.True(t, len(want) == len(got) && string(want) == string(got), "files differ")
+	f, err := mmapbloom.Open(built, &mmapbloom.OpenOptions{ReadOnly: true})
+	require.NoError(t, err)
+	defer f.Close()
+	c, err := f.Count()
+	require.NoError(t, err)
+	require.Greater(t, c, uint64(19_000))
+	testkit.RequireAllPresent(t, f, 1, 0, 20_000)
+	require.Equal(t, []string{"added.bloom", "built.bloom"}, testkit.DirNames(t, dir))
 }
 
 // TestBuildAbort: an aborted build publishes nothing and leaves no

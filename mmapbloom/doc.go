@@ -14,7 +14,9 @@
 // [Filter.Add], [Filter.Test] and [Filter.TestAndAdd] take one key, their
 // Batch forms many keys per call (hashed, prefetched and probed by SIMD
 // kernels where the CPU has them), their String forms a string without
-// copying it. Test answers false when the key is definitely absent and
+// copying it; [Filter.TestBatchHashes] gives a batch's hashes to a later
+// [Filter.TestAndAddBatchHashes] of its new keys, which then does not
+// hash them again (dedup's test, then claim). Test answers false when the key is definitely absent and
 // true when it may be present (a false positive with probability about p
 // while the filter holds at most n keys; [Filter.Stats] estimates it).
 //
@@ -49,7 +51,9 @@
 // only ever set, with atomic 64-bit ORs on the shared mapping, and the
 // count is updated atomically in groups of 256 adds per handle
 // ([OpenOptions].ExactCount updates it on every add). Test and TestBatch
-// take no lock. Operations that are not monotone ([Filter.Clear],
+// take no lock. The one exception is a [Builder] made with
+// [BuildOptions].SingleWriter: its AddBatch sets bits with plain ORs,
+// for one goroutine adding at a time. Operations that are not monotone ([Filter.Clear],
 // [Filter.Merge] into a filter, [Filter.Seal], [Filter.Unseal], Create
 // with Overwrite, [SealSet], [UnsealSet]) need every other handle closed
 // and fail at once with [ErrInUse] otherwise; they never wait. Locks and

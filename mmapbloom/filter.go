@@ -45,6 +45,7 @@ type Filter struct {
 	broken     atomic.Bool   // set once a fault showed the file changed
 	pending    atomic.Uint64 // adds this handle has not yet added to the header count (count.go)
 	res        residency     // whether its batches request their pages ahead (batch_cold.go)
+	single     bool          // a Builder's BuildOptions.SingleWriter: AddBatch of the blocked layout ORs without locks (batch.go)
 	// flushFailed: this handle's last msync or fsync failed, so the next
 	// one writes every page again (flush).
 	flushFailed atomic.Bool

@@ -71,9 +71,9 @@ func (p *pendingKeys) gatherHashes(keys [][]byte) []uint64 {
 // testBatch runs layer's TestBatch on the gathered keys, with their
 // hashes when the layer takes them.
 func (p *pendingKeys) testBatch(layer *Filter, keys [][]byte) error {
-	var hs []uint64
+	var hs keyHashes
 	if layer.hashable(p.seed) {
-		hs = p.gatherHashes(keys)
+		hs.h = p.gatherHashes(keys)
 	}
 	return layer.testBatch(p.keys[:p.n], hs, p.res[:p.n])
 }
@@ -81,9 +81,9 @@ func (p *pendingKeys) testBatch(layer *Filter, keys [][]byte) error {
 // testAndAddBatch runs layer's TestAndAddBatch on the gathered keys, with
 // their hashes when the layer takes them.
 func (p *pendingKeys) testAndAddBatch(layer *Filter, keys [][]byte) error {
-	var hs []uint64
+	var hs keyHashes
 	if layer.hashable(p.seed) {
-		hs = p.gatherHashes(keys)
+		hs.h = p.gatherHashes(keys)
 	}
 	return layer.testAndAddBatch(p.keys[:p.n], hs, p.res[:p.n])
 }

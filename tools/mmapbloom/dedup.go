@@ -61,13 +61,16 @@ type deduper struct {
 	out     *output
 	j       *journal
 	sep     byte
-	sync    bool // --sync: the journal is fsynced before the claims
-	refresh bool // a windowed set with --refresh: hits are re-added too
+	sync    bool        // --sync: the journal is fsynced before the claims
+	refresh bool        // a windowed set with --refresh: hits are re-added too
+	hashed  hashedStore // f, when it passes hashes from a test to a claim; nil for a set
 	seen    []bool
+	sums    []uint64 // with hashed: the hash of each key of the batch
 	unique  batchUnique
 	fresh   []int         // indices of the batch's new keys, each once
 	lines   []pendingLine // the batch's new lines, each once
 	keys    [][]byte      // their keys
+	hashes  []uint64      // with hashed: their hashes
 	claims  []bool        // claims[i]: this process claimed lines[i]
 	buf     []byte        // the lines to print
 	ends    []int         // ends[j]: end of the j-th of them in buf
@@ -78,6 +81,9 @@ type deduper struct {
 // standard output (fsynced, and the journal, when sync is set).
 func newDeduper(f store, e *env, sep byte, sync bool) (*deduper, error) {
 	d := &deduper{f: f, out: newOutput(e, sync), sync: sync, sep: sep, seen: make([]bool, batchSize)}
+	if h, ok := f.(hashedStore); ok {
+		d.hashed, d.sums = h, make([]uint64, batchSize)
+	}
 	if s, ok := f.(*mmapbloom.Set); ok {
 		info, err := s.Info()
 		if err != nil {
@@ -107,7 +113,7 @@ func (d *deduper) start(file string) error {
 	if err := a.release(true); err != nil {
 		return err
 	}
-	return d.claim(a.lines, true)
+	return d.claim(a.lines, nil, true)
 }
 
 // batch tests b's keys, then claims and prints the new ones (a key
@@ -115,17 +121,20 @@ func (d *deduper) start(file string) error {
 // and stays in the journal until written, so an interruption can make a
 // line print again at the next run, never vanish.
 func (d *deduper) batch(b *batch) error {
-	if err := d.f.TestBatch(b.keys, d.seen); err != nil {
+	if err := d.test(b.keys); err != nil {
 		return err
 	}
-	d.lines = d.lines[:0]
+	d.lines, d.hashes = d.lines[:0], d.hashes[:0]
 	d.fresh = d.unique.fresh(b.keys, d.seen, d.fresh[:0])
 	for _, i := range d.fresh {
 		d.lines = append(d.lines, pendingLine{key: b.keys[i], cr: b.crs[i], sep: d.sep})
+		if d.hashed != nil {
+			d.hashes = append(d.hashes, d.sums[i])
+		}
 	}
 	err := d.j.intent(d.lines)
 	if err == nil {
-		err = d.claim(d.lines, false)
+		err = d.claim(d.lines, d.hashes, false)
 	}
 	if d.refresh && err == nil {
 		err = d.f.AddBatch(b.keys) // the hits too, into the current window
@@ -133,11 +142,37 @@ func (d *deduper) batch(b *batch) error {
 	return err
 }
 
-// claim claims the keys of lines, journaled already, records which this
-// process claimed, and writes those lines (every line with all); it
-// empties the journal when the output took them, else records how many
-// it took.
-func (d *deduper) claim(lines []pendingLine, all bool) error {
+// hashedStore is a store whose test of a batch gives the keys' hashes
+// and whose claim takes them (a *mmapbloom.Filter), so that dedup hashes
+// each new key once.
+type hashedStore interface {
+	TestBatchHashes(keys [][]byte, present []bool, hashes []uint64) error
+	TestAndAddBatchHashes(keys [][]byte, hashes []uint64, present []bool) error
+}
+
+// test sets d.seen for keys, and d.sums to their hashes when the store
+// gives them.
+func (d *deduper) test(keys [][]byte) error {
+	if d.hashed != nil {
+		return d.hashed.TestBatchHashes(keys, d.seen, d.sums)
+	}
+	return d.f.TestBatch(keys, d.seen)
+}
+
+// testAndAdd claims d.keys into d.claims, from hashes (theirs, from
+// test) when not nil and the store takes them.
+func (d *deduper) testAndAdd(hashes []uint64) error {
+	if d.hashed != nil && hashes != nil {
+		return d.hashed.TestAndAddBatchHashes(d.keys, hashes, d.claims)
+	}
+	return d.f.TestAndAddBatch(d.keys, d.claims)
+}
+
+// claim claims the keys of lines, journaled already (from their hashes,
+// when not nil: see test), records which this process claimed, and
+// writes those lines (every line with all); it empties the journal when
+// the output took them, else records how many it took.
+func (d *deduper) claim(lines []pendingLine, hashes []uint64, all bool) error {
 	if len(lines) == 0 {
 		return nil
 	}
@@ -145,7 +180,7 @@ func (d *deduper) claim(lines []pendingLine, all bool) error {
 	for _, l := range lines {
 		d.keys = append(d.keys, l.key)
 	}
-	if err := d.f.TestAndAddBatch(d.keys, d.claims); err != nil {
+	if err := d.testAndAdd(hashes); err != nil {
 		return err
 	}
 	var jerr error

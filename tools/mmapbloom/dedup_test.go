@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
+	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
 func TestDedup(t *testing.T) {
@@ -166,4 +170,53 @@ func TestDedupRefresh(t *testing.T) {
 			assert.Equal(t, want, printed)
 		})
 	}
+}
+
+// plainStore hides a Filter's hash-passing calls: dedup then hashes
+// every new key in its test and again in its claim.
+type plainStore struct{ store }
+
+// TestDedupHashesPassed: dedup on a filter passes each key's hash from
+// its test to its claim (hashing it once) and prints the same lines and
+// leaves the same file as with the hashes computed twice, over batches
+// with keys repeated within and across them.
+func TestDedupHashesPassed(t *testing.T) {
+	batches := [][]string{
+		{"a", "b", "a", "c"},
+		{"c", "d", "b", "e", "e"},
+		{"f", "a", "g"},
+	}
+	for i := range 3000 { // batches of the library's chunk size and more
+		batches[i%3] = append(batches[i%3], fmt.Sprintf("https://h%d.example.com/%d", i%97, i))
+	}
+	var outs, files []string
+	for _, passed := range []bool{true, false} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "seen.bloom")
+		f, err := mmapbloom.Create(path, 10_000, 0.0001, &mmapbloom.CreateOptions{Seed: 5, FixedSeed: true})
+		require.NoError(t, err)
+		var s store = f
+		if !passed {
+			s = plainStore{f}
+		}
+		var out bytes.Buffer
+		d, err := newDeduper(s, &env{rawStdout: &out}, '\n', false)
+		require.NoError(t, err)
+		require.Equal(t, passed, d.hashed != nil)
+		require.NoError(t, d.start(path))
+		for _, keys := range batches {
+			b := &batch{crs: make([]bool, len(keys))}
+			for _, k := range keys {
+				b.keys = append(b.keys, []byte(k))
+			}
+			require.NoError(t, d.batch(b))
+		}
+		require.NoError(t, errors.Join(d.close(), f.Close()))
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		outs, files = append(outs, out.String()), append(files, string(data))
+	}
+	require.Equal(t, outs[1], outs[0])
+	require.True(t, files[0] == files[1], "the files differ")
+	require.Equal(t, 3007, strings.Count(outs[0], "\n"), "every distinct line once")
 }

@@ -135,6 +135,17 @@ func (k Kernel) AddBlocks(words []uint64, blocks []uint64, gs []uint32, probes u
 	return addBlocksAVX512(&words[0], &blocks[0], &gs[0], len(blocks), int(probes), &hashing.PhiPow[0]), true
 }
 
+// OrBlocks sets the k probes of gs[i] in the block at bit blocks[i]
+// with plain ORs, for one writer alone (see the package doc); the
+// AVX-512 kernel has its own, the others are the generic one.
+func (k Kernel) OrBlocks(words []uint64, blocks []uint64, gs []uint32, probes uint32) int {
+	if k != AVX512 || len(blocks) == 0 {
+		return orBlocksGeneric(words, blocks, gs, probes)
+	}
+	_ = gs[len(blocks)-1]
+	return orBlocksAVX512(&words[0], &blocks[0], &gs[0], len(blocks), int(probes), &hashing.PhiPow[0])
+}
+
 // AddBlock is AddBlocks for the one block at bit first: it reports
 // whether the key found a probe's bit clear, or ok false having done
 // nothing (see the package doc); only the AVX-512 kernel has its own.
@@ -191,3 +202,11 @@ func blockMasksAVX2(gs *uint32, masks *uint64, n, k int, mults *uint32)
 //
 //go:noescape
 func addBlocksAVX512(words *uint64, blocks *uint64, gs *uint32, n, k int, mults *uint32) (added int)
+
+// orBlocksAVX512 is OrBlocks for n keys with AVX-512F: the probe mask of
+// each key is built in a register, tested against its block and ORed in
+// with one masked store of the words that lack bits. It returns how many
+// keys lacked a bit.
+//
+//go:noescape
+func orBlocksAVX512(words *uint64, blocks *uint64, gs *uint32, n, k int, mults *uint32) (added int)

@@ -291,3 +291,49 @@ nextAdd:
 	MOVQ R14, added+48(FP)
 	VZEROUPPER
 	RET
+
+// func orBlocksAVX512(words *uint64, blocks *uint64, gs *uint32, n, k int, mults *uint32) (added int)
+//
+// As addBlocksAVX512, for one writer alone: per key, Z0 = the probe mask
+// (PROBE_MASK_512), K1 flags the words of its block that lack a bit of
+// it, and the block ORed with the mask is stored into those words only,
+// with plain stores. R14 counts the keys that lacked a bit.
+TEXT ·orBlocksAVX512(SB), NOSPLIT, $0-56
+	MOVQ words+0(FP), SI
+	MOVQ blocks+8(FP), DI
+	MOVQ gs+16(FP), R8
+	MOVQ n+24(FP), CX
+	MOVQ k+32(FP), DX
+	MOVQ mults+40(FP), R10
+
+	MOVQ         $1, AX
+	VPBROADCASTQ AX, Z14
+	VMOVDQU64    laneOffsets<>(SB), Z13
+	XORQ         R14, R14
+
+keyOr:
+	MOVL (R8), R9
+	PROBE_MASK_512(probeOr)
+
+	MOVQ      (DI), R11
+	SHRQ      $3, R11
+	ADDQ      SI, R11
+	VMOVDQU64 (R11), Z1
+	VPANDNQ   Z0, Z1, Z2
+	VPTESTMQ  Z2, Z2, K1
+	KMOVW     K1, AX
+	TESTL     AX, AX
+	JZ        nextOr
+	INCQ      R14
+	VPORQ     Z0, Z1, Z1
+	VMOVDQU64 Z1, K1, (R11)
+
+nextOr:
+	ADDQ $4, R8
+	ADDQ $8, DI
+	DECQ CX
+	JNZ  keyOr
+
+	MOVQ R14, added+48(FP)
+	VZEROUPPER
+	RET

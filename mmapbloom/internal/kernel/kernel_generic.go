@@ -43,3 +43,24 @@ func blockMasksGeneric(gs []uint32, k uint32, masks [][hashing.BlockWords]uint64
 		masks[i] = hashing.BlockMask(g, k)
 	}
 }
+
+// orBlocksGeneric is the pure-Go OrBlocks: each key's mask ORed into its
+// block with plain loads and stores, a word stored only when it lacks a
+// bit.
+func orBlocksGeneric(words []uint64, blocks []uint64, gs []uint32, k uint32) (added int) {
+	for i, b := range blocks {
+		first := b >> 6
+		line := words[first : first+hashing.BlockWords : first+hashing.BlockWords]
+		lacked := false
+		for w, m := range hashing.BlockMask(gs[i], k) {
+			if line[w]&m != m {
+				line[w] |= m
+				lacked = true
+			}
+		}
+		if lacked {
+			added++
+		}
+	}
+	return added
+}

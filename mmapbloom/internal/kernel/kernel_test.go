@@ -121,19 +121,11 @@ func TestAddBlocksMatchGeneric(t *testing.T) {
 				}
 			}
 			before := append([]uint64(nil), words...)
-			want, wantAdded := append([]uint64(nil), words...), 0
 			for i := range blocks {
 				blocks[i] = uint64(rng.IntN(n)) * hashing.BlockBits
 				gs[i] = rng.Uint32()
-				mask, lacked := hashing.BlockMask(gs[i], k), false
-				for w, m := range mask {
-					lacked = lacked || want[blocks[i]/64+uint64(w)]&m != m
-					want[blocks[i]/64+uint64(w)] |= m
-				}
-				if lacked {
-					wantAdded++
-				}
 			}
+			want, wantAdded := maskedInto(words, blocks, gs, k)
 			one := append([]uint64(nil), before...)
 			oneAdded := 0
 			for i, first := range blocks {
@@ -155,6 +147,67 @@ func TestAddBlocksMatchGeneric(t *testing.T) {
 			}
 			require.Equal(t, want, words, "k=%d", k)
 			require.Equal(t, wantAdded, added, "k=%d: keys that set a clear bit", k)
+		}
+	})
+}
+
+// maskedInto returns a copy of words with hashing.BlockMask of each gs[i]
+// ORed into the block at bit blocks[i], in order, and how many keys
+// lacked a bit: what AddBlocks and OrBlocks must do.
+func maskedInto(words, blocks []uint64, gs []uint32, k uint32) (want []uint64, added int) {
+	want = append([]uint64(nil), words...)
+	for i := range blocks {
+		lacked := false
+		for w, m := range hashing.BlockMask(gs[i], k) {
+			lacked = lacked || want[blocks[i]/64+uint64(w)]&m != m
+			want[blocks[i]/64+uint64(w)] |= m
+		}
+		if lacked {
+			added++
+		}
+	}
+	return want, added
+}
+
+// TestOrBlocksMatchGeneric checks every kernel's OrBlocks (plain ORs)
+// against hashing.BlockMask ORed into each block, as
+// TestAddBlocksMatchGeneric checks AddBlocks: the same words and count
+// of keys that set a clear bit, for every k, into blocks that are empty,
+// sparse, dense and full, with keys repeated (their second add sets
+// nothing) and batches of every length around the chunk size.
+func TestOrBlocksMatchGeneric(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const n = 64 // blocks
+	fills := []struct {
+		name string
+		word func() uint64
+	}{
+		{"empty", func() uint64 { return 0 }},
+		{"sparse", func() uint64 { return rng.Uint64() & rng.Uint64() & rng.Uint64() }},
+		{"dense", func() uint64 { return rng.Uint64() | rng.Uint64() }},
+		{"full", func() uint64 { return ^uint64(0) }},
+	}
+	kerneltest.ForEach(t, func(t *testing.T) {
+		for _, fill := range fills {
+			for k := uint32(1); k <= format.MaxK; k += 2 {
+				keys := 1 + rng.IntN(2*kernel.ChunkKeys)
+				words := make([]uint64, n*hashing.BlockWords)
+				for i := range words {
+					words[i] = fill.word()
+				}
+				blocks, gs := make([]uint64, keys), make([]uint32, keys)
+				for i := range blocks {
+					blocks[i] = uint64(rng.IntN(n)) * hashing.BlockBits
+					gs[i] = rng.Uint32()
+				}
+				if keys > 1 {
+					blocks[keys-1], gs[keys-1] = blocks[0], gs[0]
+				}
+				want, wantAdded := maskedInto(words, blocks, gs, k)
+				added := kernel.Active.OrBlocks(words, blocks, gs, k)
+				require.Equal(t, want, words, "%s k=%d keys=%d", fill.name, k, keys)
+				require.Equal(t, wantAdded, added, "%s k=%d keys=%d: keys that set a clear bit", fill.name, k, keys)
+			}
 		}
 	})
 }
