@@ -1,13 +1,17 @@
 """Cold batches (mmapbloom._cold): the residency decision, the residency
-sample, and the batch calls with their pages requested ahead giving the
+sample, the pages a batch requests ahead, and the batch calls with their pages requested ahead giving the
 answers and the file of the plain path."""
 
+import contextlib
+import mmap
 import os
 import shutil
 import unittest
+from unittest import mock
 
 import mmapbloom
 from mmapbloom import _cold
+from mmapbloom.header import HEADER_SIZE
 
 from .common import TempDirTest, require_xxhash
 from .test_filter import SHAPES
@@ -55,8 +59,55 @@ class ResidentTest(TempDirTest):
             os.close(fd)
 
 
+@contextlib.contextmanager
+def observed(layers, cold):
+    """_cold's residency sample answering cold for the files of
+    layers[i], i in cold, and in memory for the others; yields a dict
+    whose "sampled" lists the layer index of each sample taken and whose
+    "requested" holds a (layer index, page) pair for each page requested
+    ahead (_cold.will_need)."""
+    fds = {f._fd: i for i, f in enumerate(layers)}
+    mms = {id(f._mm): i for i, f in enumerate(layers)}
+    log = {"sampled": [], "requested": set()}
+
+    def resident(fd, size):
+        log["sampled"].append(fds.get(fd))  # None: a layer opened since (in memory)
+        return fds.get(fd) not in cold
+
+    def will_need(mm, off):
+        log["requested"].add((mms.get(id(mm)), off // mmap.PAGESIZE))
+    with mock.patch.object(_cold, "resident", resident), mock.patch.object(_cold, "will_need", will_need):
+        yield log
+
+
+def pages(layers, cold, keys):
+    """The (layer index, page) pairs the probes of keys read in the
+    layers[i], i in cold: what a batch of keys requests ahead."""
+    return {(i, (HEADER_SIZE + bit // 8) // mmap.PAGESIZE)
+            for i in cold for key in keys for bit in layers[i].locations(key)}
+
+
 @require_xxhash
 class ColdBatchTest(TempDirTest):
+    def test_requests_pages_of_keys(self):
+        # a cold filter's batch requests the pages its keys' probes read (a
+        # few of the filter's pages), a warm one's none
+        keys = [f"https://example.com/{i}".encode() for i in range(20)]
+        for i, shape in enumerate(SHAPES):
+            with self.subTest(**shape):
+                path = self.path(f"{i}.bloom")
+                mmapbloom.create(path, 500_000, 0.01, **shape).close()
+                for cold in ({0}, set()):
+                    with mmapbloom.open(path, "rw") as f, observed([f], cold) as log:
+                        want = pages([f], cold, keys)
+                        f.test_batch(keys)
+                        self.assertEqual(log["requested"], want)
+                        self.assertEqual(log["sampled"], [0])
+                        f.add_batch(keys)
+                        self.assertEqual(log["sampled"], [0], "one sample for both batches")
+                        self.assertEqual(log["requested"], want, "the add batch's pages too, and no others")
+                self.assertLess(len(pages([f], {0}, keys)), (HEADER_SIZE + f.m // 8) // mmap.PAGESIZE, "not every page")
+
     def test_matches_plain(self):
         added = [f"https://example.com/{i}".encode() for i in range(3000)]
         added += added[:100]  # repeats inside one batch
@@ -76,3 +127,4 @@ class ColdBatchTest(TempDirTest):
                     self.assertEqual(len(warm), len(cold))
                 with open(path, "rb") as a, open(copy, "rb") as b:
                     self.assertEqual(a.read(), b.read())
+
