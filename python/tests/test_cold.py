@@ -1,5 +1,6 @@
 """Cold batches (mmapbloom._cold): the residency decision, the residency
-sample, the pages a batch requests ahead, and the batch calls with their pages requested ahead giving the
+sample, the pages a batch requests ahead (of a filter, of a set's cold
+layers), and the batch calls with their pages requested ahead giving the
 answers and the file of the plain path."""
 
 import contextlib
@@ -15,6 +16,7 @@ from mmapbloom.header import HEADER_SIZE
 
 from .common import TempDirTest, require_xxhash
 from .test_filter import SHAPES
+from .test_sets import HOUR
 
 
 class ResidencyTest(unittest.TestCase):
@@ -128,3 +130,67 @@ class ColdBatchTest(TempDirTest):
                 with open(path, "rb") as a, open(copy, "rb") as b:
                     self.assertEqual(a.read(), b.read())
 
+
+@require_xxhash
+class ColdSetTest(TempDirTest):
+    """A set's batch calls sample each live layer's file on its own and
+    request, ahead of the probes, the pages their keys read in the live
+    layers found cold, and none in the warm ones nor in an expired layer;
+    they answer as the single-key calls."""
+
+    def check(self, path, now, keys):
+        """For each choice of cold layers, on copies of the set at path
+        opened fresh (so that their first batch samples): test_batch and
+        add_batch request the pages of their keys in the cold live layers
+        alone; test_batch answers as `in`, add_batch as add on another
+        copy."""
+        with mmapbloom.open(path, now=now) as s:
+            v = s._current()
+            live = set(range(v.live_from(now()), len(v.layers)))
+            want = [key in s for key in keys]
+        self.assertIn(True, want)
+        self.assertIn(False, want)
+        for i, cold in enumerate(({min(live)}, {max(live)}, set(range(len(v.layers))), set())):
+            with self.subTest(cold=sorted(cold)):
+                work, copy = f"{path}-{i}.bfset", f"{path}-{i}-copy.bfset"
+                shutil.copytree(path, work)
+                shutil.copytree(path, copy)
+                with mmapbloom.open(work, now=now) as s:
+                    layers = s._current().layers
+                    with observed(layers, cold) as log:
+                        self.assertEqual(s.test_batch(keys), want)
+                    self.assertEqual(log["requested"], pages(layers, cold & live, keys))
+                    self.assertEqual(sorted(log["sampled"]), sorted(live), "each live layer sampled once")
+                with mmapbloom.open(work, "rw", now=now) as s, mmapbloom.open(copy, "rw", now=now) as c:
+                    layers = s._current().layers
+                    with observed(layers, cold) as log:
+                        got = s.add_batch(keys)
+                    self.assertEqual(got, [c.add(key) for key in keys])
+                    self.assertEqual(s.layers, c.layers)
+                    self.assertEqual(log["requested"], pages(layers, cold & live, keys))
+
+    def test_scalable(self):
+        for layout in ("blocked512", "classic"):  # classic: each layer hashes the key itself
+            with self.subTest(layout=layout):
+                path = self.path(f"{layout}.bfset")
+                with mmapbloom.create(path, 20_000, 0.01, expansion=2, layout=layout) as s:
+                    s.update(b"k%d" % i for i in range(24_000))
+                    self.assertEqual(len(s.layers), 2)
+                    self.assertEqual(s._current().hashable, layout == "blocked512")
+                self.check(path, lambda: 0,
+                           [b"k%d" % i for i in range(0, 24_000, 800)] + [b"new%d" % i for i in range(30)])
+
+    def test_windowed(self):
+        # windows 0-3 of keep 3: window 0 dropped at window 3's rotation;
+        # at hour 4 window 1's layer expired but, unrotated, still there
+        # (add_batch rotates: window 4's new layer, in memory)
+        t = [10**18]
+        path = self.path("w.bfset")
+        with mmapbloom.create(path, 50_000, 0.01, window=3600, keep=3, now=lambda: t[0]) as s:
+            for w in range(4):
+                t[0] = 10**18 + w * HOUR
+                s.update(b"w%dk%d" % (w, i) for i in range(5000))
+            self.assertEqual([l["window"] for l in s.layers], [1, 2, 3])
+        t[0] = 10**18 + 4 * HOUR + HOUR // 2
+        self.check(path, lambda: t[0],
+                   [b"w%dk%d" % (w, i) for w in range(4) for i in range(0, 5000, 500)] + [b"new%d" % i for i in range(30)])
