@@ -9,13 +9,18 @@
 #   and a branch: alternated before/after pairs), and every MODE:
 #     coldbatch -mode MODE: the file dropped from the page cache, K fresh keys
 #     (no earlier run read their pages) through the call, keys/s;
+#   with COLDSERVE (a coldserve binary: go build -o BIN ./bench/cmd/coldserve), for
+#     every mmapbloom command in SERVE: the time from `serve` start to the last of
+#     KS (default 100000) fresh keys answered by BF.MEXISTS of 1000 keys over 4
+#     connections, the file dropped first (serve[BIN] KEYS/S/SECONDS);
 #   fio 4 KiB random reads on the same file, iodepth 1 and 32 (libaio, direct), IOPS, and
 #   through the page cache (the mmap engine, 16 jobs: faults of 16 threads at once), the
 #   limit of any way of reading pages into a mapping.
 # Usage: cold-batch.sh WORKDIR COLDBATCH_BIN... (build each with
 #   go build -o BIN ./bench/cmd/coldbatch; MMAPBLOOM: the mmapbloom command
 #   that creates the file [mmapbloom on PATH])
-# Environment: SIZE_GB [8], K [20000], ROUNDS [4], MODES ["test single"], FIO_SECONDS [8].
+# Environment: SIZE_GB [8], K [20000], ROUNDS [4], MODES ["test single"], FIO_SECONDS [8],
+#   COLDSERVE and SERVE [none], KS [100000].
 set -euo pipefail
 W=$1; shift
 GB=${SIZE_GB:-8} K=${K:-20000} ROUNDS=${ROUNDS:-4} MODES=${MODES:-test single} SECS=${FIO_SECONDS:-8}
@@ -40,6 +45,10 @@ for round in $(seq "$ROUNDS"); do
       kps=$("$bin" -file "$F" -keys "$K" -mode "$mode" | sed 's/.*keys\/s=//')
       line="$line $mode[$(basename "$bin")] $kps"
     done
+  done
+  for srv in ${COLDSERVE:+${SERVE:-}}; do
+    r=$("$COLDSERVE" -bin "$srv" -file "$F" -keys "${KS:-100000}")
+    line="$line serve[$(basename "$srv")] $(echo "$r" | sed 's/.*keys\/s=//')/$(echo "$r" | sed 's/.* seconds=\([0-9.]*\).*/\1/')s"
   done
   echo "$line fio-QD1 $(fio1 --ioengine=libaio --direct=1 --iodepth=1) fio-QD32 $(fio1 --ioengine=libaio --direct=1 --iodepth=32) fio-mmap16 $(fio1 --ioengine=mmap --fadvise_hint=random --numjobs=16) ($(uptime | sed 's/.*average: //'))"
 done

@@ -35,7 +35,7 @@ END {
 			vl = ""; rl = ""; rl4 = ""
 			for (r in runs) {
 				if (!((k, o, r) in val)) continue
-				batch = (o == "op=batch-add")
+				batch = (o ~ /^op=batch-/)
 				lim = batch ? indep[k, r] : dep[k, r]
 				lim4 = batch ? indep4[k, r] : dep4[k, r]
 				vl = vl " " val[k, o, r]; rl = rl " " val[k, o, r] / lim

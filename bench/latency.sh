@@ -3,7 +3,7 @@
 # (one process per run: the library reads MMAPBLOOM_KERNEL at start-up),
 # and prints, per kernel and operation, the median over the runs of each
 # run's ratio to the read measured in the same run: single-key calls to
-# the dependent read, batch-add (ns/key) to the independent (overlapped)
+# the dependent read, batch-test and batch-add (ns/key) to the independent (overlapped)
 # read, from the thread's CPU time (cpu-ns/op), then from the wall time. Not part of CI; 50M keys only when asked (about 8 GiB of memory).
 #
 # usage: bench/latency.sh [N...]          default N: 10M

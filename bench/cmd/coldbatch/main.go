@@ -21,12 +21,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"time"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/mmapbloom/mmapbloom/bench/internal/files"
+	"github.com/mmapbloom/mmapbloom/bench/keys"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 )
 
@@ -66,9 +65,9 @@ func run(args []string, out io.Writer) error {
 	if *file == "" || *n < 1 || !ok {
 		return fmt.Errorf("need -file, -keys >= 1 and a -mode of test, single, add or testandadd")
 	}
-	keys := freshKeys(*n)
+	asked := keys.Fresh(*n)
 	if !*warm {
-		if err := drop(*file); err != nil {
+		if err := files.Drop(*file); err != nil {
 			return err
 		}
 	}
@@ -77,37 +76,12 @@ func run(args []string, out io.Writer) error {
 		return err
 	}
 	defer f.Close()
-	present := make([]bool, len(keys))
+	present := make([]bool, len(asked))
 	start := time.Now()
-	if err := call(f, keys, present); err != nil {
+	if err := call(f, asked, present); err != nil {
 		return err
 	}
 	sec := time.Since(start).Seconds()
-	_, err = fmt.Fprintf(out, "mode=%s keys=%d seconds=%.3f keys/s=%.0f\n", *mode, len(keys), sec, float64(len(keys))/sec)
+	_, err = fmt.Fprintf(out, "mode=%s keys=%d seconds=%.3f keys/s=%.0f\n", *mode, len(asked), sec, float64(len(asked))/sec)
 	return err
-}
-
-// freshKeys returns n URL-like keys from a random seed.
-func freshKeys(n int) [][]byte {
-	keys := make([][]byte, n)
-	for i := range keys {
-		keys[i] = fmt.Appendf(nil, "https://www.host%05d.example/path/%016x?q=%d", rand.IntN(100000), rand.Uint64(), i)
-	}
-	return keys
-}
-
-// drop writes the file's dirty pages and drops it from the page cache.
-func drop(path string) error {
-	fd, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		return err
-	}
-	defer fd.Close()
-	if err := fd.Sync(); err != nil {
-		return err
-	}
-	if err := unix.Fadvise(int(fd.Fd()), 0, 0, unix.FADV_DONTNEED); err != nil {
-		return fmt.Errorf("drop %s from the page cache: %w", path, err)
-	}
-	return nil
 }
