@@ -49,6 +49,7 @@ var (
 	descLogLag   = desc("log_lag_entries", "Entries of a stream of the log this node has not applied yet (its last sequence minus the applied one; absent when the last could not be read).", "stream")
 	descStopped  = desc("log_stopped", "1 while this node's follower of a stream is stopped on a message it failed to apply (retried with a pause), else 0.", "stream")
 	descApplyErr = desc("log_apply_errors_total", "Failed attempts to apply a message of a stream on this node.", "stream")
+	descRewinds  = desc("log_rewinds_total", "Times this node lowered its position in a stream whose log no longer held the message there.", "stream")
 	descFSFree   = desc("filesystem_free_bytes", "Bytes available to unprivileged users on the file system of the data directory (dir=data) or of the embedded nats-server's store (dir=log) (statfs).", "dir")
 	descFSUsed   = desc("filesystem_used_bytes", "Bytes in use on the file system of the data directory (dir=data) or of the embedded nats-server's store (dir=log) (statfs).", "dir")
 )
@@ -57,7 +58,7 @@ var (
 var descs = []*prometheus.Desc{descCalls, descRejected, descFailed, descDuration, descLatency, descErrors, descErrAll,
 	descProto, descCmdsAll, descConns, descRejConns, descClients, descUptime, descFilters, descOpen, descLayers,
 	descItems, descMapped, descResident, descOverCap, descSampled, descFPRRatio, descAdded, descSyncs, descSyncErrs, descSyncFail, descLastSave, descLag, descPulls, descPullErrs,
-	descRenewal, descRenewErr, descStepDown, descHolder, descApplied, descLogLag, descStopped, descApplyErr, descFSFree, descFSUsed}
+	descRenewal, descRenewErr, descStepDown, descHolder, descApplied, descLogLag, descStopped, descApplyErr, descRewinds, descFSFree, descFSUsed}
 
 func counter(d *prometheus.Desc, v float64, labels ...string) prometheus.Metric {
 	return prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
@@ -161,6 +162,7 @@ func collectLog(ch chan<- prometheus.Metric, st server.Stats) {
 		}
 		ch <- gauge(descStopped, boolValue(s.Stopped), s.Name)
 		ch <- counter(descApplyErr, float64(s.ApplyErrors), s.Name)
+		ch <- counter(descRewinds, float64(s.Rewinds), s.Name)
 	}
 }
 

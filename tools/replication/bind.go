@@ -9,7 +9,8 @@ import (
 )
 
 // bind creates this node's durable pull consumer on the stream at the
-// recorded position + 1 and subscribes to it. A consumer left from
+// position + 1 and subscribes to it: the applied or recorded position,
+// or lower when the log no longer holds the message there (resumeFrom). A consumer left from
 // before (a restart, an apply error) is replaced: the messages it had
 // delivered but not acknowledged would come back only after AckWait,
 // behind newer ones, so it restarts from the position instead. The
@@ -22,10 +23,15 @@ func (f *follower) bind(ctx context.Context) error {
 		return nil
 	}
 	name, durable := f.l.cfg.Layout.StreamName(f.stream), f.l.durable()
-	applied := f.l.pos.get(f.stream)
-	f.applied.Store(max(f.applied.Load(), applied))
-	applied = f.applied.Load()
-	err := f.l.js.DeleteConsumer(name, durable, nats.Context(ctx))
+	applied, err := f.l.resumeFrom(ctx, f.stream, f.applied.Load(), f.lastID)
+	if err != nil {
+		return err
+	}
+	if applied < f.applied.Load() {
+		f.lastID = ""
+	}
+	f.applied.Store(applied)
+	err = f.l.js.DeleteConsumer(name, durable, nats.Context(ctx))
 	if err != nil && !errors.Is(err, nats.ErrConsumerNotFound) {
 		return fmt.Errorf("replication: %s: replace consumer: %w", name, err)
 	}

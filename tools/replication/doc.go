@@ -55,12 +55,18 @@
 // records in one Applier.Apply call), and every Config.Checkpoint calls
 // Applier.Sync, records the position in Config.Dir/applied, then
 // acknowledges up to it: the consumer's ack floor is the node's durable
-// position. After a restart it replays
-// from the recorded position (Open first lowers a position past its
-// stream's last sequence to it: the log lost its tail to a power cut of
-// every node before their stores synced it, and new records take the
-// lost sequences); a gap (entries gone by retention, or a new
-// node) calls Applier.Bootstrap, which copies the data from a peer and
+// position. After a restart it replays from the recorded position.
+// The log may lose entries it acknowledged (a power cut of every node
+// before their stores synced them) and give their sequences to new
+// records, and a consumer placed on a replica that kept a tail its
+// leader lost delivers entries the log no longer has: so a checkpoint
+// first checks that the stream's leader holds the message applied last
+// at its sequence (its Nats-Msg-Id; ErrDiverged ends the session when
+// it does not) and records it as a mark beside the position, and at
+// Open and at each bind the position is checked against the log and
+// lowered to the newest mark the log still holds (0 when none), logged
+// and counted (Log.Rewinds): the entries after it are applied again. A
+// gap (entries gone by retention, or a new node) calls Applier.Bootstrap, which copies the data from a peer and
 // says which sequence the copy covers. ForgetPositions, before Open,
 // has streams applied again from their start (or bootstrapped): a node
 // that lost some keys' files rebuilds them so. An Apply error stops the

@@ -14,7 +14,8 @@ import (
 // Applier is what a node does with the entries of the streams it follows.
 type Applier interface {
 	// Apply applies the records of the message at seq of stream, in
-	// order, from origin (a node id). It must be idempotent: a message
+	// order, from origin (a node id); recs may be empty (a drain's
+	// nudge: Log.DrainToLast). It must be idempotent: a message
 	// may be applied again after a restart or a redelivery. When
 	// results is not nil (this process published the message and
 	// Execute calls wait for it), it has one slot per record for its
@@ -48,6 +49,7 @@ type follower struct {
 	stream  int
 	a       Applier
 	applied atomic.Uint64 // applied (not yet synced) sequence
+	lastID  string        // the Nats-Msg-Id of the message at applied, "" after a bootstrap (run's goroutine only)
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced at each advance
 	sub     *nats.Subscription
@@ -215,6 +217,7 @@ func (f *follower) handle(ctx context.Context, m *nats.Msg) error {
 	if acks != nil {
 		f.l.deliver(f.stream, &b, seq, acks, results)
 	}
+	f.lastID = m.Header.Get(nats.MsgIdHdr)
 	f.advance(seq)
 	return nil
 }
@@ -281,9 +284,10 @@ func (f *follower) bootstrap(ctx context.Context, applied, seq uint64) error {
 	if err := f.a.Sync(f.stream); err != nil {
 		return err
 	}
-	if err := f.l.pos.set(f.stream, covered); err != nil {
+	if err := f.l.pos.set(f.stream, covered, ""); err != nil {
 		return err
 	}
+	f.lastID = ""
 	f.resume(applied + 1)
 	f.l.skipCovered(f.stream, covered)
 	f.advance(covered)
@@ -299,14 +303,20 @@ func (f *follower) advance(seq uint64) {
 	f.mu.Unlock()
 }
 
-// checkpoint syncs, records the position of m, then acknowledges every
-// message up to m (AckAll), so the consumer's ack floor is this node's
-// durable position.
+// checkpoint syncs, checks that the log holds the message applied last
+// (ErrDiverged, and nothing recorded, when it does not), records the
+// position of m with that message's id as a mark, then acknowledges
+// every message up to m (AckAll), so the consumer's ack floor is this
+// node's durable position.
 func (f *follower) checkpoint(m *nats.Msg) error {
 	if err := f.a.Sync(f.stream); err != nil {
 		return err
 	}
-	if err := f.l.pos.set(f.stream, f.applied.Load()); err != nil {
+	seq := f.applied.Load()
+	if err := f.l.checkHeld(f.stream, seq, f.lastID); err != nil {
+		return err
+	}
+	if err := f.l.pos.set(f.stream, seq, f.lastID); err != nil {
 		return err
 	}
 	return m.AckSync()

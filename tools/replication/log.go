@@ -110,6 +110,10 @@ type Log struct {
 	bootstraps atomic.Int64
 	// redelivered counts messages skipped as already applied.
 	redelivered atomic.Int64
+	// rewinds counts, by stream, the positions lowered (resumeFrom);
+	// nudges the empty messages DrainToLast published.
+	rewinds []atomic.Uint64
+	nudges  atomic.Uint64
 
 	mu      sync.Mutex
 	waiters map[waitKey][]*Ack // by record of a message: the Acks of ExecuteAsync (nil for others)
@@ -148,21 +152,28 @@ func OpenContext(ctx context.Context, cfg Config) (*Log, error) {
 		return nil, fmt.Errorf("replication: connect: %w", err)
 	}
 	js, err := nc.JetStream(nats.PublishAsyncMaxPending(cfg.MaxInFlight * cfg.Layout.Streams * 2))
-	if err == nil {
-		err = retryStart(ctx, cfg.StartTimeout, func() error {
-			if err := cfg.Layout.ensureStreams(js); err != nil {
-				return err
-			}
-			return pos.rewind(js, cfg.Layout, cfg.Logf)
-		})
-	}
 	if err != nil {
 		nc.Close()
 		return nil, err
 	}
 	l := &Log{cfg: cfg, nc: nc, js: js, closing: make(chan struct{}), waiters: map[waitKey][]*Ack{},
-		pos: pos, followers: make([]*follower, cfg.Layout.Streams),
+		pos: pos, followers: make([]*follower, cfg.Layout.Streams), rewinds: make([]atomic.Uint64, cfg.Layout.Streams),
 		origin: cfg.Node + "/" + strconv.FormatInt(time.Now().UnixNano(), 36)}
+	err = retryStart(ctx, cfg.StartTimeout, func() error {
+		if err := cfg.Layout.ensureStreams(js); err != nil {
+			return err
+		}
+		for i := range cfg.Layout.Streams {
+			if _, err := l.resumeFrom(ctx, i, 0, ""); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
 	l.envelope = envelopeOf(l.origin)
 	for i := 0; i < cfg.Layout.Streams; i++ {
 		p := &streamPub{l: l, stream: i, in: make(chan pending, 4096), sent: make(chan struct{}, cfg.MaxInFlight)}

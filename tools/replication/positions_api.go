@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go"
 )
@@ -60,14 +61,60 @@ func (l *Log) LastSeq(ctx context.Context, stream int) (uint64, error) {
 
 // DrainToLast waits until this node has applied stream up to its last
 // sequence at the time of the call (read-your-writes before taking over
-// a stream's slots) and returns that sequence.
+// a stream's slots) and returns that sequence. While this node applies
+// nothing for DrainNudgeAfter and is behind, it publishes an empty
+// message to the stream (a nudge, which every Applier applies as
+// nothing): after the power cut of every node a replica of the stream
+// may stay short of its leader, and the consumer reading it deliver
+// nothing, until the stream's next write, which makes the replica
+// catch up (nats-server resets a replica whose last sequence is not the
+// new entry's previous one); the node about to serve the stream's slots
+// is the one that would write next.
 func (l *Log) DrainToLast(ctx context.Context, stream int) (uint64, error) {
 	last, err := l.LastSeq(ctx, stream)
 	if err != nil {
 		return 0, err
 	}
-	return last, l.WaitApplied(ctx, stream, last)
+	for {
+		from := l.Applied(stream)
+		wctx, cancel := context.WithTimeout(ctx, DrainNudgeAfter)
+		err := l.WaitApplied(wctx, stream, last)
+		cancel()
+		if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
+			return last, err
+		}
+		if l.Applied(stream) == from {
+			if err := l.nudge(ctx, stream); err != nil {
+				return last, err
+			}
+		}
+	}
 }
+
+// DrainNudgeAfter is how long DrainToLast waits with nothing applied
+// before it nudges the stream.
+const DrainNudgeAfter = 2 * time.Second
+
+// nudge publishes an empty message (no record) to stream, counted in
+// Log.Nudges and logged.
+func (l *Log) nudge(ctx context.Context, stream int) error {
+	b := Batch{Origin: l.origin, Seq: l.batchSeq.Add(1)}
+	msg := nats.NewMsg(l.cfg.Layout.Subject(stream))
+	msg.Data = b.Append(nil)
+	msg.Header.Set(nats.MsgIdHdr, l.msgID(stream, b.Seq))
+	ack, err := l.js.PublishMsg(msg, nats.Context(ctx))
+	if err != nil {
+		return fmt.Errorf("%w: %s: nudge: %v", ErrPublish, l.cfg.Layout.StreamName(stream), err)
+	}
+	l.nudges.Add(1)
+	l.logf("replication: %s: nothing applied for %v at seq %d, behind the log: nudged it with an empty message at seq %d",
+		l.cfg.Layout.StreamName(stream), DrainNudgeAfter, l.Applied(stream), ack.Sequence)
+	return nil
+}
+
+// Nudges counts the empty messages DrainToLast published (on every
+// stream) since Open.
+func (l *Log) Nudges() uint64 { return l.nudges.Load() }
 
 // NodeApplied is the durable position of node on stream: the ack floor
 // of its consumer, which it moves only after its local Sync. 0 when the

@@ -1,7 +1,11 @@
 package replication
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -26,7 +30,7 @@ func TestForgetPositions(t *testing.T) {
 			p, err := openPositions(dir, 4)
 			require.NoError(t, err)
 			for i, seq := range []uint64{10, 20, 30, 40} {
-				require.NoError(t, p.set(i, seq))
+				require.NoError(t, p.set(i, seq, fmt.Sprint("id", seq)))
 			}
 			old, err := ForgetPositions(dir, 4, tt.which)
 			require.NoError(t, err)
@@ -36,4 +40,66 @@ func TestForgetPositions(t *testing.T) {
 			assert.Equal(t, tt.remain, p.seq)
 		})
 	}
+}
+
+// A line of the positions file: `MBF_LOG_NN SEQ`, then its marks as
+// pairs ` SEQ ID` (none in the files of earlier versions).
+func TestParsePosition(t *testing.T) {
+	tests := []struct {
+		line   string
+		stream int
+		seq    uint64
+		marks  []mark
+		ok     bool
+	}{
+		{"MBF_LOG_02 30", 2, 30, nil, true},
+		{"MBF_LOG_00 7 7 n1/x:0:3 5 n2/y:0:9", 0, 7, []mark{{7, "n1/x:0:3"}, {5, "n2/y:0:9"}}, true},
+		{"MBF_LOG_00 7 7", 0, 0, nil, false},
+		{"MBF_LOG_00 7 x id", 0, 0, nil, false},
+		{"MBF_LOG_00", 0, 0, nil, false},
+		{"LOG_00 7", 0, 0, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.line, func(t *testing.T) {
+			stream, seq, marks, ok := parsePosition(tt.line)
+			require.Equal(t, tt.ok, ok)
+			if ok {
+				assert.Equal(t, tt.stream, stream)
+				assert.Equal(t, tt.seq, seq)
+				assert.Equal(t, tt.marks, marks)
+			}
+		})
+	}
+}
+
+// set keeps the newest mark in place within markSpacing, adds one
+// after it, keeps at most marksKept and writes them all to the file;
+// rewind drops those past the lower position, set with no id all.
+func TestPositionMarks(t *testing.T) {
+	dir := t.TempDir()
+	p, err := openPositions(dir, 1)
+	require.NoError(t, err)
+	require.NoError(t, p.set(0, 1, "a"))
+	require.NoError(t, p.set(0, 2, "b"))
+	assert.Equal(t, []mark{{2, "b"}}, p.marksOf(0), "within markSpacing: in place")
+	for i := range marksKept + 3 {
+		p.since[0] = time.Now().Add(-markSpacing) // as if a second had passed
+		require.NoError(t, p.set(0, uint64(10+i), fmt.Sprint("m", i)))
+	}
+	marks := p.marksOf(0)
+	require.Len(t, marks, marksKept)
+	assert.Equal(t, mark{uint64(10 + marksKept + 2), fmt.Sprint("m", marksKept+2)}, marks[0])
+	require.NoError(t, p.rewind(0, 20))
+	assert.Equal(t, uint64(20), p.marksOf(0)[0].seq, "the marks past the position dropped")
+	q, err := openPositions(dir, 1)
+	require.NoError(t, err)
+	assert.Equal(t, p.marksOf(0), q.marksOf(0), "the file holds the marks")
+	assert.Equal(t, uint64(20), q.get(0))
+
+	require.NoError(t, p.set(0, 30, ""))
+	assert.Empty(t, p.marksOf(0), "no mark after a bootstrap")
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, positionsFile), []byte("MBF_LOG_00 7 7\n"), 0o644))
+	_, err = openPositions(dir, 1)
+	require.ErrorIs(t, err, ErrEntry)
 }

@@ -1,9 +1,12 @@
 package replication
 
 import (
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -42,4 +45,102 @@ func TestPositionPastLastRewinds(t *testing.T) {
 	require.NoError(t, l2.WaitApplied(ctx, 0, after))
 	assert.True(t, m.has("seen", "after"), "the record at a lost sequence is applied")
 	assert.Equal(t, 1, lines.count("past the log's last sequence"), "logged: %v", lines.all())
+}
+
+// The log loses its tail past a node's position and new records take
+// the lost sequences and pass the position before the node looks (the
+// power cut of every node, then writes through the nodes up first):
+// comparing the position with the log's last sequence sees nothing
+// wrong, yet the message at the position is another. The node, while
+// it runs (reopen=false: its consumer is lost with the stream and it
+// binds again) or opened again (reopen=true), applies every new record.
+func TestPositionRewoundWhenLogDiverges(t *testing.T) {
+	for _, reopen := range []bool{false, true} {
+		t.Run(fmt.Sprint("reopen=", reopen), func(t *testing.T) {
+			_, urls := cluster(t, 1)
+			layout := Layout{Streams: 1, Replicas: 1}
+			dir := t.TempDir()
+			ctx := ctxT(t, 2*time.Minute)
+			var lines syncLines
+			l := openLog(t, urls[0], "n1", layout, dir, func(c *Config) { c.Logf = lines.printf })
+			m := newMem()
+			l.Follow([]int{0}, m)
+			var seq uint64
+			for _, it := range []string{"a", "b", "c"} {
+				var err error
+				seq, err = l.Publish(ctx, 0, addRec("old", it))
+				require.NoError(t, err)
+			}
+			require.Eventually(t, func() bool { return l.Recorded(0) == seq }, 30*time.Second, 20*time.Millisecond)
+			if reopen {
+				require.NoError(t, l.Close())
+			}
+			nc, err := nats.Connect(urls[0])
+			require.NoError(t, err)
+			defer nc.Close()
+			js, err := nc.JetStream()
+			require.NoError(t, err)
+			require.NoError(t, js.DeleteStream(layout.StreamName(0)))
+
+			other := openLog(t, urls[0], "n2", layout, t.TempDir(), nil) // creates the stream again
+			news := []string{"w", "x", "y", "z"}
+			for _, it := range news {
+				last, err := other.Publish(ctx, 0, addRec("new", it))
+				require.NoError(t, err)
+				require.Greater(t, last, uint64(0))
+			}
+			if reopen {
+				l = openLog(t, urls[0], "n1", layout, dir, func(c *Config) { c.Logf = lines.printf })
+				l.Follow([]int{0}, m)
+			}
+			require.NoError(t, l.WaitApplied(ctx, 0, uint64(len(news))))
+			for _, it := range news {
+				require.Eventually(t, func() bool { return m.has("new", it) }, 30*time.Second, 20*time.Millisecond,
+					"the record %q at a lost sequence is applied; logged: %v", it, lines.all())
+			}
+			require.Positive(t, l.Rewinds(0), "the rewind is counted")
+			require.Positive(t, lines.count("applying again from 1"), "logged: %v", lines.all())
+		})
+	}
+}
+
+// gatedApplier applies nothing until open is closed.
+type gatedApplier struct {
+	*memApplier
+	open chan struct{}
+}
+
+func (g *gatedApplier) Apply(stream int, seq uint64, origin string, recs []Record, results []any) error {
+	<-g.open
+	return g.memApplier.Apply(stream, seq, origin, recs, results)
+}
+
+// A drain behind a follower that applies nothing for DrainNudgeAfter
+// nudges the stream with an empty message (after the power cut of every
+// node a replica may stay short of its leader until the stream's next
+// write, and the consumer reading it deliver nothing), and ends once
+// the follower applies: the nudge's empty message applies as nothing.
+func TestDrainNudgesStalledStream(t *testing.T) {
+	_, urls := cluster(t, 1)
+	layout := Layout{Streams: 1, Replicas: 1}
+	ctx := ctxT(t, 2*time.Minute)
+	var lines syncLines
+	l := openLog(t, urls[0], "n1", layout, t.TempDir(), func(c *Config) { c.Logf = lines.printf })
+	g := &gatedApplier{memApplier: newMem(), open: make(chan struct{})}
+	var release sync.Once
+	t.Cleanup(func() { release.Do(func() { close(g.open) }) }) // before l.Close, which waits for the follower
+	l.Follow([]int{0}, g)
+	seq, err := l.Publish(ctx, 0, addRec("k", "a"))
+	require.NoError(t, err)
+
+	drained := make(chan error, 1)
+	go func() { _, err := l.DrainToLast(ctx, 0); drained <- err }()
+	require.Eventually(t, func() bool { last, err := l.LastSeq(ctx, 0); return err == nil && last > seq },
+		time.Minute, 50*time.Millisecond, "the stalled drain nudges the stream")
+	assert.Positive(t, l.Nudges(), "logged: %v", lines.all())
+	release.Do(func() { close(g.open) })
+	require.NoError(t, <-drained)
+	require.NoError(t, l.WaitApplied(ctx, 0, seq+1))
+	assert.True(t, g.has("k", "a"))
+	assert.Positive(t, lines.count("nudged it with an empty message"), "logged: %v", lines.all())
 }

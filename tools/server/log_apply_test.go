@@ -55,6 +55,7 @@ func TestReplicationFollowerStopsOnDiskReserve(t *testing.T) {
 	assert.Contains(t, logField(t, srv, stream, "error"), "--disk-reserve")
 	assert.Equal(t, fmt.Sprint(stop), logField(t, srv, stream, "stopped"))
 	assert.Regexp(t, `^[1-9][0-9]*$`, logField(t, srv, stream, "apply_errors"))
+	assert.Equal(t, "0", logField(t, srv, stream, "rewinds"), "no rewind: the log holds what was applied")
 	assert.Equal(t, stop-1, log.Applied(stream), "the applied position stays before the record not applied")
 	assert.Less(t, log.Recorded(stream), stop)
 	assert.False(t, rdb.BFExists(c, "{t}a", "a3").Val(), "nothing after it is applied")

@@ -161,8 +161,8 @@ func (r *jsRepl) info() [][2]string {
 	}
 	for st, sp := range pos {
 		if log.Applied(st) > 0 || log.Recorded(st) > 0 || sp.Last > 0 {
-			out = append(out, [2]string{"mbf_log_" + fmt.Sprintf("%02d", st), fmt.Sprintf("applied=%d,recorded=%d,last=%d,stopped=%d,apply_errors=%d,error=%s",
-				log.Applied(st), log.Recorded(st), sp.Last, log.Stopped(st), log.ApplyErrors(st), log.FollowerError(st))})
+			out = append(out, [2]string{"mbf_log_" + fmt.Sprintf("%02d", st), fmt.Sprintf("applied=%d,recorded=%d,last=%d,stopped=%d,apply_errors=%d,rewinds=%d,error=%s",
+				log.Applied(st), log.Recorded(st), sp.Last, log.Stopped(st), log.ApplyErrors(st), log.Rewinds(st), log.FollowerError(st))})
 		}
 	}
 	return out

@@ -20,6 +20,10 @@ type StreamStats struct {
 	// failed to apply; ApplyErrors counts its failed attempts.
 	Stopped     bool
 	ApplyErrors uint64
+	// Rewinds counts the times this node lowered its position in the
+	// stream because the log no longer held the message there (a power
+	// cut of every node lost the log's tail): replication.Log.Rewinds.
+	Rewinds uint64
 }
 
 // FSStats is the file system holding one of the node's directories
@@ -45,7 +49,8 @@ func (s *Server) logStats(st *Stats) {
 	pos := log.Positions(ctx, nil)
 	for _, i := range followedStreams(s.repl.layout, s.cluster.Load()) {
 		st.Streams = append(st.Streams, StreamStats{Name: s.repl.layout.StreamName(i), Applied: log.Applied(i),
-			Last: pos[i].Last, LastKnown: pos[i].Err == nil, Stopped: log.Stopped(i) != 0, ApplyErrors: log.ApplyErrors(i)})
+			Last: pos[i].Last, LastKnown: pos[i].Err == nil, Stopped: log.Stopped(i) != 0, ApplyErrors: log.ApplyErrors(i),
+			Rewinds: log.Rewinds(i)})
 	}
 }
 

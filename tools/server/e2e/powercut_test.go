@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -70,20 +69,15 @@ func TestClusterPowerCutOneNode(t *testing.T) {
 // every node for every stream of its slots, between the adds): each
 // such add answers present after the restart, through the cluster and
 // in every node's files. The others may be lost; their count and how
-// long before the cut the lost ones were acknowledged are logged, not
-// asserted. Every add acknowledged after the restart answers present.
-//
-// It runs only with MMAPBLOOM_POWERCUT_EVERYSEC=1: seed 1 fails in 3 of
-// 4 runs, a range never served again after the restart (its owner's
-// drain never ends), because the JetStream replicas diverge when the
-// unsynced tail of every node's store is lost: a stream leader with a
-// shorter log than its followers, and a replica that never catches up
-// (docs/cluster.md, "Durability"). Not fixed yet.
+// long before the cut the lost ones were sent are printed (a nemesis:
+// line), not asserted. The cluster comes back by itself: every range
+// takes writes again within pcutDeadline, although the JetStream
+// replicas of a stream may have diverged (a node whose position the
+// log no longer holds rewinds it: replication.ErrDiverged), and every
+// add acknowledged after the restart answers present and is in every
+// node's files.
 func TestClusterPowerCutEverysec(t *testing.T) {
-	if os.Getenv("MMAPBLOOM_POWERCUT_EVERYSEC") != "1" {
-		t.Skip("MMAPBLOOM_POWERCUT_EVERYSEC=1 runs it: after a power cut of every node with everysec the JetStream replicas may diverge and a range stay unserved (docs/cluster.md)")
-	}
-	for run := range testkit.Runs(2, 10) {
+	for run := range testkit.Runs(2, 10) { // 10 with MMAPBLOOM_STRESS=1
 		seed := uint64(run + 1)
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) { clusterPowerCut(t, "everysec", seed, nil) })
 	}
@@ -98,9 +92,11 @@ func clusterPowerCut(t *testing.T, mode string, seed uint64, cut []int) {
 	rng := rand.New(rand.NewPCG(seed, 33))
 	cutAt := int64(3000 + rng.IntN(10000))
 	start := time.Now()
-	r := startReplicated(t, "--appendfsync", mode)
+	r := newReplicated(t, "--appendfsync", mode)
 	mounts := onPowercutMounts(t, r)
 	t.Logf("on powercut mounts and serving in %v", time.Since(start).Round(time.Second))
+	var logs sync.Once // the nodes' state on failure, before those running then are killed
+	t.Cleanup(func() { logs.Do(func() { logOnFailure(t, r) }) })
 	cc := r.client(t, time.Second)
 
 	load, loadStart := &pcutLoad{seed: seed}, time.Now()
@@ -111,6 +107,9 @@ func clusterPowerCut(t *testing.T, mode string, seed uint64, cut []int) {
 		if load.count() >= cutAt && (mode != "everysec" || len(cut) < len(mounts) || syncs.covered() > 0) {
 			break
 		}
+	}
+	if mode == "everysec" && len(cut) == len(mounts) && syncs.covered() == 0 {
+		logPositions(t, r) // why no sync point succeeded: each node's streams before the cut
 	}
 	cutTime := time.Now()
 	t.Logf("cut after %v of load", cutTime.Sub(loadStart).Round(time.Second))
@@ -131,17 +130,18 @@ func clusterPowerCut(t *testing.T, mode string, seed uint64, cut []int) {
 		r.dirs[i] = mounts[i].Disk
 		r.nodes[i] = r.start(t, i)
 	}
-	t.Cleanup(func() { logOnFailure(t, r) }) // before the restarted nodes are killed
+	t.Cleanup(func() { logs.Do(func() { logOnFailure(t, r) }) })
 	cc = r.client(t, time.Second)
 	awaitWrites(t, cc)
-	t.Logf("restarted and serving %v after the cut", time.Since(cutTime).Round(time.Second))
+	outage := time.Since(cutTime)
+	t.Logf("restarted and serving %v after the cut", outage.Round(time.Second))
 	logPositions(t, r)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	lost, err := pcutLost(ctx, cc, before)
 	require.NoError(t, err)
-	logLost(t, mode, lost, len(before), cutTime)
+	logLost(t, mode, seed, cut, lost, len(before), cutTime, outage)
 	for _, a := range lost {
 		require.GreaterOrEqual(t, a.n, covered, "add %s %s (sent %v before the cut, within the covered %d) answers present",
 			a.key, a.item, cutTime.Sub(a.sent), covered)
@@ -165,22 +165,16 @@ func clusterPowerCut(t *testing.T, mode string, seed uint64, cut []int) {
 	requireInFiles(t, r, byKey(adds), "acknowledged after the restart")
 }
 
-// onPowercutMounts moves the cluster r onto powercut mounts: every node
-// killed (kill -9: the page cache keeps what it wrote), its directory
-// served by a mount, and the node started again on the mount.
+// onPowercutMounts puts each directory of the cluster r, not started,
+// on a powercut mount and starts its nodes there.
 func onPowercutMounts(t *testing.T, r *replicated) []*powercut.FS {
 	t.Helper()
 	var mounts []*powercut.FS
-	for i, n := range r.nodes {
-		require.NoError(t, n.cmd.Process.Kill())
-		_ = n.cmd.Wait()
+	for i := range r.dirs {
 		p := powercut.Mount(t, r.dirs[i])
 		mounts, r.dirs[i] = append(mounts, p), p.Dir
 	}
-	for i := range r.nodes {
-		r.nodes[i] = r.start(t, i)
-	}
-	awaitWrites(t, r.client(t, time.Second))
+	r.startAll(t)
 	return mounts
 }
 
@@ -407,16 +401,26 @@ func pcutLost(ctx context.Context, cc *redis.ClusterClient, adds []pcutAdd) ([]p
 	return lost, nil
 }
 
-// logLost logs how many of n acknowledged adds were lost and how long
-// before the cut the earliest and latest of them were sent.
-func logLost(t *testing.T, mode string, lost []pcutAdd, n int, cut time.Time) {
-	if len(lost) == 0 {
-		t.Logf("%s: 0 of %d acknowledged adds lost", mode, n)
-		return
+// logLost prints the nemesis line of the run (fault powercut-MODE, or
+// powercut1-MODE when not every node was cut): how many of n
+// acknowledged adds were lost, how long before the cut the earliest
+// and latest of them were sent, and the outage: from the cut (the
+// nodes restarted at once) until every range took a write.
+func logLost(t *testing.T, mode string, seed uint64, cut []int, lost []pcutAdd, n int, at time.Time, outage time.Duration) {
+	fault := "powercut-" + mode
+	if len(cut) < 3 {
+		fault = "powercut1-" + mode
 	}
-	slices.SortFunc(lost, func(a, b pcutAdd) int { return a.sent.Compare(b.sent) })
-	t.Logf("%s: %d of %d acknowledged adds lost, sent %v to %v before the cut", mode, len(lost), n,
-		cut.Sub(lost[0].sent).Round(time.Millisecond), cut.Sub(lost[len(lost)-1].sent).Round(time.Millisecond))
+	window := ""
+	if len(lost) > 0 {
+		slices.SortFunc(lost, func(a, b pcutAdd) int { return a.sent.Compare(b.sent) })
+		window = fmt.Sprintf(" lost_sent_before_cut=%v..%v", at.Sub(lost[0].sent).Round(time.Millisecond),
+			at.Sub(lost[len(lost)-1].sent).Round(time.Millisecond))
+	}
+	line := fmt.Sprintf("nemesis: fault=%s run=%d acked=%d lost=%d outage=%v%s", fault, seed-1, n, len(lost),
+		outage.Round(time.Millisecond), window)
+	fmt.Println(line)
+	t.Log(line)
 }
 
 // logPositions logs each node's position, recorded position and the

@@ -47,6 +47,15 @@ var replicatedSlots = []string{"0-5460", "5461-10922", "10923-16383"}
 // answers a write of its own slots.
 func startReplicated(t *testing.T, extra ...string) *replicated {
 	t.Helper()
+	r := newReplicated(t, extra...)
+	r.startAll(t)
+	return r
+}
+
+// newReplicated configures the three nodes of startReplicated (their
+// config file, directories, addresses and flags) without starting them.
+func newReplicated(t *testing.T, extra ...string) *replicated {
+	t.Helper()
 	natstest.RequireEmbedded(t) // the serve binary is built for the same GOARCH
 	r := &replicated{conf: filepath.Join(t.TempDir(), "nodes.conf")}
 	var sb strings.Builder
@@ -60,6 +69,13 @@ func startReplicated(t *testing.T, extra ...string) *replicated {
 			"--metrics-addr", r.metrics[i], "--nats-monitor-addr", r.monitor[i]}, extra...))
 	}
 	require.NoError(t, os.WriteFile(r.conf, []byte(sb.String()), 0o644))
+	return r
+}
+
+// startAll starts every node of r and waits until each answers a write
+// of its own slots.
+func (r *replicated) startAll(t *testing.T) {
+	t.Helper()
 	for i := range r.args {
 		r.nodes = append(r.nodes, r.start(t, i))
 	}
@@ -68,7 +84,6 @@ func startReplicated(t *testing.T, extra ...string) *replicated {
 		require.Eventually(t, func() bool { return cc.BFAdd(context.Background(), k, "x").Err() == nil },
 			2*time.Minute, 100*time.Millisecond, "node %d takes writes through the log", i+1)
 	}
-	return r
 }
 
 // start starts node i (again) on its directory and address; its log
