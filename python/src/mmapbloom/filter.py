@@ -16,7 +16,7 @@ import os
 import stat
 import struct
 import time
-from typing import Any, Iterable, Iterator, List, Union
+from typing import Any, Callable, Iterable, Iterator, List, Optional, Tuple, Union
 
 Key = Union[str, bytes, bytearray, memoryview]
 
@@ -103,6 +103,7 @@ class Filter:
         self._test, self._test_many = self._tester()
         self._add, self._add_many = self._adder()
         self._residency = _cold.Residency()
+        self._probes_per_key = 1 if self.blocked else hdr.k
 
     def _map(self, writable):
         access = mmap.ACCESS_WRITE if writable else mmap.ACCESS_READ
@@ -174,14 +175,20 @@ class Filter:
     def _batch(self, many, keys):
         """many(keys), with the keys' pages requested ahead when the filter
         is cold (_cold)."""
-        if not self._residency.cold_for(len(keys), lambda: _cold.resident(self._fd, self._size)):
-            return many(keys)
-        hdr, base = self.header, HEADER_SIZE
-        if self.blocked:
-            xxh, probe = hashing.xxhash.xxh3_64_intdigest, hashing.blocked_probe_of_hash(hdr.m, hdr.k)
-            return _cold.ahead(self._mm, keys, lambda key: (base + probe(xxh(key, hdr.seed))[0],), many, 1)
-        locate = self._locate
-        return _cold.ahead(self._mm, keys, lambda key: [base + (p >> 6) * 8 for p in locate(key)], many, hdr.k)
+        return read_ahead([self], keys, many)
+
+    def _cold_for(self, n: int) -> bool:
+        """Charge this filter's residency with a batch of n keys and tell
+        whether the batch requests its pages ahead (_cold.Residency)."""
+        return self._residency.cold_for(n, lambda: _cold.resident(self._fd, self._size))
+
+    def _probe_offsets(self, key: bytes) -> List[int]:
+        """The byte offsets in the mapping of what key's probes read: one in
+        its 64-byte line (blocked layout, whose probes share a line and so a
+        page), or the word of each probe (classic); _probes_per_key of them.
+        Reads nothing."""
+        bits = self._locate(key)
+        return [HEADER_SIZE + (p >> 6) * 8 for p in (bits[:1] if self.blocked else bits)]
 
     def _tester(self):
         """The functions key (bytes) -> bool and list of keys -> list of
@@ -495,6 +502,26 @@ class Filter:
         state = "closed" if self._closed else ("rw" if self.writable else "r")
         return (f"<mmapbloom.Filter {self.path!r} {state} m={self.m} k={self.k} "
                 f"layout={self.layout} scheme={self.scheme}>")
+
+
+def read_ahead(layers: List[Filter], keys: List[bytes], many: Callable[[List[bytes]], List[bool]]) -> List[bool]:
+    """many(keys), a batch that probes layers (a filter, or the layers of a
+    set), with each key's pages in the layers that are cold requested ahead
+    of its probes (_cold.ahead); many(keys) alone when every layer is warm."""
+    cold = cold_reads(layers, len(keys))
+    return many(keys) if cold is None else _cold.ahead(keys, cold[0], many, cold[1])
+
+
+def cold_reads(layers: List[Filter], n: int) -> Optional[Tuple[_cold.PagesOf, int]]:
+    """Charge each of layers with a batch of n keys (Filter._cold_for);
+    for the layers that are cold, the function key -> (mapping, byte
+    offset) of each of its probes' reads in them, and how many a key has;
+    None when every layer is warm."""
+    cold = [f for f in layers if f._cold_for(n)]
+    if not cold:
+        return None
+    return (lambda key: [(f._mm, off) for f in cold for off in f._probe_offsets(key)],
+            sum(f._probes_per_key for f in cold))
 
 
 def _allocate_holes(fd, size):

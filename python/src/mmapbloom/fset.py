@@ -9,17 +9,19 @@ layers with the same n and p."""
 
 import contextlib
 import fcntl
+import itertools
 import mmap
 import os
 import secrets
 import tempfile
 import time
+from functools import partial
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
-from . import atomics, errors, hashing, locks
+from . import _cold, atomics, errors, hashing, locks
 from . import set_manifest as sm
 from .create import create
-from .filter import Filter, Key
+from .filter import Filter, Key, cold_reads, read_ahead
 from .header import HEADER_SIZE, LAYOUT_BLOCKED512, V2
 from .sizing import MIN_BLOCKED_P, check_np
 
@@ -318,18 +320,20 @@ class FilterSet:
         return key in self
 
     def test_batch(self, keys: Iterable[Key]) -> List[bool]:
-        """[key in self for key in keys], one generation check for the batch."""
+        """[key in self for key in keys], one generation check for the
+        batch; the keys' pages in the live layers found cold requested
+        ahead of their probes (_cold)."""
         kb = hashing.key_bytes
-        keys = [k if type(k) is bytes else kb(k) for k in keys]
+        raw = [k if type(k) is bytes else kb(k) for k in keys]
         v = self._current()
         now = self.now()
         live = list(reversed(v.live(now)))
         for f in live:
             f._check()
         if v.hashable:
-            xxh, seed = hashing.xxhash.xxh3_64_intdigest, v.m["seed"]
-            return list(map(v.live_probes(now)[1], (xxh(k, seed) for k in keys)))
-        return [any(f._test(k) for f in live) for k in keys]
+            xxh, seed, has = hashing.xxhash.xxh3_64_intdigest, v.m["seed"], v.live_probes(now)[1]
+            return read_ahead(live, raw, lambda part: list(map(has, (xxh(k, seed) for k in part))))
+        return read_ahead(live, raw, lambda part: [any(f._test(k) for f in live) for k in part])
 
     def add(self, key: Key, always: bool = False) -> bool:
         """Add key and return whether it may have been present before
@@ -348,37 +352,45 @@ class FilterSet:
         out: List[bool] = []
         while len(out) < len(raw):
             if not self._add_chunk(raw, out, always):
-                out.append(self._insert(raw[len(out)], always))  # a layer to add, or layers not blocked
+                out.append(self._insert(raw[len(out)], always))  # a layer to add
         return out
 
     def _add_chunk(self, keys: List[bytes], out: List[bool], add: bool) -> bool:
         """Add keys from len(out) on, up to CHUNK of them, appending each
-        answer to out, on one view of blocked layers; stop (False) at a key
-        that needs a new layer, or at once when a layer is not blocked."""
+        answer to out, on one view, with their pages in the live layers
+        found cold requested ahead (_cold); stop (False) at a key that needs
+        a new layer. Blocked layers take each key's xxh3 hash, computed
+        once; a view with another layout, each layer the key itself."""
         v = self._writable(self._current())
-        if not v.hashable:
-            return False
         older, active = v.split(self.now())
         always = sm.windowed(v.m) and (add or v.m["refresh"])
         for f in older:
             f._check()
         active._check(True)
-        end = len(v.layers) - 1  # older and the layers held are the layers just before the newest
-        held = v.fused(end - len(v.held(older, always)), end)[1]
-        in_older = v.fused(end - len(older), end)[1]
-        xxh, seed, add_hash, in_active = hashing.xxhash.xxh3_64_intdigest, v.m["seed"], active._add_hash, active._test_hash
-        for key in keys[len(out):len(out) + CHUNK]:
-            h = xxh(key, seed)
-            if held(h):
-                out.append(True)
-            elif v.full and not in_active(h):
-                return False
-            elif v.full or add_hash(h):
-                out.append(True)
-            else:
-                active._counted(1)
-                self._note_adds(v, active)
-                out.append(in_older(h) if always else False)
+        chunk = keys[len(out):len(out) + CHUNK]
+        held_layers = v.held(older, always)
+        if v.hashable:
+            end = len(v.layers) - 1  # older and the layers held are the layers just before the newest
+            held, in_older = v.fused(end - len(held_layers), end)[1], v.fused(end - len(older), end)[1]
+            add_to, in_active = active._add_hash, active._test_hash
+            xxh, seed = hashing.xxhash.xxh3_64_intdigest, v.m["seed"]
+            probed: Callable[[List[bytes]], Iterable[Any]] = lambda part: map(xxh, part, itertools.repeat(seed))
+        else:
+            held, in_older = partial(_any_has, held_layers, h=None), partial(_any_has, older, h=None)
+            add_to, in_active, probed = active._add, active._test, iter
+        cold = cold_reads(older + [active], len(chunk))  # the layers the chunk probes: the live ones
+        for part in [chunk] if cold is None else _cold.steps(chunk, *cold):
+            for h in probed(part):  # the key's xxh3 hash, or the key itself (a view not all blocked)
+                if held(h):
+                    out.append(True)
+                elif v.full and not in_active(h):
+                    return False
+                elif v.full or add_to(h):
+                    out.append(True)
+                else:
+                    active._counted(1)
+                    self._note_adds(v, active)
+                    out.append(in_older(h) if always else False)
         return True
 
     def update(self, keys: Iterable[Key]) -> None:
