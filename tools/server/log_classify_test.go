@@ -158,7 +158,7 @@ func TestApplyStopsOnNodeFailure(t *testing.T) {
 		cmd("BF.RESERVE", "fixed", "0.01", "1", "NONSCALING"), add("fixed", items...),
 		cmd("BF.RESERVE", "fixed", "0.01", "10"), cmd("BF.RESERVE", "bad", "2", "10"), cmd("DEL", "missing")}, results))
 	assert.Equal(t, "+OK\r\n", string(results[0].([]byte)))
-	// x fills the filter of 1; each items item is refused as full or,
+	// x fills the filter of 1; each later item is refused as full or,
 	// a false positive of the random-seeded filter (2 of 200 runs with one
 	// item), answered present: 20 items all false positives has
 	// probability below 0.03^20.
