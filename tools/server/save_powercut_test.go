@@ -89,9 +89,10 @@ func TestAppendfsyncNoPowerCut(t *testing.T) {
 
 // Bounds of a power-cut run.
 const (
-	cutMaxPipelines = 20000           // pipelines sent in all
-	cutDeadline     = 2 * time.Minute // before the cut is forced
-	cutAfterCut     = 20              // pipelines sent once the cut is made
+	cutMaxPipelines = 20000                 // pipelines sent in all
+	cutDeadline     = 2 * time.Minute       // before the cut is forced
+	cutAfterCut     = 20                    // pipelines sent once the cut is made
+	cutWaitSync     = 10 * time.Millisecond // between pipelines while everysec's Sync is awaited
 )
 
 // powerCut runs a server of cfg on a powercut mount, pipelines adds
@@ -121,7 +122,11 @@ func powerCut(t *testing.T, cfg Config, seed uint64) cutRun {
 		switch {
 		case cutting:
 			sent++
-		case len(r.acked) >= cutAt && (policy != AppendFsyncEverysec || r.durable > 0) || time.Now().After(deadline):
+		case len(r.acked) >= cutAt && policy == AppendFsyncEverysec && r.durable == 0 && time.Now().Before(deadline):
+			// everysec covers adds only at its next ticks (about 2 s):
+			// pace the pipelines so that cutMaxPipelines is not spent first
+			time.Sleep(cutWaitSync)
+		case len(r.acked) >= cutAt || time.Now().After(deadline):
 			cutting = true
 			delay := time.Duration(rng.IntN(3)) * time.Millisecond // drawn here: rng is the test goroutine's
 			go func() {
