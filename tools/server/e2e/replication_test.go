@@ -201,8 +201,15 @@ func TestReplicationKill9(t *testing.T) {
 	var acks atomic.Int64
 	done, stop := make(chan map[string][]string), make(chan struct{})
 	go func() { done <- addUntil(cc, 4, 6000, &acks, stop) }()
-	for acks.Load() < 1500 {
-		time.Sleep(5 * time.Millisecond)
+	// The kill comes after 1,500 acknowledged adds. The writers stop after
+	// 6,000 sent: a cluster that acknowledged fewer held this loop until
+	// go test's timeout ended the whole nemesis step; 3 minutes bound it.
+	for end := time.Now().Add(3 * time.Minute); acks.Load() < 1500; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(end) {
+			close(stop)
+			<-done
+			t.Fatalf("%d adds acknowledged in 3 minutes, not 1,500", acks.Load())
+		}
 	}
 	require.NoError(t, r.nodes[0].cmd.Process.Kill())
 	_ = r.nodes[0].cmd.Wait()
