@@ -4,7 +4,14 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
+	"time"
 )
+
+// localReadyTimeout is StartLocalCluster's ReadyTimeout when its base
+// sets none: its servers start one after another on a machine that
+// tests share, where the 10 s of StartEmbedded were once exceeded
+// (a -race run at load 30 on 2 cores).
+const localReadyTimeout = 2 * time.Minute
 
 // StartLocalCluster starts len(names) embedded servers clustered on
 // 127.0.0.1 free ports, each storing under dir/NAME, for tests and
@@ -15,7 +22,7 @@ func StartLocalCluster(dir string, names []string) ([]*Embedded, error) {
 
 // StartLocalClusterWith is StartLocalCluster whose servers take every
 // field of base but Name, StoreDir, RouteAddr and Routes (a Secret,
-// TLS).
+// TLS); a ReadyTimeout of 0 is localReadyTimeout.
 func StartLocalClusterWith(dir string, names []string, base EmbeddedConfig) ([]*Embedded, error) {
 	routes := make([]string, len(names))
 	for i := range names {
@@ -32,6 +39,9 @@ func StartLocalClusterWith(dir string, names []string, base EmbeddedConfig) ([]*
 	for i, n := range names {
 		cfg := base
 		cfg.Name, cfg.StoreDir, cfg.RouteAddr, cfg.Routes = n, filepath.Join(dir, n), routes[i], routes
+		if cfg.ReadyTimeout <= 0 {
+			cfg.ReadyTimeout = localReadyTimeout
+		}
 		e, err := StartEmbedded(cfg)
 		if err != nil {
 			for _, s := range servers {
