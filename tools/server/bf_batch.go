@@ -55,7 +55,7 @@ func (s *Server) runBatch(c *client, add bool, cmds []redcon.Command) {
 	items := c.batchItems(cmds)
 	present := c.scratch(len(cmds))
 	clear(present)
-	var create *createSpec
+	var create *store.Spec
 	if add {
 		create = s.autoCreate()
 	}

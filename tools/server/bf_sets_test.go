@@ -11,6 +11,7 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
+	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
 	"github.com/mmapbloom/mmapbloom/tools/server/store"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
@@ -147,8 +148,9 @@ func TestScalingCreateForms(t *testing.T) {
 	s, addr := startServer(t, Config{DefaultExpansion: 4, DefaultCapacity: 500})
 	rdb, c := dial(t, addr, ""), ctx(t)
 	isSet := func(key string) bool {
-		_, dir, err := s.store.paths([]byte(key))
+		stem, err := keyname.Stem([]byte(key))
 		require.NoError(t, err)
+		_, dir := s.store.StemPaths(stem)
 		ok, err := filepath.Glob(dir)
 		require.NoError(t, err)
 		return len(ok) == 1
@@ -302,13 +304,13 @@ func TestSetIdleClose(t *testing.T) {
 	rdb, c := dial(t, addr, ""), ctx(t)
 	require.Equal(t, "OK", rdb.BFReserve(c, "idle", 0.01, 100).Val())
 	require.NoError(t, rdb.BFAdd(c, "idle", "a").Err())
-	require.Equal(t, 1, s.store.openCount())
-	for i := 0; i < 500 && s.store.openCount() > 0; i++ { // at most 5 s
+	require.Equal(t, 1, s.store.OpenCount())
+	for i := 0; i < 500 && s.store.OpenCount() > 0; i++ { // at most 5 s
 		time.Sleep(10 * time.Millisecond)
 	}
-	require.Zero(t, s.store.openCount(), "closed when idle")
+	require.Zero(t, s.store.OpenCount(), "closed when idle")
 	assert.True(t, rdb.BFExists(c, "idle", "a").Val(), "reopened on use")
-	for i := 0; i < 500 && s.store.openCount() > 0; i++ {
+	for i := 0; i < 500 && s.store.OpenCount() > 0; i++ {
 		time.Sleep(10 * time.Millisecond)
 	}
 	require.NoError(t, mmapbloom.RemoveSet(filepath.Join(s.cfg.Dir, "idle.bfset")), "no handle left open")

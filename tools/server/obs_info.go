@@ -220,7 +220,7 @@ func (s *Server) keyspaceInfo() [][2]string {
 }
 
 func (s *Server) bloomInfo() [][2]string {
-	d, m, h := s.dataStats(), s.memStats(), s.store.healthSummary(time.Now())
+	d, m, h := s.dataStats(), s.memStats(), healthSummaryOf(s.store, time.Now())
 	return [][2]string{
 		{"bloom_filters", itoa(d.fixed + d.sets)}, {"bloom_fixed_filters", itoa(d.fixed)}, {"bloom_sets", itoa(d.sets)},
 		{"bloom_open_filters", itoa(m.open)}, {"bloom_open_layers", itoa(m.layers)},
