@@ -22,8 +22,10 @@
 //	server.go    Config, New, Listen, Serve, Shutdown
 //	commands.go  the command table: every command, listed once, with what
 //	             COMMAND reports of it and the function that runs it
-//	dispatch.go  a command's lookup in the table, its checks (arity, ACL,
-//	             cluster slot) and its run, batched or in a transaction
+//	dispatch.go  the table indexed for each server by New (no init(): the
+//	             handlers read their server's), a command's lookup in it,
+//	             its checks (arity, ACL, cluster slot) and its run,
+//	             batched or in a transaction
 //	errors.go    the sentinel errors of the package
 //	conn_        one connection: the read loop and its input guard, TLS,
 //	             the reply writer, replies and error texts, RESP3 types,

@@ -108,7 +108,7 @@ func (l *liveConfig) init(cfg *Config) {
 	l.stopWritesOnSaveError.Store(true)
 }
 
-// store.Spec is the filter BF.ADD and BF.MADD make for a missing key:
+// createSpec is the filter BF.ADD and BF.MADD make for a missing key:
 // bf-initial-size keys at bf-error-rate, growing by bf-expansion-factor.
 func (l *liveConfig) createSpec() *store.Spec {
 	return &store.Spec{N: l.initialSize.Load(), P: math.Float64frombits(l.errorRate.Load()), SetSpec: store.SetSpec{Expansion: l.expansion.Load()}}

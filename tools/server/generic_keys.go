@@ -75,7 +75,7 @@ func flush(c *client, args [][]byte) {
 		c.replyErr(err)
 		return
 	}
-	w, del := c.w, commands["del"]
+	w, del := c.w, c.s.cmds.byName["del"]
 	defer func() { c.w = w }()
 	for _, group := range c.s.flushGroups(keys) {
 		reply := new(replyWriter)

@@ -212,7 +212,7 @@ func applyAdds(lc *client, recs []replication.Record, results []any) error {
 // applyErr), nil when none.
 func applyCommand(lc *client, args [][]byte, results []any) error {
 	lc.applyErr = nil
-	cmd := lookup(args[0])
+	cmd := lc.s.cmds.lookup(args[0])
 	if cmd == nil || !arityOK(cmd.arity, len(args)) {
 		lc.w.WriteError(unknownCommand(args))
 	} else {

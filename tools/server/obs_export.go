@@ -151,7 +151,7 @@ func (s *Server) Stats() Stats {
 	}
 	s.logStats(&st)
 	st.FileSystems = s.fsStats()
-	for _, cmd := range commandList {
+	for _, cmd := range s.cmds.list {
 		if cs, ok := s.commandStats(cmd); ok {
 			st.Commands = append(st.Commands, cs)
 		}

@@ -184,6 +184,8 @@ type Server struct {
 	cfg   Config
 	conf  liveConfig // what CONFIG SET changes (generic_config.go)
 	store *store.Store
+	// cmds is the command table (commands.go), indexed by New.
+	cmds  *commandSet
 	acl   *acl.Users
 	start time.Time
 
@@ -260,7 +262,8 @@ func New(cfg Config) (*Server, error) {
 	} else if n > 0 {
 		cfg.Log.Printf("removed %d temporary files of loads interrupted by a crash", n)
 	}
-	users, err := acl.NewUsers(aclCommands, cfg.Password, cfg.ACLFile)
+	cmds := newCommandSet(commandTable())
+	users, err := acl.NewUsers(cmds.acl, cfg.Password, cfg.ACLFile)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
@@ -270,8 +273,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, store: store.New(store.Options{Dir: cfg.Dir, Sets: cfg.Sets, Limiter: lim, Expiries: exp,
 		Idle: cfg.FilterIdle, FileCheck: cfg.FileCheck, ExpireCycle: cfg.ExpireCycle}), acl: users,
-		start: time.Now(), clients: map[*client]struct{}{}, refusing: make(chan struct{}, maxRefusing), puller: newPuller(), obs: newObserver(),
-		shutdownAsked: make(chan struct{})}
+		start: time.Now(), clients: map[*client]struct{}{}, refusing: make(chan struct{}, maxRefusing), puller: newPuller(), obs: newObserver(cmds),
+		cmds: cmds, shutdownAsked: make(chan struct{})}
 	s.conf.init(&s.cfg)
 	s.fsync = s.newSyncer()
 	if err := s.openJournal(); err != nil {
