@@ -202,3 +202,63 @@ func BenchmarkAcquireRelease(b *testing.B) {
 		st.Release(e, false)
 	}
 }
+
+// errSync is the Sync failure of failingSets' sets.
+var errSync = errors.New("sync failed")
+
+// failingSets makes library sets whose Sync fails for the set directory
+// named fail, counting those Syncs.
+type failingSets struct {
+	store.LibrarySets
+	fail  string
+	syncs *int
+}
+
+func (f failingSets) Create(dir string, n uint64, p float64, spec store.SetSpec) (store.Bloom, error) {
+	b, err := f.LibrarySets.Create(dir, n, p, spec)
+	if err != nil || dir != f.fail {
+		return b, err
+	}
+	return failingSync{Bloom: b, syncs: f.syncs}, nil
+}
+
+// failingSync is a set whose Sync fails.
+type failingSync struct {
+	store.Bloom
+	syncs *int
+}
+
+func (f failingSync) Sync() error { *f.syncs++; return errSync }
+
+// TestSyncOnClose: a filter the store closes by itself (here past the
+// descriptor budget) is synced first while SetSyncOnClose is on, and
+// the next SyncAll, only that one, reports its failure; off, it is
+// closed without a Sync.
+func TestSyncOnClose(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		t.Run(map[bool]string{true: "on", false: "off"}[on], func(t *testing.T) {
+			dir := t.TempDir()
+			syncs := 0
+			sets := failingSets{fail: dir + "/a" + keyname.SetSuffix, syncs: &syncs}
+			lim, err := store.NewLimiter(dir, store.Limits{FilterFiles: 2}) // one set of one layer
+			require.NoError(t, err)
+			exp, err := store.LoadExpiries(dir, time.Now)
+			require.NoError(t, err)
+			st := store.New(store.Options{Dir: dir, Sets: lim.Sets(sets), Limiter: lim, Expiries: exp, Idle: -1, FileCheck: -1, ExpireCycle: -1})
+			t.Cleanup(func() { _ = st.Close() })
+			st.SetSyncOnClose(on)
+			spec := store.Spec{N: 100, P: 0.01, SetSpec: store.SetSpec{Expansion: 2}}
+			require.NoError(t, st.Reserve([]byte("a"), spec))
+			require.NoError(t, st.Reserve([]byte("b"), spec)) // closes a, unused
+			require.Equal(t, 1, st.OpenCount())
+			if !on {
+				require.Zero(t, syncs)
+				require.NoError(t, st.SyncAll())
+				return
+			}
+			require.Equal(t, 1, syncs)
+			require.ErrorIs(t, st.SyncAll(), errSync)
+			require.NoError(t, st.SyncAll(), "reported once")
+		})
+	}
+}
