@@ -10,11 +10,7 @@ import "github.com/mmapbloom/mmapbloom/tools/server/acl"
 // Config.ACLFile, in Redis's users.acl syntax, defines every user
 // instead. The ACL commands are in acl_cmd.go.
 
-// aclCommands is the command table as ACL rules see it, a command's id
-// its index in commandList (made by register).
-var aclCommands *acl.Table
-
-// newACLTable returns the ACL table of cmds, commandList.
+// newACLTable returns the ACL table of cmds, a commandSet's list.
 func newACLTable(cmds []*command) *acl.Table {
 	specs := make([]acl.Command, len(cmds))
 	for i, c := range cmds {

@@ -24,7 +24,7 @@ func BenchmarkACLExists(b *testing.B) {
 	require.NoError(b, s.acl.SetUser("crawler", []string{"on", "nopass", "~seen*", "-@all", "+@bloom"}))
 	c := &client{s: s, w: newReplyWriter(io.Discard), id: 1, authed: true}
 	c.user.Store(s.acl.Get("default"))
-	cmd := lookup([]byte("bf.exists"))
+	cmd := s.cmds.lookup([]byte("bf.exists"))
 	for _, key := range []string{"seen", "seen:urls"} {
 		s.exec(c, [][]byte{[]byte("BF.RESERVE"), []byte(key), []byte("0.01"), []byte("1000000"), []byte("NONSCALING")})
 		args := make([][][]byte, 1024)

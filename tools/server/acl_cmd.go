@@ -87,7 +87,7 @@ func aclCat(c *client, args [][]byte) {
 	case 2:
 		c.writeStrings(acl.Categories())
 	case 3:
-		names, ok := aclCommands.CategoryCommands(string(args[2]))
+		names, ok := c.s.cmds.acl.CategoryCommands(string(args[2]))
 		if !ok {
 			c.w.WriteError("ERR Unknown category '" + string(clip(args[2])) + "'")
 			return

@@ -21,23 +21,23 @@ const (
 // first. A filter whose file changed under it is closed after fn, so the
 // next command opens the file anew. A folded key's items go to its
 // bucket's filter behind its tag (filterOf, fold.go).
-func (c *client) use(key []byte, create *createSpec, fn func(b store.Bloom) error) error {
-	return c.useEntry(key, create, func(e *entry, view func(store.Bloom) store.Bloom) error { return fn(view(e.b)) })
+func (c *client) use(key []byte, create *store.Spec, fn func(b store.Bloom) error) error {
+	return c.useEntry(key, create, func(e *store.Entry, view func(store.Bloom) store.Bloom) error { return fn(view(e.Bloom())) })
 }
 
 // useEntry is use with the key's store entry and its view (a folded
-// key's of its bucket's filter e.b), for what is cached on the entry.
-func (c *client) useEntry(key []byte, create *createSpec, fn func(e *entry, view func(store.Bloom) store.Bloom) error) error {
+// key's of its bucket's filter e.Bloom()), for what is cached on the entry.
+func (c *client) useEntry(key []byte, create *store.Spec, fn func(e *store.Entry, view func(store.Bloom) store.Bloom) error) error {
 	stem, view, err := c.filterOf(key, create)
 	if err != nil {
 		return err
 	}
-	e, err := c.s.store.acquire(stem, create)
+	e, err := c.s.store.Acquire(stem, create)
 	if err != nil {
 		return err
 	}
 	err = fn(e, view)
-	c.s.store.release(e, errors.Is(err, mmapbloom.ErrFileChanged) || errors.Is(err, mmapbloom.ErrClosed))
+	c.s.store.Release(e, errors.Is(err, mmapbloom.ErrFileChanged) || errors.Is(err, mmapbloom.ErrClosed))
 	return err
 }
 
@@ -56,7 +56,7 @@ func (c *client) stemOf(key []byte) (string, error) {
 }
 
 // autoCreate is the filter BF.ADD and BF.MADD make for a missing key.
-func (s *Server) autoCreate() *createSpec {
+func (s *Server) autoCreate() *store.Spec {
 	return s.conf.createSpec()
 }
 
@@ -89,7 +89,7 @@ func bfReserve(c *client, args [][]byte) {
 		c.w.WriteError(msg)
 		return
 	}
-	if err := c.s.reserve(args[1], createSpec{n: uint64(n), p: min(p, maxErrorRate), expansion: exp}); err != nil {
+	if err := c.s.reserve(args[1], store.Spec{N: uint64(n), P: min(p, maxErrorRate), SetSpec: store.SetSpec{Expansion: exp}}); err != nil {
 		c.replyErr(err)
 		return
 	}
@@ -156,7 +156,7 @@ func bfMAdd(c *client, args [][]byte) { c.addItems(args[1], args[2:], c.s.autoCr
 // addItems adds items to key's filter in one batch and answers an array;
 // a full NONSCALING filter ends it with RedisBloom's error in place of
 // the first item it refused (addBounded).
-func (c *client) addItems(key []byte, items [][]byte, create *createSpec) {
+func (c *client) addItems(key []byte, items [][]byte, create *store.Spec) {
 	present := c.scratch(len(items))
 	var done int
 	err := c.use(key, create, func(b store.Bloom) (err error) {
@@ -190,7 +190,7 @@ func (c *client) scratch(n int) []bool {
 // [NONSCALING] ITEMS item...: options matched by their first letters, as
 // RedisBloom's parser does.
 func bfInsert(c *client, args [][]byte) {
-	spec := &createSpec{n: 100, p: 0.01, expansion: 2}
+	spec := &store.Spec{N: 100, P: 0.01, SetSpec: store.SetSpec{Expansion: 2}}
 	nonScaling, items := false, -1
 	for i := 2; i < len(args) && items < 0; {
 		a := strings.ToLower(string(args[i]))
@@ -229,7 +229,7 @@ func bfInsert(c *client, args [][]byte) {
 		return
 	}
 	if spec != nil && nonScaling {
-		spec.expansion = 0
+		spec.Expansion = 0
 	}
 	c.addItems(args[1], args[items:], spec)
 }
@@ -240,8 +240,8 @@ func bfInsert(c *client, args [][]byte) {
 // (BFInsert_RedisCommand): error rate in (0, 1), capped at 0.25;
 // expansion in [0, 32768], 0 making a fixed filter; capacity in
 // [1, 2^30].
-func insertOption(spec *createSpec, opt string, val []byte) string {
-	var tmp createSpec
+func insertOption(spec *store.Spec, opt string, val []byte) string {
+	var tmp store.Spec
 	if spec == nil {
 		spec = &tmp
 	}
@@ -251,19 +251,19 @@ func insertOption(spec *createSpec, opt string, val []byte) string {
 		if !ok || p <= 0 || p >= 1 {
 			return "Bad error rate"
 		}
-		spec.p = min(p, maxErrorRate)
+		spec.P = min(p, maxErrorRate)
 	case opt[0] == 'e':
 		e, ok := parseInt(val)
 		if !ok || e < 0 || e > maxExpansion {
 			return "Bad expansion"
 		}
-		spec.expansion = uint32(e)
+		spec.Expansion = uint32(e)
 	default:
 		n, ok := parseInt(val)
 		if !ok || n < 1 || n > maxCapacity {
 			return "Bad capacity"
 		}
-		spec.n = uint64(n)
+		spec.N = uint64(n)
 	}
 	return ""
 }

@@ -32,7 +32,7 @@ func (s *Server) execBatch(c *client, cmds []redcon.Command) int {
 	if n < 2 {
 		return 0
 	}
-	cmd, msg := s.prepare(c, lookup(cmds[0].Args[0]), cmds[0].Args)
+	cmd, msg := s.prepare(c, s.cmds.lookup(cmds[0].Args[0]), cmds[0].Args)
 	if msg != "" {
 		return 0 // exec answers each with its error (NOPERM, a redirection, MISCONF)
 	}
@@ -55,7 +55,7 @@ func (s *Server) runBatch(c *client, add bool, cmds []redcon.Command) {
 	items := c.batchItems(cmds)
 	present := c.scratch(len(cmds))
 	clear(present)
-	var create *createSpec
+	var create *store.Spec
 	if add {
 		create = s.autoCreate()
 	}

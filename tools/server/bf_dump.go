@@ -83,7 +83,7 @@ type load struct {
 	hdr       format.Header
 	lim       *store.Limiter
 	owner     int64 // the client that started it
-	loadState       // mu held while writing f; done once claimed by publish or abort
+	loadState       // mu held while writing f; done once claimed by publish or Abort
 }
 
 // loadState is what a load in progress (a fixed filter's, or a set's,
@@ -91,7 +91,7 @@ type load struct {
 type loadState struct {
 	mu   sync.Mutex // held while writing
 	last time.Time  // of the last piece
-	done bool       // claimed by its completion or abort
+	done bool       // claimed by its completion or Abort
 }
 
 // claim marks the load done and reports whether it was not yet: the
@@ -104,8 +104,8 @@ func (st *loadState) claim() bool {
 	return !claimed
 }
 
-// idle reports whether the load received nothing for loadIdle.
-func (st *loadState) idle() bool {
+// Idle reports whether the load received nothing for loadIdle.
+func (st *loadState) Idle() bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return time.Since(st.last) > loadIdle
@@ -151,31 +151,13 @@ func readAt(path string, buf []byte, off int64) error {
 	return err
 }
 
-// startLoad begins loading key for client owner from a dumped header:
-// ErrKeyExists if the key has a file, a *store.LimitError past the limits.
-func (s *filterStore) startLoad(owner int64, key, header []byte) error {
-	stem, err := keyname.Stem(key)
-	if err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ok, err := s.existsLocked(stem)
-	if err != nil {
-		return err
-	}
-	if ok {
-		return ErrKeyExists
-	}
-	file, _ := s.stemPaths(stem)
-	s.dropLoadLocked(key)
-	s.dropIdleLoadsLocked()
-	l, err := newLoad(s.lim, owner, s.dir, file, header, ".load*")
-	if err != nil {
-		return err
-	}
-	s.loads[string(key)] = l
-	return nil
+// startLoad begins loading key of st for client owner from a dumped
+// header: ErrKeyExists if the key has a file, a *store.LimitError past
+// the limits.
+func startLoad(st *store.Store, owner int64, key, header []byte) error {
+	return st.StartLoad(key, func(file, _ string) (store.Load, error) {
+		return newLoad(st.Limiter(), owner, st.Dir(), file, header, ".load*")
+	})
 }
 
 // newLoad starts building, in a hidden temporary file of dir named
@@ -207,7 +189,7 @@ func newLoad(lim *store.Limiter, owner int64, dir, path string, header []byte, p
 		err = l.f.Truncate(int64(format.HeaderSize + hdr.ByteSize))
 	}
 	if err != nil {
-		l.abort()
+		l.Abort()
 		return nil, err
 	}
 	return l, nil
@@ -230,25 +212,20 @@ func (l *load) write(off int64, data []byte) error {
 	return nil
 }
 
-// loadPiece writes a piece of key's load; the piece that completes the
-// bit array publishes the file. ErrNotFound when no load of key is
-// running. The store's lock is not held while the piece is written.
-func (s *filterStore) loadPiece(key []byte, it int64, data []byte) error {
-	s.mu.Lock()
-	l := s.loads[string(key)]
-	s.mu.Unlock()
-	if l == nil {
+// loadPiece writes a piece of key's load in st; the piece that
+// completes the bit array publishes the file. ErrNotFound when no load
+// of a fixed filter of key is running. The store's lock is not held
+// while the piece is written.
+func loadPiece(st *store.Store, key []byte, it int64, data []byte) error {
+	l, ok := st.Loading(key).(*load)
+	if !ok {
 		return ErrNotFound
 	}
 	complete, err := l.piece(it, data)
 	if err != nil || !complete {
 		return err
 	}
-	s.mu.Lock()
-	if s.loads[string(key)] == l {
-		delete(s.loads, string(key))
-	}
-	s.mu.Unlock()
+	st.Loaded(key, l)
 	return l.publish()
 }
 
@@ -317,50 +294,26 @@ func (l *load) link() error {
 	return nil
 }
 
-// abort drops a load not claimed by publish: its temporary file is
+// Abort drops a load not claimed by publish: its temporary file is
 // closed and removed.
-func (l *load) abort() {
+func (l *load) Abort() {
 	if l.claim() {
 		l.release()
 	}
 }
 
 // release closes and removes the load's temporary file and returns its
-// admission to the limiter; called once, by abort or publish.
+// admission to the limiter; called once, by Abort or publish.
 func (l *load) release() {
 	_ = l.f.Close()
 	_ = os.Remove(l.f.Name())
 	l.lim.EndLoad(l.owner, format.HeaderSize+l.size)
 }
 
-func (s *filterStore) dropLoadLocked(key []byte) {
-	if l := s.loads[string(key)]; l != nil {
-		l.abort()
-		delete(s.loads, string(key))
-	}
-	s.dropSetLoadLocked(key)
-}
-
 // loadIdle is how long a load may wait for its next piece before a new
 // load drops it (an abandoned load must not hold its admission forever;
 // its pieces may come from new connections, as redis-cli sends them).
 const loadIdle = 5 * time.Minute
-
-// dropIdleLoadsLocked drops the loads, of fixed filters and of sets,
-// that received nothing for loadIdle.
-func (s *filterStore) dropIdleLoadsLocked() {
-	dropIdle(s.loads, s.dropLoadLocked)
-	dropIdle(s.setLoads, s.dropSetLoadLocked)
-}
-
-// dropIdle drops, with drop, the loads that are idle.
-func dropIdle[L interface{ idle() bool }](loads map[string]L, drop func(key []byte)) {
-	for k, l := range loads {
-		if l.idle() {
-			drop([]byte(k))
-		}
-	}
-}
 
 // BF.SCANDUMP key iterator [CHUNKSIZE bytes]
 func bfScanDump(c *client, args [][]byte) {
@@ -418,12 +371,12 @@ func bfLoadChunk(c *client, args [][]byte) {
 	var err error
 	switch {
 	case isSetChunk(args[3]) && it&layerMask == 1:
-		err = c.s.store.startSetLoad(c.id, args[1], args[3])
+		err = startSetLoad(c.s.store, c.id, args[1], args[3])
 	case it == 1:
-		err = c.s.store.startLoad(c.id, args[1], args[3])
+		err = startLoad(c.s.store, c.id, args[1], args[3])
 	default:
-		if err = c.s.store.loadPiece(args[1], it, args[3]); errors.Is(err, ErrNotFound) {
-			err = c.s.store.loadSetPiece(args[1], it, args[3])
+		if err = loadPiece(c.s.store, args[1], it, args[3]); errors.Is(err, ErrNotFound) {
+			err = loadSetPiece(c.s.store, args[1], it, args[3])
 		}
 	}
 	if errors.Is(err, ErrKeyExists) || errors.Is(err, ErrNotFound) {

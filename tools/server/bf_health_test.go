@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -65,10 +64,10 @@ func exactStats(t *testing.T, s *Server, key string) []mmapbloom.Stats {
 	t.Helper()
 	stem, err := keyname.Stem([]byte(key))
 	require.NoError(t, err)
-	e, err := s.store.acquire(stem, nil)
+	e, err := s.store.Acquire(stem, nil)
 	require.NoError(t, err)
-	defer s.store.release(e, false)
-	switch b := e.b.(type) {
+	defer s.store.Release(e, false)
+	switch b := e.Bloom().(type) {
 	case store.Fixed:
 		st, err := b.Stats()
 		require.NoError(t, err)
@@ -78,7 +77,7 @@ func exactStats(t *testing.T, s *Server, key string) []mmapbloom.Stats {
 		require.NoError(t, err)
 		return st
 	}
-	require.Failf(t, "unknown filter", "%T", e.b)
+	require.Failf(t, "unknown filter", "%T", e.Bloom())
 	return nil
 }
 
@@ -100,7 +99,7 @@ func addLocally(t *testing.T, dir, key string, n int) {
 // TestMBFHealthReply checks MBF.HEALTH's reply through go-redis in
 // RESP2 and RESP3 against the library's exact pass: a fixed filter
 // under and over its capacity and a scaling set of several layers, each
-// small enough (at most healthLines lines a layer) to be sampled whole;
+// small enough (at most store.HealthLines lines a layer) to be sampled whole;
 // a missing key answers RedisBloom's not-found error.
 func TestMBFHealthReply(t *testing.T) {
 	for _, proto := range []int{2, 3} {
@@ -127,7 +126,7 @@ func TestMBFHealthReply(t *testing.T) {
 				require.Len(t, layers, len(exact), tc.key)
 				require.EqualValues(t, rdb.BFInfoItems(c, tc.key).Val().ItemsInserted, h["items"], tc.key)
 				require.EqualValues(t, rdb.BFInfoCapacity(c, tc.key).Val().Capacity, h["capacity"], tc.key)
-				require.EqualValues(t, healthLines, h["sampled_lines"], tc.key)
+				require.EqualValues(t, store.HealthLines, h["sampled_lines"], tc.key)
 				require.GreaterOrEqual(t, h["sample_age_ms"], int64(0), tc.key)
 				require.Equal(t, tc.over, h["over_capacity"], tc.key)
 				var card float64
@@ -150,7 +149,7 @@ func TestMBFHealthReply(t *testing.T) {
 }
 
 // TestMBFHealthSampled checks a filter larger than the sample: its fill
-// and cardinality estimated from healthLines lines, not the exact pass
+// and cardinality estimated from store.HealthLines lines, not the exact pass
 // (the library's TestSampleStatsAgainstStats bounds the error; here a
 // check of the wiring, the fill within 6 of its standard errors).
 func TestMBFHealthSampled(t *testing.T) {
@@ -167,35 +166,10 @@ func TestMBFHealthSampled(t *testing.T) {
 	}
 	h := healthReply(t, rdb.Do(c, "MBF.HEALTH", "big").Val())
 	exact := exactStats(t, s, "big")[0]
-	require.Greater(t, exact.M/512, uint64(healthLines), "larger than the sample")
+	require.Greater(t, exact.M/512, uint64(store.HealthLines), "larger than the sample")
 	require.InDelta(t, exact.FillRatio, h["fill_ratio"], 0.01)
 	require.InEpsilon(t, exact.EstimatedCardinality, h["estimated_cardinality"], 0.05)
 	require.NotEqual(t, exact.FillRatio, h["fill_ratio"], "a sample, not the exact pass")
-}
-
-// TestHealthCache checks that a key's sample is kept for healthMaxAge
-// and taken anew after it (an injected time).
-func TestHealthCache(t *testing.T) {
-	s, addr := startServer(t, Config{})
-	rdb, c := dial(t, addr, ""), ctx(t)
-	require.NoError(t, rdb.BFReserveNonScaling(c, "k", 0.01, 1000).Err())
-	stem, err := keyname.Stem([]byte("k"))
-	require.NoError(t, err)
-	e, err := s.store.acquire(stem, nil)
-	require.NoError(t, err)
-	defer s.store.release(e, false)
-	t0 := time.Unix(1_000_000, 0)
-	first, err := e.sampled(e.b, t0)
-	require.NoError(t, err)
-	require.Zero(t, first.items)
-	require.NoError(t, rdb.BFAdd(c, "k", "a").Err())
-	again, err := e.sampled(e.b, t0.Add(healthMaxAge-time.Millisecond))
-	require.NoError(t, err)
-	require.Same(t, first, again, "cached")
-	fresh, err := e.sampled(e.b, t0.Add(healthMaxAge))
-	require.NoError(t, err)
-	require.NotSame(t, first, fresh)
-	require.EqualValues(t, 1, fresh.items)
 }
 
 // TestHealthInfo checks INFO bloom's aggregates of the cached samples:

@@ -48,12 +48,12 @@ func mbfBucketDump(c *client, args [][]byte) {
 		return
 	}
 	writeSetDump(c, args, func(fn func(store.Bloom) error) error {
-		e, err := c.s.store.acquire(stem, nil)
+		e, err := c.s.store.Acquire(stem, nil)
 		if err != nil {
 			return err
 		}
-		err = fn(e.b)
-		c.s.store.release(e, errors.Is(err, mmapbloom.ErrFileChanged) || errors.Is(err, mmapbloom.ErrClosed))
+		err = fn(e.Bloom())
+		c.s.store.Release(e, errors.Is(err, mmapbloom.ErrFileChanged) || errors.Is(err, mmapbloom.ErrClosed))
 		return err
 	})
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
+	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
 	"github.com/mmapbloom/mmapbloom/tools/server/store"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
@@ -147,8 +148,9 @@ func TestScalingCreateForms(t *testing.T) {
 	s, addr := startServer(t, Config{DefaultExpansion: 4, DefaultCapacity: 500})
 	rdb, c := dial(t, addr, ""), ctx(t)
 	isSet := func(key string) bool {
-		_, dir, err := s.store.paths([]byte(key))
+		stem, err := keyname.Stem([]byte(key))
 		require.NoError(t, err)
+		_, dir := s.store.StemPaths(stem)
 		ok, err := filepath.Glob(dir)
 		require.NoError(t, err)
 		return len(ok) == 1
@@ -302,10 +304,10 @@ func TestSetIdleClose(t *testing.T) {
 	rdb, c := dial(t, addr, ""), ctx(t)
 	require.Equal(t, "OK", rdb.BFReserve(c, "idle", 0.01, 100).Val())
 	require.NoError(t, rdb.BFAdd(c, "idle", "a").Err())
-	require.Equal(t, 1, s.store.openCount())
+	require.Equal(t, 1, s.store.OpenCount())
 	// Closed within two idle periods (40 ms) of its last use; a minute
 	// bounds the wait on a loaded machine.
-	closed := func() bool { return s.store.openCount() == 0 }
+	closed := func() bool { return s.store.OpenCount() == 0 }
 	require.Eventually(t, closed, time.Minute, 10*time.Millisecond, "closed when idle")
 	assert.True(t, rdb.BFExists(c, "idle", "a").Val(), "reopened on use")
 	require.Eventually(t, closed, time.Minute, 10*time.Millisecond, "closed when idle again")

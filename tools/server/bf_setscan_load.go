@@ -40,12 +40,12 @@ type setLoad struct {
 	got uint64   // bytes of its bit array received
 }
 
-// startSetLoad begins loading key for client owner from the first chunk
-// of a set's dump: errBadData if it does not decode, ErrKeyExists if key
-// exists, a *store.LimitError past the limits. The load keeps a copy of chunk
-// (the head decoded aliases it; a command's arguments alias the
-// connection's buffer).
-func (s *filterStore) startSetLoad(owner int64, key, chunk []byte) error {
+// startSetLoad begins loading key of st for client owner from the
+// first chunk of a set's dump: errBadData if it does not decode,
+// ErrKeyExists if key exists, a *store.LimitError past the limits. The
+// load keeps a copy of chunk (the head decoded aliases it; a command's
+// arguments alias the connection's buffer).
+func startSetLoad(st *store.Store, owner int64, key, chunk []byte) error {
 	stem, err := keyname.Stem(key)
 	if err != nil {
 		return err
@@ -54,27 +54,21 @@ func (s *filterStore) startSetLoad(owner int64, key, chunk []byte) error {
 	if err != nil {
 		return err
 	}
-	total, err := setSize(s.lim, head)
+	lim := st.Limiter()
+	total, err := setSize(lim, head)
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.missingLocked(stem); err != nil {
-		return err
-	}
-	s.dropLoadLocked(key)
-	s.dropIdleLoadsLocked()
-	if err := s.lim.AdmitLoad(owner, total); err != nil {
-		return err
-	}
-	_, dir := s.stemPaths(stem)
-	l := &setLoad{head: head, stem: stem, path: dir, total: total, lim: s.lim, owner: owner, loadState: loadState{last: time.Now()}}
-	if err := l.begin(s.dir); err != nil {
-		return err
-	}
-	s.setLoads[string(key)] = l
-	return nil
+	return st.StartLoad(key, func(_, set string) (store.Load, error) {
+		if err := lim.AdmitLoad(owner, total); err != nil {
+			return nil, err
+		}
+		l := &setLoad{head: head, stem: stem, path: set, total: total, lim: lim, owner: owner, loadState: loadState{last: time.Now()}}
+		if err := l.begin(st.Dir()); err != nil {
+			return nil, err
+		}
+		return l, nil
+	})
 }
 
 // setSize checks a set dump's layers against MaxLayers, MaxFilterBytes
@@ -127,58 +121,33 @@ func (l *setLoad) openLayer() error {
 	return err
 }
 
-// loadSetPiece writes a piece of key's set load; the piece that
+// loadSetPiece writes a piece of key's set load in st; the piece that
 // completes the last layer publishes the set. ErrNotFound when no set
 // load of key is running. A piece refused ends the load.
-func (s *filterStore) loadSetPiece(key []byte, it int64, data []byte) error {
-	s.mu.Lock()
-	l := s.setLoads[string(key)]
-	s.mu.Unlock()
-	if l == nil {
+func loadSetPiece(st *store.Store, key []byte, it int64, data []byte) error {
+	l, ok := st.Loading(key).(*setLoad)
+	if !ok {
 		return ErrNotFound
 	}
 	complete, err := l.piece(it, data)
 	if (err == nil && !complete) || errors.Is(err, ErrNotFound) {
 		return err
 	}
-	s.mu.Lock()
-	if s.setLoads[string(key)] == l {
-		delete(s.setLoads, string(key))
-	}
-	s.mu.Unlock()
+	st.Loaded(key, l)
 	if err != nil { // a bad piece ends the load: its files go
-		l.abort()
+		l.Abort()
 		return err
 	}
 	defer l.release()
 	if err := l.check(); err != nil {
 		return err
 	}
-	return s.installLoadedSet(l)
-}
-
-// installLoadedSet renames the checked set of l into place, durably,
-// if its key is still missing (ErrKeyExists otherwise).
-func (s *filterStore) installLoadedSet(l *setLoad) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.missingLocked(l.stem); err != nil {
-		return err
-	}
-	if err := os.Rename(l.tmp, l.path); err != nil {
-		return err
-	}
-	return durable.SyncDir(s.dir)
-}
-
-// missingLocked returns ErrKeyExists if the key of stem has a file or
-// a set; the caller holds s.mu.
-func (s *filterStore) missingLocked(stem string) error {
-	ok, err := s.existsLocked(stem)
-	if err == nil && ok {
-		err = ErrKeyExists
-	}
-	return err
+	return st.InstallMissing(l.stem, func(_, set string) error { // set is l.path
+		if err := os.Rename(l.tmp, set); err != nil {
+			return err
+		}
+		return durable.SyncDir(st.Dir())
+	})
 }
 
 // piece writes the piece of iterator it (layer number<<layerBits |
@@ -243,8 +212,8 @@ func (l *setLoad) check() error {
 	return nil
 }
 
-// abort drops a set load not claimed by its completion.
-func (l *setLoad) abort() {
+// Abort drops a set load not claimed by its completion.
+func (l *setLoad) Abort() {
 	if l.claim() {
 		l.release()
 	}
@@ -263,12 +232,4 @@ func (l *setLoad) release() {
 		_ = os.RemoveAll(l.tmp)
 	}
 	l.lim.EndLoad(l.owner, l.total)
-}
-
-// dropSetLoadLocked drops key's set load, if any.
-func (s *filterStore) dropSetLoadLocked(key []byte) {
-	if l := s.setLoads[string(key)]; l != nil {
-		l.abort()
-		delete(s.setLoads, string(key))
-	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // MBF.RESERVEWINDOW key error_rate capacity WINDOW seconds KEEP n [REFRESH] [EXPANSION e]
@@ -31,17 +32,17 @@ func mbfReserveWindow(c *client, args [][]byte) {
 		c.w.WriteError(msg)
 		return
 	}
-	if err := c.s.store.reserve(args[1], spec); err != nil {
+	if err := c.s.store.Reserve(args[1], spec); err != nil {
 		c.replyErr(err)
 		return
 	}
 	c.w.WriteString("OK")
 }
 
-// windowSpec reads MBF.RESERVEWINDOW's arguments into a createSpec, or
+// windowSpec reads MBF.RESERVEWINDOW's arguments into a store.Spec, or
 // returns an error reply (BF.RESERVE's texts for the rate and capacity).
-func windowSpec(args [][]byte) (createSpec, string) {
-	var spec createSpec
+func windowSpec(args [][]byte) (store.Spec, string) {
+	var spec store.Spec
 	p, ok := parseFloat(args[2])
 	if !ok {
 		return spec, "ERR bad error rate"
@@ -56,11 +57,11 @@ func windowSpec(args [][]byte) (createSpec, string) {
 	if n < 1 || n > maxCapacity {
 		return spec, "ERR capacity must be in the range [1, 1073741824]"
 	}
-	spec.n, spec.p = uint64(n), min(p, maxErrorRate)
+	spec.N, spec.P = uint64(n), min(p, maxErrorRate)
 	for i := 4; i < len(args); i++ {
 		switch opt := strings.ToUpper(string(args[i])); {
 		case opt == "REFRESH":
-			spec.refresh = true
+			spec.Refresh = true
 		case opt == "EXPANSION" && i+1 < len(args):
 			v, ok := parseInt(args[i+1])
 			i++
@@ -70,7 +71,7 @@ func windowSpec(args [][]byte) (createSpec, string) {
 			case v < 1 || v > maxExpansion:
 				return spec, "ERR expansion must be in the range [1, 32768]"
 			}
-			spec.expansion = uint32(v)
+			spec.Expansion = uint32(v)
 		case (opt == "WINDOW" || opt == "KEEP") && i+1 < len(args):
 			v, ok := parseInt(args[i+1])
 			i++
@@ -78,9 +79,9 @@ func windowSpec(args [][]byte) (createSpec, string) {
 			case !ok || v < 1:
 				return spec, "ERR bad " + strings.ToLower(opt)
 			case opt == "WINDOW" && v <= int64(maxWindow/time.Second):
-				spec.window = time.Duration(v) * time.Second
+				spec.Window = time.Duration(v) * time.Second
 			case opt == "KEEP" && v <= maxKeep:
-				spec.keep = int(v)
+				spec.Keep = int(v)
 			default:
 				return spec, "ERR " + strings.ToLower(opt) + " out of range"
 			}
@@ -88,10 +89,10 @@ func windowSpec(args [][]byte) (createSpec, string) {
 			return spec, msgSyntax
 		}
 	}
-	if spec.window == 0 || spec.keep == 0 {
+	if spec.Window == 0 || spec.Keep == 0 {
 		return spec, "ERR WINDOW and KEEP are required"
 	}
-	if spec.window > mmapbloom.MaxWindow(spec.keep) {
+	if spec.Window > mmapbloom.MaxWindow(spec.Keep) {
 		return spec, "ERR window out of range"
 	}
 	return spec, ""

@@ -233,7 +233,7 @@ func keysInSlot(c *client, args [][]byte) {
 			return
 		}
 	}
-	keys, err := c.s.store.keys()
+	keys, err := c.s.store.Keys()
 	if err != nil {
 		c.replyErr(err)
 		return

@@ -149,7 +149,7 @@ func TestFailoverConfirmReads(t *testing.T) {
 // clock (pipeline=later). The lease is never held here (the check's cost
 // does not depend on its answer).
 func BenchmarkLeaseCheck(b *testing.B) {
-	s := &Server{obs: newObserver(), failover: &failover{cfg: Failover{Clock: lease.RealClock{}}}}
+	s := &Server{obs: newObserver(newCommandSet(commandTable())), failover: &failover{cfg: Failover{Clock: lease.RealClock{}}}}
 	cs := &clusterState{leased: []leasedRange{{r: cluster.Range{Start: 0, End: 16383}, v: new(lease.Validity)}}}
 	c := &client{s: s}
 	for _, first := range []bool{true, false} {

@@ -111,7 +111,7 @@ func (s *Server) pause(rs []cluster.Range) error {
 // export syncs and copies into dir the file of every key of this node
 // whose slot is in rs, returning how many it copied.
 func (s *Server) export(rs []cluster.Range, dir string) (int, error) {
-	keys, err := s.store.keys()
+	keys, err := s.store.Keys()
 	if err != nil {
 		return 0, err
 	}
@@ -160,16 +160,16 @@ func (s *Server) exportKey(key []byte, dir string) error {
 // (through a temporary file, synced, then renamed over any older copy),
 // or its set directory (exportSet).
 func (s *Server) exportStem(stem, dir string) error {
-	file, _ := s.store.stemPaths(stem)
-	e, err := s.store.acquire(stem, nil)
+	file, _ := s.store.StemPaths(stem)
+	e, err := s.store.Acquire(stem, nil)
 	if err != nil {
 		return err
 	}
-	defer s.store.release(e, false)
-	if err := e.b.Sync(); err != nil {
+	defer s.store.Release(e, false)
+	if err := e.Bloom().Sync(); err != nil {
 		return err
 	}
-	if st, ok := e.b.(store.Set); ok {
+	if st, ok := e.Bloom().(store.Set); ok {
 		return exportSet(st, dir)
 	}
 	return copyFile(file, filepath.Join(dir, filepath.Base(file)))

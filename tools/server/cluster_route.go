@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
+	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
 )
 
 // clusterState is a node's view of the cluster: the map read from the
@@ -160,4 +161,39 @@ func (cs *clusterState) check(slot int) string {
 		}
 	}
 	return ""
+}
+
+// dropMoved closes the open filters of the keys (and folded buckets)
+// with a slot that old or cs serves and the other does not.
+func (s *Server) dropMoved(old, cs *clusterState) {
+	width := cluster.Slots / max(s.cfg.FoldBuckets, 1)
+	s.store.Drop(func(stem string) bool {
+		lo, hi, ok := stemSlots(stem, width)
+		for slot := lo; ok && slot <= hi; slot++ {
+			if old.serves(slot) != cs.serves(slot) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// stemSlots returns the slots of the filter named stem: its key's slot,
+// or its bucket's slots (width of them) for a folded bucket.
+func stemSlots(stem string, width int) (lo, hi int, ok bool) {
+	if key, _, ok := keyname.KeyOf(stem + keyname.FileSuffix); ok {
+		slot := cluster.KeySlot([]byte(key))
+		return slot, slot, true
+	}
+	if _, bucket, _, ok := keyname.FoldedOf(stem + keyname.SetSuffix); ok {
+		return bucket * width, (bucket+1)*width - 1, true
+	}
+	return 0, 0, false
+}
+
+// serves reports whether this node answers keys of slot: it owns it,
+// or, on a replica, its primary does.
+func (cs *clusterState) serves(slot int) bool {
+	o := cs.m.Owner(slot)
+	return o != nil && (o == cs.me || o == cs.me.Primary)
 }

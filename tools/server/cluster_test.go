@@ -209,7 +209,7 @@ func TestClusterGoRedis(t *testing.T) {
 		}
 	}
 	for i, s := range tc.srvs {
-		got, err := s.store.keys()
+		got, err := s.store.Keys()
 		require.NoError(t, err)
 		sort.Strings(want[i])
 		assert.Equal(t, want[i], got, "keys in %s's directory", tc.ids[i])

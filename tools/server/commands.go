@@ -6,7 +6,8 @@ package server
 // it (arity, flags, key positions, ACL categories, COMMAND DOCS) and
 // which function runs it; the functions live in the files of their
 // subsystem (bf.go, generic.go, generic_keys.go, generic_expire.go, generic_shutdown.go, bf_merge.go, bf_health.go, cluster_cmd.go, generic_multi.go, cluster_migrate.go,
-// pull_fetch.go, bf_setdump.go, bf_window.go). Nothing else registers a command.
+// pull_fetch.go, bf_setdump.go, bf_window.go). Nothing else declares a command;
+// New indexes the table (newCommandSet, dispatch.go) for its server.
 //
 // An entry's fields (see type command in dispatch.go):
 //
@@ -326,5 +327,3 @@ func commandTable() []*command {
 			docs: doc("cluster", "3.0.0", "Marks the next command as sent after an ASK redirection.")},
 	}
 }
-
-func init() { register(commandTable()...) }

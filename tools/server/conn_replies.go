@@ -29,8 +29,8 @@ func (c *client) replyErr(err error) {
 		c.w.WriteError(msgNotFound)
 	case errors.Is(err, ErrKeyExists):
 		c.w.WriteError(msgItemExists)
-	case errors.Is(err, errNoDescriptors) || noDescriptors(err):
-		c.w.WriteError(errNoDescriptors.Error())
+	case errors.Is(err, store.ErrNoDescriptors) || store.NoDescriptors(err):
+		c.w.WriteError(store.ErrNoDescriptors.Error())
 	case errors.As(err, &lim):
 		c.w.WriteError("ERR " + lim.Error())
 	case errors.Is(err, mmapbloom.ErrInUse):

@@ -152,9 +152,9 @@ func TestLazyOpenIdleClose(t *testing.T) {
 	s, addr := startServer(t, Config{Dir: dir, FilterIdle: 100 * time.Millisecond})
 	rdb, c := dial(t, addr, ""), ctx(t)
 	assert.EqualValues(t, 2, rdb.DBSize(c).Val())
-	assert.Zero(t, s.store.openCount(), "nothing opened before use")
+	assert.Zero(t, s.store.OpenCount(), "nothing opened before use")
 	require.True(t, rdb.BFExists(c, "a", "x").Val())
-	require.Eventually(t, func() bool { return s.store.openCount() == 0 }, 20*time.Second, 20*time.Millisecond)
+	require.Eventually(t, func() bool { return s.store.OpenCount() == 0 }, 20*time.Second, 20*time.Millisecond)
 	require.True(t, rdb.BFExists(c, "a", "x").Val(), "opened again")
 	require.True(t, rdb.BFAdd(c, "b", "y").Val())
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/mmapbloom/mmapbloom/tools/server/acl"
@@ -26,14 +27,14 @@ type command struct {
 	// access delete, then OW update), as Redis 7.0 declares them.
 	keyFlagsEach [][]string
 	acl          []string     // ACL categories beyond the flags', "@name"
-	id           int          // index in commandList, and in aclCommands
+	id           int          // index in commandSet.list, and in its acl table
 	docs         *commandDocs // COMMAND DOCS (every command has them)
 	tips         []string     // COMMAND INFO's tips (request_policy:...)
 	noAuth       bool         // allowed before AUTH
 	write        bool         // Redis's write flag (refused by saveRefusal)
 	run          func(c *client, args [][]byte)
 	// subs are a container's subcommands (ACL SETUSER...), named
-	// "container|sub" once registered; run is then nil.
+	// "container|sub" once indexed (newCommandSet); run is then nil.
 	subs []*command
 }
 
@@ -58,38 +59,56 @@ type argSpec struct {
 // arguments (the name included): below cmd.first when it has no key.
 func (cmd *command) lastKey(n int) int { return acl.LastKey(cmd.last, n) }
 
-// commands indexes the table of commands.go by name.
-var commands = map[string]*command{}
+// commandSet is the command table of commands.go indexed: by name, in
+// name order (a command's id is its index in list, and in acl), and as
+// ACL rules see it. Each Server builds its own in New (newCommandSet):
+// a package-level table initialized from commandTable would be an
+// initialization cycle, since handlers in the table (COMMAND, ACL CAT,
+// MULTI's EXEC, FLUSHALL, INFO) read it; they read their server's.
+type commandSet struct {
+	byName map[string]*command
+	list   []*command
+	acl    *acl.Table
+}
 
-// commandList is the table in name order; a command's id is its index.
-var commandList []*command
-
-// register indexes the table, numbers its commands and makes their ACL
-// table (aclCommands).
-func register(cmds ...*command) {
+// newCommandSet indexes cmds (commandTable's), names their subcommands
+// "container|sub", numbers them and makes their ACL table. It panics on
+// a command without docs (a defect of commands.go).
+func newCommandSet(cmds []*command) *commandSet {
+	t := &commandSet{byName: make(map[string]*command, len(cmds))}
 	for _, c := range cmds {
-		commands[c.name] = c
+		t.byName[c.name] = c
 	}
-	commandList = commandList[:0]
-	for _, n := range commandNames() {
-		cmd := commands[n]
-		commandList = append(commandList, cmd)
+	for _, n := range t.names() {
+		cmd := t.byName[n]
+		t.list = append(t.list, cmd)
 		for _, sub := range cmd.subs {
 			sub.name = cmd.name + "|" + sub.name
-			commandList = append(commandList, sub)
+			t.list = append(t.list, sub)
 		}
 	}
-	for i, c := range commandList {
+	for i, c := range t.list {
 		if c.docs == nil {
 			panic("server: command without docs: " + c.name)
 		}
 		c.id, c.write = i, slices.Contains(c.flags, "write")
 	}
-	aclCommands = newACLTable(commandList)
+	t.acl = newACLTable(t.list)
+	return t
+}
+
+// names returns the names of the commands (not subcommands), sorted.
+func (t *commandSet) names() []string {
+	names := make([]string, 0, len(t.byName))
+	for n := range t.byName {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // lookup returns the command named by name, in any case.
-func lookup(name []byte) *command {
+func (t *commandSet) lookup(name []byte) *command {
 	var buf [32]byte
 	if len(name) > len(buf) {
 		return nil
@@ -101,14 +120,14 @@ func lookup(name []byte) *command {
 		}
 		lower[i] = b
 	}
-	return commands[string(lower)]
+	return t.byName[string(lower)]
 }
 
 // lookupFull is lookup that also finds a subcommand by its full name,
 // "container|sub" (COMMAND INFO), as ACL rules name it.
-func lookupFull(name string) *command {
-	if id, ok := aclCommands.Lookup(name); ok {
-		return commandList[id]
+func (t *commandSet) lookupFull(name string) *command {
+	if id, ok := t.acl.Lookup(name); ok {
+		return t.list[id]
 	}
 	return nil
 }
@@ -173,7 +192,7 @@ func (s *Server) execPipeline(c *client, cmds []redcon.Command) {
 // Redis, the lookup makes the command c's last (CLIENT LIST's cmd=),
 // whether it then runs, is queued or is refused.
 func (s *Server) exec(c *client, args [][]byte) {
-	cmd := lookup(args[0])
+	cmd := s.cmds.lookup(args[0])
 	c.lastCmd = lastOf(cmd, args)
 	s.execCmd(c, cmd, args)
 }

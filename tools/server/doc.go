@@ -22,8 +22,10 @@
 //	server.go    Config, New, Listen, Serve, Shutdown
 //	commands.go  the command table: every command, listed once, with what
 //	             COMMAND reports of it and the function that runs it
-//	dispatch.go  a command's lookup in the table, its checks (arity, ACL,
-//	             cluster slot) and its run, batched or in a transaction
+//	dispatch.go  the table indexed for each server by New (no init(): the
+//	             handlers read their server's), a command's lookup in it,
+//	             its checks (arity, ACL, cluster slot) and its run,
+//	             batched or in a transaction
 //	errors.go    the sentinel errors of the package
 //	conn_        one connection: the read loop and its input guard, TLS,
 //	             the reply writer, replies and error texts, RESP3 types,
@@ -41,13 +43,6 @@
 //	             pipelined adds, dumps and loads, set dumps, windows, the
 //	             NONSCALING full rule, MBF.MERGE, MBF.HEALTH (a key's
 //	             fill and estimates from a cached sample, bf_health.go)
-//	store_       the store of open filters: opening without the lock, files
-//	             replaced behind the server, the removal of expired keys,
-//	             RENAME and MEMORY USAGE; what it uses that needs neither
-//	             a client nor the server (the Bloom and Sets interfaces,
-//	             the limits on disk, layers and loads, the keys' expiry
-//	             table and its EXPIRES file, temporary load files) is
-//	             package store's
 //	fold.go      hash-tag folding of commands (the names: package keyname)
 //	cluster_     Redis Cluster: routing and redirections, CLUSTER commands,
 //	             MBF.MIGRATE (slot computations: package cluster), failover
@@ -77,10 +72,15 @@
 // tools/server/keyname is the key to file name rule (pure functions);
 // tools/server/cluster the slot of a key and the static cluster config;
 // tools/server/obs, acl and glob the statistics' structures, the ACL
-// rule engine and Redis's glob matching; tools/server/store what a
-// key's filter is (Bloom, Fixed, Sets), the limits on what clients can
-// make the server allocate, the keys' expiry table and the loads'
-// temporary files.
+// rule engine and Redis's glob matching; tools/server/store the store
+// of open filters (opening without the lock, the descriptor budget,
+// files replaced behind the server, expired keys' removal, RENAME's
+// moves, the BF.LOADCHUNKs in progress, the syncs on close, a key's
+// health sample), what a key's filter is (Bloom, Fixed, Sets), the
+// limits on what clients can make the server allocate, the keys'
+// expiry table and the loads' temporary files. The command handlers
+// over it (BF.LOADCHUNK's writes and checks, a replica's absorbed
+// copies, MEMORY and INFO's figures) stay here.
 //
 // The server imports no NATS package: the replication log, the nodes'
 // bucket of their limits (replication.Nodes) and the lease bucket

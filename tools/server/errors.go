@@ -5,6 +5,7 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/tools/server/acl"
 	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // Errors returned by this package's functions (the replies to clients are
@@ -29,11 +30,13 @@ var (
 	// Config.MaxRequest bytes; the connection is then closed.
 	ErrRequestTooLarge = errors.New("request too large")
 
-	// ErrNotFound is returned for a key that has no file.
-	ErrNotFound = errors.New("not found")
+	// ErrNotFound is returned for a key that has no file. It is
+	// store.ErrNotFound.
+	ErrNotFound = store.ErrNotFound
 
 	// ErrKeyExists is returned when a key to create already has a file.
-	ErrKeyExists = errors.New("item exists")
+	// It is store.ErrKeyExists.
+	ErrKeyExists = store.ErrKeyExists
 
 	// ErrNotCluster is returned by Reload and the cluster commands of a
 	// server started without a cluster config (or given only one of the

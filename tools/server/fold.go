@@ -51,7 +51,7 @@ func (s *Server) fold(key []byte) (keyname.Folded, bool, error) {
 // the view a command must use of it: the filter itself, or for a folded
 // key the view that puts the key's tag in front of each item. A folded
 // key's bucket must scale: create with expansion 0 is errFoldFixed.
-func (c *client) filterOf(key []byte, create *createSpec) (string, func(store.Bloom) store.Bloom, error) {
+func (c *client) filterOf(key []byte, create *store.Spec) (string, func(store.Bloom) store.Bloom, error) {
 	f, ok, err := c.s.fold(key)
 	switch {
 	case err != nil:
@@ -59,7 +59,7 @@ func (c *client) filterOf(key []byte, create *createSpec) (string, func(store.Bl
 	case !ok:
 		stem, err := c.stemOf(key)
 		return stem, func(b store.Bloom) store.Bloom { return b }, err
-	case create != nil && create.expansion == 0 && create.window == 0:
+	case create != nil && create.Expansion == 0 && create.Window == 0:
 		return "", nil, errFoldFixed
 	}
 	prefix := binary.AppendUvarint(make([]byte, 0, binary.MaxVarintLen64+len(f.Tag)), uint64(len(f.Tag)))
@@ -122,22 +122,22 @@ func (f foldedBloom) TestBatch(items [][]byte, present []bool) error {
 // bucket does not record which keys it holds, so "item exists" could not
 // be told from a new key, and a crawler reserving each host it meets
 // wants OK.
-func (s *Server) reserve(key []byte, spec createSpec) error {
+func (s *Server) reserve(key []byte, spec store.Spec) error {
 	f, ok, err := s.fold(key)
 	switch {
 	case err != nil:
 		return err
 	case !ok:
-		return s.store.reserve(key, spec)
-	case spec.expansion == 0:
+		return s.store.Reserve(key, spec)
+	case spec.Expansion == 0:
 		return errFoldFixed
 	}
-	e, err := s.store.acquire(f.Stem, &spec)
+	e, err := s.store.Acquire(f.Stem, &spec)
 	if err != nil {
 		return err
 	}
-	defer s.store.release(e, false)
-	st, ok := e.b.(store.Set)
+	defer s.store.Release(e, false)
+	st, ok := e.Bloom().(store.Set)
 	if !ok {
 		return fmt.Errorf("%w: the bucket's filter is a fixed file", errFoldReserve)
 	}
@@ -145,8 +145,8 @@ func (s *Server) reserve(key []byte, spec createSpec) error {
 	if err != nil {
 		return err
 	}
-	if info.Kind != "scalable" || info.P > spec.p*(1+1e-9) {
-		return fmt.Errorf("%w: the bucket's filter is a %s set at error rate %g, asked %g", errFoldReserve, info.Kind, info.P, spec.p)
+	if info.Kind != "scalable" || info.P > spec.P*(1+1e-9) {
+		return fmt.Errorf("%w: the bucket's filter is a %s set at error rate %g, asked %g", errFoldReserve, info.Kind, info.P, spec.P)
 	}
 	return nil
 }

@@ -201,7 +201,7 @@ func selectDB(c *client, args [][]byte) {
 
 // TYPE key: RedisBloom's type name, or none.
 func typeCmd(c *client, args [][]byte) {
-	ok, err := c.s.store.exists(args[1])
+	ok, err := c.s.store.Exists(args[1])
 	switch {
 	case err != nil && !absent(err):
 		c.replyErr(err)
@@ -216,7 +216,7 @@ func typeCmd(c *client, args [][]byte) {
 func existsCmd(c *client, args [][]byte) {
 	n := 0
 	for _, k := range args[1:] {
-		ok, err := c.s.store.exists(k)
+		ok, err := c.s.store.Exists(k)
 		if err != nil && !absent(err) {
 			c.replyErr(err)
 			return
@@ -237,7 +237,7 @@ func existsCmd(c *client, args [][]byte) {
 func del(c *client, args [][]byte) {
 	n := 0
 	for _, k := range args[1:] {
-		ok, err := c.s.store.remove(k)
+		ok, err := c.s.store.Remove(k)
 		if err != nil && !absent(err) {
 			if errors.Is(err, mmapbloom.ErrInUse) {
 				c.noteApplyErr(err)
@@ -255,7 +255,7 @@ func del(c *client, args [][]byte) {
 }
 
 func dbsize(c *client, _ [][]byte) {
-	keys, err := c.s.store.keys()
+	keys, err := c.s.store.Keys()
 	if err != nil {
 		c.replyErr(err)
 		return
@@ -265,7 +265,7 @@ func dbsize(c *client, _ [][]byte) {
 
 // KEYS pattern
 func keysCmd(c *client, args [][]byte) {
-	keys, err := c.s.store.keys()
+	keys, err := c.s.store.Keys()
 	if err != nil {
 		c.replyErr(err)
 		return

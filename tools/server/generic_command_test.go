@@ -14,13 +14,13 @@ import (
 // say; every command that takes arguments documents them (or its
 // subcommands do); containers list their subcommands.
 func TestCommandIntrospection(t *testing.T) {
-	_, addr := startServer(t, Config{})
+	s, addr := startServer(t, Config{})
 	rdb := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2})
 	defer rdb.Close()
 	c := ctx(t)
 	count, err := rdb.Do(c, "COMMAND", "COUNT").Int()
 	require.NoError(t, err)
-	assert.Equal(t, len(commands), count)
+	assert.Equal(t, len(s.cmds.byName), count)
 	for _, sub := range [][]any{{"COMMAND"}, {"COMMAND", "INFO"}, {"COMMAND", "LIST"}} {
 		v, err := rdb.Do(c, sub...).Slice()
 		require.NoError(t, err)
@@ -31,7 +31,7 @@ func TestCommandIntrospection(t *testing.T) {
 	require.Len(t, docs, 2*count)
 	for i := 0; i < len(docs); i += 2 {
 		name, fields := docs[i].(string), docs[i+1].([]any)
-		cmd := commands[name]
+		cmd := s.cmds.byName[name]
 		require.NotNil(t, cmd, name)
 		got := map[string]any{}
 		for j := 0; j < len(fields); j += 2 {
@@ -80,7 +80,7 @@ func TestCommandDocsBFReserve(t *testing.T) {
 func TestBFKeySpecs(t *testing.T) {
 	blocks := readReplyBlocks(t, "testdata/redisbloom/keyspecs.txt")
 	require.Len(t, blocks, 2)
-	_, addr := startServer(t, Config{})
+	s, addr := startServer(t, Config{})
 	for _, b := range blocks {
 		rc := dialRaw(t, addr)
 		if b.proto == 3 {
@@ -93,7 +93,7 @@ func TestBFKeySpecs(t *testing.T) {
 		}
 	}
 	rc := dialRaw(t, addr)
-	for _, cmd := range commandList {
+	for _, cmd := range s.cmds.list {
 		specs := keySpecsOf(t, rc.roundTrip(t, respCommand("COMMAND", "INFO", cmd.name)))
 		require.Len(t, specs, 1, cmd.name)
 		if cmd.first == 0 {

@@ -46,12 +46,12 @@ func oneof(name string, parts ...argSpec) argSpec {
 func (c *client) writeCommandDocs(names [][]byte) {
 	var cmds []*command
 	if len(names) == 0 {
-		for _, n := range commandNames() {
-			cmds = append(cmds, commands[n])
+		for _, n := range c.s.cmds.names() {
+			cmds = append(cmds, c.s.cmds.byName[n])
 		}
 	}
 	for _, n := range names {
-		if cmd := lookupFull(string(n)); cmd != nil {
+		if cmd := c.s.cmds.lookupFull(string(n)); cmd != nil {
 			cmds = append(cmds, cmd)
 		}
 	}

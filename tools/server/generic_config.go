@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mmapbloom/mmapbloom/tools/server/glob"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // CONFIG GET and CONFIG SET: every parameter is declared once, in the
@@ -109,8 +110,8 @@ func (l *liveConfig) init(cfg *Config) {
 
 // createSpec is the filter BF.ADD and BF.MADD make for a missing key:
 // bf-initial-size keys at bf-error-rate, growing by bf-expansion-factor.
-func (l *liveConfig) createSpec() *createSpec {
-	return &createSpec{n: l.initialSize.Load(), p: math.Float64frombits(l.errorRate.Load()), expansion: l.expansion.Load()}
+func (l *liveConfig) createSpec() *store.Spec {
+	return &store.Spec{N: l.initialSize.Load(), P: math.Float64frombits(l.errorRate.Load()), SetSpec: store.SetSpec{Expansion: l.expansion.Load()}}
 }
 
 // constParam is an immutable parameter with a fixed value.

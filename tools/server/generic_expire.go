@@ -12,10 +12,11 @@ import (
 // Redis's expiry commands on whole keys: EXPIRE, PEXPIRE, EXPIREAT,
 // PEXPIREAT (with Redis 7.0's NX, XX, GT and LT), TTL, PTTL, PERSIST,
 // EXPIRETIME and PEXPIRETIME, with redis-server 7.0's replies (its
-// expire.c). The expiries are the store's (store.Expiries, store_expire.go). Through the
-// replication log and the journal a relative expiry is recorded as
-// PEXPIREAT with the absolute time (expireRecord), as Redis propagates
-// it, so every node and every replay expires the key at the same time.
+// expire.c). The expiries are the store's (store.Expiries; their
+// removal: store/reap.go). Through the replication log and the journal
+// a relative expiry is recorded as PEXPIREAT with the absolute time
+// (expireRecord), as Redis propagates it, so every node and every
+// replay expires the key at the same time.
 
 // Expiry options of EXPIRE and its family (Redis's EXPIRE_NX...).
 const (
@@ -57,7 +58,7 @@ func expireGeneric(c *client, args [][]byte, base, unit int64) {
 		c.w.WriteError(msg)
 		return
 	}
-	set, err := c.s.store.setExpiry(args[1], at, func(cur int64, has bool) bool { return expireAllowed(flags, at, cur, has) })
+	set, err := c.s.store.SetExpiry(args[1], at, func(cur int64, has bool) bool { return expireAllowed(flags, at, cur, has) })
 	switch {
 	case err != nil && !absent(err):
 		c.replyErr(err)
@@ -136,7 +137,7 @@ func pexpireTime(c *client, args [][]byte) { ttlGeneric(c, args[1], true, true) 
 // ttlGeneric is Redis 7.0's ttlGenericCommand: the time left (abs: the
 // expiry itself), in ms or in seconds rounded to the nearest.
 func ttlGeneric(c *client, key []byte, ms, abs bool) {
-	at, has, ok, err := c.s.store.expiry(key)
+	at, has, ok, err := c.s.store.Expiry(key)
 	switch {
 	case err != nil && !absent(err):
 		c.replyErr(err)
@@ -160,7 +161,7 @@ func ttlGeneric(c *client, key []byte, ms, abs bool) {
 // PERSIST key: 1 if the key's expiry was removed, 0 when it had none or
 // is missing.
 func persist(c *client, args [][]byte) {
-	ok, err := c.s.store.persist(args[1])
+	ok, err := c.s.store.Persist(args[1])
 	switch {
 	case err != nil && !absent(err):
 		c.replyErr(err)

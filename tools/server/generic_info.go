@@ -2,7 +2,6 @@ package server
 
 import (
 	"slices"
-	"sort"
 )
 
 // Version is this server's version, reported by INFO as mmapbloom_version.
@@ -27,16 +26,16 @@ func (s *Server) mode() string {
 
 // commandAllCmd is COMMAND: every command's COMMAND INFO entry.
 func commandAllCmd(c *client, _ [][]byte) {
-	names := commandNames()
+	names := c.s.cmds.names()
 	c.w.WriteArray(len(names))
 	for _, n := range names {
-		c.writeCommandInfo(commands[n])
+		c.writeCommandInfo(c.s.cmds.byName[n])
 	}
 }
 
-func commandCountCmd(c *client, _ [][]byte)   { c.w.WriteInt(len(commands)) }
+func commandCountCmd(c *client, _ [][]byte)   { c.w.WriteInt(len(c.s.cmds.byName)) }
 func commandDocsCmd(c *client, args [][]byte) { c.writeCommandDocs(args[2:]) }
-func commandListCmd(c *client, _ [][]byte)    { c.writeStrings(commandNames()) }
+func commandListCmd(c *client, _ [][]byte)    { c.writeStrings(c.s.cmds.names()) }
 
 // commandInfoCmd is COMMAND INFO [name...]: every command without a name,
 // else each named command or subcommand's entry, or nil.
@@ -47,21 +46,12 @@ func commandInfoCmd(c *client, args [][]byte) {
 	}
 	c.w.WriteArray(len(args) - 2)
 	for _, a := range args[2:] {
-		if cmd := lookupFull(string(a)); cmd != nil {
+		if cmd := c.s.cmds.lookupFull(string(a)); cmd != nil {
 			c.writeCommandInfo(cmd)
 		} else {
 			c.writeNull()
 		}
 	}
-}
-
-func commandNames() []string {
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }
 
 // writeCommandInfo writes Redis 7's ten-field COMMAND entry: name, arity,
@@ -78,7 +68,7 @@ func (c *client) writeCommandInfo(cmd *command) {
 	c.w.WriteInt(cmd.first)
 	c.w.WriteInt(cmd.last)
 	c.w.WriteInt(cmd.step)
-	cats := aclCommands.CategoriesOf(cmd.id)
+	cats := c.s.cmds.acl.CategoriesOf(cmd.id)
 	c.writeSetLen(len(cats))
 	for _, cat := range cats {
 		c.w.WriteString("@" + cat)

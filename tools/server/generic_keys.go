@@ -7,12 +7,13 @@ import (
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // Redis's keyspace commands on whole keys beyond DEL: RENAME, RENAMENX,
 // FLUSHDB, FLUSHALL and MEMORY USAGE, with redis-server 7.0's replies.
 // A key's file is removed or renamed only when no other process has it
-// open, as DEL does (store_keys.go).
+// open, as DEL does (store/keys.go).
 
 // msgNoSuchKey is Redis's reply to RENAME of a missing key
 // (shared.nokeyerr).
@@ -32,19 +33,19 @@ func renameKey(c *client, args [][]byte, nx bool) {
 	done, err := false, error(nil)
 	if bytes.Equal(src, dst) {
 		var ok bool
-		if ok, err = c.s.store.exists(src); err == nil && !ok {
+		if ok, err = c.s.store.Exists(src); err == nil && !ok {
 			err = ErrNotFound
 		}
 	} else {
-		done, err = c.s.store.rename(src, dst, nx)
+		done, err = c.s.store.Rename(src, dst, nx)
 	}
-	var ke *keyError
+	var ke *store.KeyError
 	switch {
 	case errors.Is(err, ErrNotFound):
 		c.w.WriteError(msgNoSuchKey)
 	case errors.Is(err, mmapbloom.ErrInUse) && errors.As(err, &ke):
 		c.noteApplyErr(err)
-		c.w.WriteError(fmt.Sprintf("ERR key '%s' is open in another process (or in a running command): not renamed", clip(ke.key)))
+		c.w.WriteError(fmt.Sprintf("ERR key '%s' is open in another process (or in a running command): not renamed", clip(ke.Key)))
 	case err != nil:
 		c.replyErr(err)
 	case !nx:
@@ -69,12 +70,12 @@ func flush(c *client, args [][]byte) {
 		c.w.WriteError(msgSyntax)
 		return
 	}
-	keys, err := c.s.store.keys()
+	keys, err := c.s.store.Keys()
 	if err != nil {
 		c.replyErr(err)
 		return
 	}
-	w, del := c.w, commands["del"]
+	w, del := c.w, c.s.cmds.byName["del"]
 	defer func() { c.w = w }()
 	for _, group := range c.s.flushGroups(keys) {
 		reply := new(replyWriter)
@@ -135,7 +136,7 @@ func memoryUsage(c *client, args [][]byte) {
 		}
 		i++
 	}
-	n, ok, err := c.s.store.diskBytes(args[2])
+	n, ok, err := c.s.store.DiskBytes(args[2])
 	switch {
 	case err != nil:
 		c.replyErr(err)

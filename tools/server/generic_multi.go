@@ -103,7 +103,7 @@ func execTx(c *client, _ [][]byte) {
 	default:
 		c.w.WriteArray(len(t.queue))
 		for _, args := range t.queue {
-			cmd := lookup(args[0])
+			cmd := c.s.cmds.lookup(args[0])
 			if msg := c.user.Load().AllowedAtExec(lastOf(cmd, args).id, args); msg != "" {
 				c.w.WriteError(msg)
 				continue

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // TestParseCursor: SCAN cursors parsed as redis-server 7.0.15 parses
@@ -59,7 +61,7 @@ func TestScanGuarantee(t *testing.T) {
 	s, addr := startServer(t, Config{DefaultExpansion: 0, DefaultCapacity: 100})
 	rdb, c := dial(t, addr, ""), ctx(t)
 	for i := range 100 {
-		require.NoError(t, s.store.reserve([]byte(fmt.Sprintf("k%03d", i)), createSpec{n: 100, p: 0.01}))
+		require.NoError(t, s.store.Reserve([]byte(fmt.Sprintf("k%03d", i)), store.Spec{N: 100, P: 0.01}))
 	}
 	seen, deleted := map[string]int{}, map[string]bool{}
 	calls := 0
@@ -99,9 +101,9 @@ func TestPullListsEveryKey(t *testing.T) {
 	s, addr := startServer(t, Config{Dir: memDir(t)})
 	const n = 2500
 	for i := range n {
-		require.NoError(t, s.store.reserve([]byte(fmt.Sprintf("k%04d", i)), createSpec{n: 10, p: 0.1}))
+		require.NoError(t, s.store.Reserve([]byte(fmt.Sprintf("k%04d", i)), store.Spec{N: 10, P: 0.1}))
 	}
-	all, err := s.store.keys()
+	all, err := s.store.Keys()
 	require.NoError(t, err)
 	var pages atomic.Int64
 	deleted := map[string]bool{}
@@ -111,7 +113,7 @@ func TestPullListsEveryKey(t *testing.T) {
 		}
 		pages.Add(1)
 		for _, k := range all[len(deleted) : len(deleted)+10] { // the 10 first keys by name left
-			ok, err := s.store.remove([]byte(k))
+			ok, err := s.store.Remove([]byte(k))
 			require.NoError(t, err)
 			require.True(t, ok)
 			deleted[k] = true

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
+	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // startServer starts a server on 127.0.0.1 with a free port over a new
@@ -40,7 +41,7 @@ func startServer(t *testing.T, cfg Config) (*Server, string) {
 // seed an item never added tests present in one of them about once in
 // 100 filters (measured: 197 and 229 of 20,000 filters of 3 items), and
 // then BF.ADD answers 0 where the full rule's error is expected.
-var fullShapes = []createSpec{{n: 2, p: 0.01}, {n: 3, p: 0.01}}
+var fullShapes = []store.Spec{{N: 2, P: 0.01}, {N: 3, P: 0.01}}
 
 // fullShapesSeed is the seed fixSeeds gives: with it, every item the
 // tests add to or test in a filter of fullShapes answers as in
@@ -50,16 +51,16 @@ const fullShapesSeed = 1
 // fixSeeds makes s create the fixed filters of fullShapes with seed
 // fullShapesSeed instead of a random one, so that their answers are the
 // same every run. It goes through the store's shapes (a fixed file's
-// header per createSpec, which the store creates every later file of
+// header per store.Spec, which the store creates every later file of
 // the spec like): the filters are still made by BF.RESERVE or BF.INSERT,
 // through mmapbloom.CreateLike. Call it before the test creates them.
 func fixSeeds(t testing.TB, s *Server) {
 	t.Helper()
 	for _, spec := range fullShapes {
-		path := filepath.Join(t.TempDir(), fmt.Sprintf("shape-%d-%g.bloom", spec.n, spec.p))
-		f, err := mmapbloom.Create(path, spec.n, spec.p, &mmapbloom.CreateOptions{Seed: fullShapesSeed, FixedSeed: true})
+		path := filepath.Join(t.TempDir(), fmt.Sprintf("shape-%d-%g.bloom", spec.N, spec.P))
+		f, err := mmapbloom.Create(path, spec.N, spec.P, &mmapbloom.CreateOptions{Seed: fullShapesSeed, FixedSeed: true})
 		require.NoError(t, err)
-		s.store.shapes.Store(spec, f.Header())
+		s.store.CreateLike(spec, f.Header())
 		require.NoError(t, f.Close())
 	}
 }
@@ -112,4 +113,17 @@ func ctx(t *testing.T) context.Context {
 	c, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	return c
+}
+
+// limitedStore returns a store of dir with the default limits, closed at
+// the test's end, for tests of the load code that need no server.
+func limitedStore(t testing.TB, dir string) *store.Store {
+	t.Helper()
+	lim, err := store.NewLimiter(dir, store.Limits{})
+	require.NoError(t, err)
+	exp, err := store.LoadExpiries(dir, time.Now)
+	require.NoError(t, err)
+	st := store.New(store.Options{Dir: dir, Sets: store.LibrarySets{}, Limiter: lim, Expiries: exp})
+	t.Cleanup(func() { require.NoError(t, st.Close()) })
+	return st
 }

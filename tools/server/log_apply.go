@@ -14,7 +14,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/tools/replication"
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
 	"github.com/mmapbloom/mmapbloom/tools/server/store"
@@ -75,7 +74,7 @@ func (a *applier) Apply(stream int, seq uint64, origin string, recs []replicatio
 		}
 		i += n
 	}
-	if a.s.store.isClosed() {
+	if a.s.store.Closed() {
 		return errApplyClosed
 	}
 	a.applied.Add(1)
@@ -213,7 +212,7 @@ func applyAdds(lc *client, recs []replication.Record, results []any) error {
 // applyErr), nil when none.
 func applyCommand(lc *client, args [][]byte, results []any) error {
 	lc.applyErr = nil
-	cmd := lookup(args[0])
+	cmd := lc.s.cmds.lookup(args[0])
 	if cmd == nil || !arityOK(cmd.arity, len(args)) {
 		lc.w.WriteError(unknownCommand(args))
 	} else {
@@ -335,35 +334,4 @@ func cmpBool(x, y bool) int {
 		return 1
 	}
 	return -1
-}
-
-// syncAll msyncs every open filter, and reports the failed Syncs of
-// the filters closed since the last call (closeEvicted). It holds no
-// reference to them: a DEL, RENAME or FLUSHALL meanwhile closes a filter
-// as if no Sync ran (Close waits for a Sync in progress; a Sync after it
-// answers mmapbloom.ErrClosed, which is no failure: Close published the
-// count and the file is gone or renamed).
-func (s *filterStore) syncAll() error {
-	s.mu.Lock()
-	err := s.takeEvictErr()
-	var bs []store.Bloom
-	for _, e := range s.open {
-		if e.b != nil && !e.broken {
-			bs = append(bs, e.b)
-		}
-	}
-	s.mu.Unlock()
-	for _, b := range bs {
-		if serr := b.Sync(); serr != nil && !errors.Is(serr, mmapbloom.ErrClosed) {
-			err = errors.Join(err, serr)
-		}
-	}
-	return err
-}
-
-// isClosed reports whether Close has begun.
-func (s *filterStore) isClosed() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.closed
 }

@@ -58,7 +58,7 @@ func TestClassifyApplyErrors(t *testing.T) {
 		{"--max-loads (this node's loads in progress)", loads, applyLocal},
 		{"disk full", wrap(fmt.Errorf("%w: %w", mmapbloom.ErrNoSpace, unix.ENOSPC)), applyLocal},
 		{"I/O error", &os.PathError{Op: "write", Path: "k.bloom", Err: unix.EIO}, applyLocal},
-		{"no descriptors", errNoDescriptors, applyLocal},
+		{"no descriptors", store.ErrNoDescriptors, applyLocal},
 		{"EMFILE", &os.PathError{Op: "open", Path: "k.bloom", Err: unix.EMFILE}, applyLocal},
 		{"open in another process", wrap(mmapbloom.ErrInUse), applyLocal},
 		{"file changed under the mapping", wrap(mmapbloom.ErrFileChanged), applyLocal},
@@ -104,7 +104,7 @@ func TestApplyFailureLimits(t *testing.T) {
 		{"limit, origin has the same limits", "same", refused, ""},
 		{"limit, origin has other limits", "other", refused, "other, the record's origin, runs with max-filter-bytes=4294967296"},
 		{"limit, origin's limits unknown", "gone", refused, "could not be compared"},
-		{"local", "me", errNoDescriptors, "too many open files"},
+		{"local", "me", store.ErrNoDescriptors, "too many open files"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := a.failure(tc.origin, tc.err)
@@ -129,8 +129,8 @@ func TestApplyStopsOnNodeFailure(t *testing.T) {
 	// of 10 items fits in the 64 KiB over the reserve while "full".
 	srv, _ := startServer(t, Config{DefaultCapacity: 1_000_000, Limits: store.Limits{DiskReserve: 1 << 20}})
 	var full atomic.Bool
-	free := srv.store.lim.Free
-	srv.store.lim.Free = func(dir string) (uint64, uint64, error) {
+	free := srv.store.Limiter().Free
+	srv.store.Limiter().Free = func(dir string) (uint64, uint64, error) {
 		if full.Load() {
 			return 1<<20 + 64<<10, 1 << 30, nil
 		}

@@ -132,7 +132,7 @@ func (s *Server) execLogged(c *client, args [][]byte) {
 		s.exec(c, args)
 		return
 	}
-	if cmd := lookup(args[0]); cmd == nil || !cmd.logged() || len(c.js.replies) >= maxOwed {
+	if cmd := s.cmds.lookup(args[0]); cmd == nil || !cmd.logged() || len(c.js.replies) >= maxOwed {
 		s.answerLogged(c)
 		s.exec(c, args)
 		return

@@ -21,7 +21,7 @@ func BenchmarkObserve(b *testing.B) {
 	defer func() { require.NoError(b, s.Shutdown()) }()
 	c := &client{s: s, w: newReplyWriter(io.Discard), id: 1, authed: true}
 	c.user.Store(s.acl.Get("default"))
-	cmd := *lookup([]byte("bf.exists"))
+	cmd := *s.cmds.lookup([]byte("bf.exists"))
 	cmd.run = func(c *client, _ [][]byte) { c.w.WriteInt(1) }
 	args := [][]byte{[]byte("BF.EXISTS"), []byte("k"), []byte("https://example.com/")}
 	b.Run("bare", func(b *testing.B) {

@@ -122,7 +122,7 @@ func (s *Server) Stats() Stats {
 	d, m := s.dataStats(), s.memStats()
 	st.FixedFilters, st.Sets = d.fixed, d.sets
 	st.OpenFilters, st.OpenLayers, st.OpenItems, st.MappedBytes, st.ResidentBytes = m.open, m.layers, m.items, m.mapped, m.resident
-	h := s.store.healthSummary(time.Now())
+	h := healthSummaryOf(s.store, time.Now())
 	st.HealthSampledKeys, st.KeysOverCapacity = h.sampled, h.overCapacity
 	st.FPRRatioBounds, st.FPRRatioCounts, st.FPRRatioKeys, st.FPRRatioSum = fprRatioBounds, h.ratioCounts, h.ratioKeys, h.ratioSum
 	st.UserCPU, st.SystemCPU = cpuSeconds()
@@ -151,7 +151,7 @@ func (s *Server) Stats() Stats {
 	}
 	s.logStats(&st)
 	st.FileSystems = s.fsStats()
-	for _, cmd := range commandList {
+	for _, cmd := range s.cmds.list {
 		if cs, ok := s.commandStats(cmd); ok {
 			st.Commands = append(st.Commands, cs)
 		}

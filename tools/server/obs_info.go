@@ -170,7 +170,7 @@ func (s *Server) statsInfo() [][2]string {
 
 func (s *Server) commandStatsInfo() [][2]string {
 	var out [][2]string
-	for _, cmd := range commandList {
+	for _, cmd := range s.cmds.list {
 		st := &s.obs.cmds[cmd.id]
 		calls, rej, failed := st.Calls.Load(), st.Rejected.Load(), st.Failed.Load()
 		if calls == 0 && rej == 0 && failed == 0 {
@@ -200,7 +200,7 @@ func (s *Server) errorStatsInfo() [][2]string {
 // 50 99 99.9, in µs.
 func (s *Server) latencyStatsInfo() [][2]string {
 	var out [][2]string
-	for _, cmd := range commandList {
+	for _, cmd := range s.cmds.list {
 		snap := s.obs.cmds[cmd.id].Hist.Snapshot()
 		if snap.Total == 0 {
 			continue
@@ -220,7 +220,7 @@ func (s *Server) keyspaceInfo() [][2]string {
 }
 
 func (s *Server) bloomInfo() [][2]string {
-	d, m, h := s.dataStats(), s.memStats(), s.store.healthSummary(time.Now())
+	d, m, h := s.dataStats(), s.memStats(), healthSummaryOf(s.store, time.Now())
 	return [][2]string{
 		{"bloom_filters", itoa(d.fixed + d.sets)}, {"bloom_fixed_filters", itoa(d.fixed)}, {"bloom_sets", itoa(d.sets)},
 		{"bloom_open_filters", itoa(m.open)}, {"bloom_open_layers", itoa(m.layers)},

@@ -66,10 +66,10 @@ func latencyReset(c *client, args [][]byte) {
 func latencyHistogram(c *client, args [][]byte) {
 	var cmds []*command
 	if len(args) == 2 {
-		cmds = commandList
+		cmds = c.s.cmds.list
 	} else {
 		for _, a := range args[2:] {
-			if cmd := lookupFull(string(a)); cmd != nil {
+			if cmd := c.s.cmds.lookupFull(string(a)); cmd != nil {
 				cmds = append(cmds, cmd)
 			}
 		}

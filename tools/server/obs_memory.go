@@ -38,7 +38,7 @@ type filterMem struct {
 // memStats returns the open filters' counts and sizes, now, and their
 // page-cache residency, at most memStatsTTL old.
 func (s *Server) memStats() filterMem {
-	m, blooms := s.store.served()
+	m, blooms := served(s.store)
 	c := &s.obs.mem
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -49,28 +49,24 @@ func (s *Server) memStats() filterMem {
 	return m
 }
 
-// served returns the counts and sizes of the open filters, and the
-// filters. Sizes are read under the store's lock, which the idle closer
-// takes before closing a filter.
-func (s *filterStore) served() (filterMem, []store.Bloom) {
+// served returns the counts and sizes of st's open filters, and the
+// filters. Sizes are read under the store's lock (store.Each), which the
+// idle closer takes before closing a filter.
+func served(st *store.Store) (filterMem, []store.Bloom) {
 	var m filterMem
 	var blooms []store.Bloom
-	s.mu.Lock()
-	for _, e := range s.open {
-		if e.b == nil || e.broken {
-			continue
-		}
+	st.Each(func(e *store.Entry) {
+		b := e.Bloom()
 		m.open++
-		m.layers += int64(e.b.Layers())
-		if n, err := e.b.Count(); err == nil {
+		m.layers += int64(b.Layers())
+		if n, err := b.Count(); err == nil {
 			m.items += int64(n)
 		}
-		if n, err := e.b.SizeBytes(); err == nil {
+		if n, err := b.SizeBytes(); err == nil {
 			m.mapped += int64(n)
 		}
-		blooms = append(blooms, e.b)
-	}
-	s.mu.Unlock()
+		blooms = append(blooms, b)
+	})
 	return m, blooms
 }
 

@@ -29,7 +29,7 @@ func newSyncStat() *syncStat {
 
 // syncFilters msyncs every open filter and records the Sync.
 func (s *Server) syncFilters() error {
-	return s.persist("Sync of the open filters", s.store.syncAll)
+	return s.persist("Sync of the open filters", s.store.SyncAll)
 }
 
 // persist runs sync, what makes the writes before it durable (a Sync of

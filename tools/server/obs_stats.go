@@ -55,10 +55,11 @@ const (
 	defaultSlowMax    = 128
 )
 
-func newObserver() *observer {
-	o := &observer{epoch: time.Now(), runID: runID(), cmds: make([]obs.Counters, len(commandList)), kind: make([]replyKind, len(commandList)),
+// newObserver returns the counters of the commands of t, by id.
+func newObserver(t *commandSet) *observer {
+	o := &observer{epoch: time.Now(), runID: runID(), cmds: make([]obs.Counters, len(t.list)), kind: make([]replyKind, len(t.list)),
 		syncs: newSyncStat()}
-	for _, cmd := range commandList {
+	for _, cmd := range t.list {
 		switch cmd.name {
 		case "bf.add":
 			o.kind[cmd.id] = replyAdd

@@ -247,7 +247,7 @@ func TestLatencyHistogramAndMonitor(t *testing.T) {
 	assert.Contains(t, all, "bf.add")
 
 	assert.Equal(t, []any{}, do(t, rdb, "LATENCY", "LATEST")) // latency-monitor-threshold 0: off
-	bfAdd, ping := latencyEvent(lookupFull("bf.add")), latencyEvent(lookupFull("ping"))
+	bfAdd, ping := latencyEvent(s.cmds.lookupFull("bf.add")), latencyEvent(s.cmds.lookupFull("ping"))
 	s.obs.mon.Add(bfAdd, 100, 12)
 	s.obs.mon.Add(bfAdd, 100, 30)
 	s.obs.mon.Add(ping, 100, 7)

@@ -76,7 +76,7 @@ func (s *Server) pullKey(ctx context.Context, rdb *redis.Client, d *dump, key []
 	if err != nil {
 		return err
 	}
-	file, dir := s.store.stemPaths(stem)
+	file, dir := s.store.StemPaths(stem)
 	hdr, err := d.header(ctx)
 	var rerr redis.Error
 	if isSetChunk(hdr) || errors.As(err, &rerr) && strings.Contains(rerr.Error(), setDumpRefused) {
@@ -90,7 +90,7 @@ func (s *Server) pullKey(ctx context.Context, rdb *redis.Client, d *dump, key []
 		return fmt.Errorf("%w: not a filter header (%v)", errBadData, err)
 	}
 	// The common case, a key the replica has: ORed in place, piece by piece.
-	done, err := s.store.withFixed(stem, h, func(f store.Fixed) error {
+	done, err := withFixed(s.store, stem, h, func(f store.Fixed) error {
 		return d.pieces(ctx, h.ByteSize, func(off int64, data []byte) error { return f.UnionPiece(h, uint64(off), data) })
 	})
 	if done || err != nil {
@@ -100,7 +100,7 @@ func (s *Server) pullKey(ctx context.Context, rdb *redis.Client, d *dump, key []
 	if err != nil {
 		return err
 	}
-	replaced, err := s.store.absorb(stem, l)
+	replaced, err := s.absorb(stem, l)
 	if replaced && err == nil {
 		s.cfg.Log.Printf("pull: key %q has another shape or kind on the primary (deleted and re-created there): replaced by the primary's", key)
 	}
@@ -110,7 +110,7 @@ func (s *Server) pullKey(ctx context.Context, rdb *redis.Client, d *dump, key []
 // fetchFile copies a filter file of the primary by its dump d (BF.SCANDUMP
 // key, or MBF.SETDUMP key file) into a new load of path in st's
 // directory.
-func fetchFile(ctx context.Context, d *dump, st *filterStore, path string) (*load, error) {
+func fetchFile(ctx context.Context, d *dump, st *store.Store, path string) (*load, error) {
 	hdr, err := d.header(ctx)
 	if err != nil {
 		return nil, err
@@ -130,13 +130,13 @@ func (d *dump) header(ctx context.Context) ([]byte, error) {
 // load copies the bit array of the dump whose header is hdr into a new
 // load of path in st's directory, admitted by st's limits as the
 // puller's (owner 0, no client's id).
-func (d *dump) load(ctx context.Context, hdr []byte, st *filterStore, path string) (*load, error) {
-	l, err := newLoad(st.lim, 0, st.dir, path, hdr, ".pull*")
+func (d *dump) load(ctx context.Context, hdr []byte, st *store.Store, path string) (*load, error) {
+	l, err := newLoad(st.Limiter(), 0, st.Dir(), path, hdr, ".pull*")
 	if err != nil {
 		return nil, err
 	}
 	if err := d.pieces(ctx, l.size, l.write); err != nil {
-		l.abort()
+		l.Abort()
 		return nil, err
 	}
 	return l, nil
@@ -210,7 +210,7 @@ func (s *Server) pullSet(ctx context.Context, rdb *redis.Client, name []any, ste
 	fresh := errors.Is(err, os.ErrNotExist)
 	if fresh {
 		var lock *os.File
-		if target, lock, err = store.LockedTempDir(s.store.dir, dir, "pull"); err != nil {
+		if target, lock, err = store.LockedTempDir(s.store.Dir(), dir, "pull"); err != nil {
 			return err
 		}
 		defer os.RemoveAll(target)
@@ -228,7 +228,7 @@ func (s *Server) pullSet(ctx context.Context, rdb *redis.Client, name []any, ste
 		return err
 	}
 	if fresh {
-		return s.store.installSet(stem, target)
+		return installSet(s.store, stem, target)
 	}
 	return nil
 }
@@ -240,7 +240,7 @@ func (s *Server) pullLayer(ctx context.Context, rdb *redis.Client, name []any, f
 	if err != nil {
 		return err
 	}
-	defer l.abort()
+	defer l.Abort()
 	if err := l.link(); !errors.Is(err, ErrKeyExists) {
 		return err
 	}

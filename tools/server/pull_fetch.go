@@ -218,7 +218,7 @@ func (s *Server) pullAll(ctx context.Context, rdb *redis.Client, cs *clusterStat
 	n, failed := 0, 0
 	var first error
 	for _, stem := range s.bucketsOf(buckets, wanted) {
-		_, dir := s.store.stemPaths(stem)
+		_, dir := s.store.StemPaths(stem)
 		if err := s.pullSet(ctx, rdb, []any{"MBF.BUCKETDUMP", stem}, stem, dir); err != nil {
 			failed++
 			if first == nil {

@@ -409,7 +409,7 @@ func FuzzFetchFile(f *testing.F) {
 			require.Empty(t, ents)
 			return
 		}
-		defer l.abort()
+		defer l.Abort()
 		require.Less(t, calls, 10000)
 		st, err := l.f.Stat()
 		require.NoError(t, err)

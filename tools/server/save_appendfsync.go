@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -117,7 +116,7 @@ func (s *Server) newSyncer() *syncer {
 	f := &syncer{next: &syncRound{done: make(chan struct{})}, kick: make(chan struct{}, 1),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	f.policy.Store(int32(p))
-	s.store.syncOnClose.Store(p != fsyncNo)
+	s.store.SetSyncOnClose(p != fsyncNo)
 	return f
 }
 
@@ -238,28 +237,6 @@ func (s *Server) afterWrites(c *client) {
 	}
 }
 
-// closeEvicted closes e, an open filter no command uses, for the store's
-// idle and descriptor-budget closers (the caller holds s.mu), syncing it
-// first while appendfsync is not no: Close alone leaves its adds to the
-// kernel's write-back, out of syncAll's reach. A failed Sync is kept for
-// the next syncAll to report.
-func (s *filterStore) closeEvicted(e *entry) {
-	if s.syncOnClose.Load() {
-		if err := e.b.Sync(); err != nil {
-			s.evictErr = errors.Join(s.evictErr, err)
-		}
-	}
-	_ = e.b.Close()
-}
-
-// takeEvictErr returns and clears the errors of closeEvicted's Syncs
-// (the caller holds s.mu).
-func (s *filterStore) takeEvictErr() error {
-	err := s.evictErr
-	s.evictErr = nil
-	return err
-}
-
 // appendfsyncParam is CONFIG GET/SET appendfsync (in the CONFIG table,
 // generic_config.go).
 func appendfsyncParam() *configParam {
@@ -273,7 +250,7 @@ func appendfsyncParam() *configParam {
 			}
 			return func() {
 				s.fsync.policy.Store(int32(p))
-				s.store.syncOnClose.Store(p != fsyncNo)
+				s.store.SetSyncOnClose(p != fsyncNo)
 			}, ""
 		},
 	}

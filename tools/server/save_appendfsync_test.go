@@ -210,7 +210,7 @@ func TestSyncDoesNotRefuseDel(t *testing.T) {
 				synced <- nil
 				return
 			default:
-				err = s.store.syncAll()
+				err = s.store.SyncAll()
 			}
 		}
 		synced <- err

@@ -140,6 +140,6 @@ func (s *Server) checkpoint() error {
 		return s.syncFilters()
 	}
 	return s.persist("checkpoint (a Sync of the open filters)", func() error {
-		return s.journal.Checkpoint(s.store.syncAll)
+		return s.journal.Checkpoint(s.store.SyncAll)
 	})
 }

@@ -75,7 +75,7 @@ type Config struct {
 	// FileCheck is how often a key in use is compared with its file
 	// (one stat per key per period): a key whose file or set directory
 	// an outside tool replaced (a new inode) or removed is reopened at
-	// its first use at most this long after (store_filecheck.go). Default
+	// its first use at most this long after (store/filecheck.go). Default
 	// DefaultFileCheck (1 s); negative means never.
 	FileCheck time.Duration
 
@@ -148,7 +148,7 @@ type Config struct {
 	AppendFsync string
 
 	// Now is the wall clock keys' expiries are set and compared with
-	// (EXPIRE, TTL...; store_expire.go). Default time.Now; tests inject
+	// (EXPIRE, TTL...; store/reap.go). Default time.Now; tests inject
 	// one.
 	Now func() time.Time
 
@@ -169,9 +169,13 @@ const (
 	// client on a slow link.
 	DefaultTLSHandshake = 10 * time.Second
 	DefaultFilterIdle   = time.Minute
-	DefaultExpireCycle  = 100 * time.Millisecond
-	DefaultCapacity     = 1_000_000
-	DefaultErrorRate    = 0.01
+	// DefaultFileCheck is Config.FileCheck's default: a key's file
+	// replaced behind the server is seen within a second
+	// (tools/server/store/filecheck.go).
+	DefaultFileCheck   = time.Second
+	DefaultExpireCycle = 100 * time.Millisecond
+	DefaultCapacity    = 1_000_000
+	DefaultErrorRate   = 0.01
 )
 
 // Server serves RESP clients on a data directory. Create it with New,
@@ -179,7 +183,9 @@ const (
 type Server struct {
 	cfg   Config
 	conf  liveConfig // what CONFIG SET changes (generic_config.go)
-	store *filterStore
+	store *store.Store
+	// cmds is the command table (commands.go), indexed by New.
+	cmds  *commandSet
 	acl   *acl.Users
 	start time.Time
 
@@ -256,7 +262,8 @@ func New(cfg Config) (*Server, error) {
 	} else if n > 0 {
 		cfg.Log.Printf("removed %d temporary files of loads interrupted by a crash", n)
 	}
-	users, err := acl.NewUsers(aclCommands, cfg.Password, cfg.ACLFile)
+	cmds := newCommandSet(commandTable())
+	users, err := acl.NewUsers(cmds.acl, cfg.Password, cfg.ACLFile)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
@@ -264,9 +271,10 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	s := &Server{cfg: cfg, store: newStore(cfg.Dir, cfg.Sets, cfg.FilterIdle, cfg.FileCheck, cfg.ExpireCycle, lim, exp), acl: users,
-		start: time.Now(), clients: map[*client]struct{}{}, refusing: make(chan struct{}, maxRefusing), puller: newPuller(), obs: newObserver(),
-		shutdownAsked: make(chan struct{})}
+	s := &Server{cfg: cfg, store: store.New(store.Options{Dir: cfg.Dir, Sets: cfg.Sets, Limiter: lim, Expiries: exp,
+		Idle: cfg.FilterIdle, FileCheck: cfg.FileCheck, ExpireCycle: cfg.ExpireCycle}), acl: users,
+		start: time.Now(), clients: map[*client]struct{}{}, refusing: make(chan struct{}, maxRefusing), puller: newPuller(), obs: newObserver(cmds),
+		cmds: cmds, shutdownAsked: make(chan struct{})}
 	s.conf.init(&s.cfg)
 	s.fsync = s.newSyncer()
 	if err := s.openJournal(); err != nil {

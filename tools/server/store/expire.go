@@ -20,7 +20,7 @@ import (
 // file, fsynced, renamed over it, the directory fsynced), so a restart
 // keeps every acknowledged expiry. A key past its expiry answers as
 // absent to every command: its file is removed at its next use and by
-// the background cycle (tools/server/store_expire.go); while another
+// the background cycle (reap.go); while another
 // process holds it open the removal fails as DEL's does, is retried at
 // each use and cycle, and the key still answers absent. Neither library
 // handles nor other processes read this file: the expiry is the
@@ -31,7 +31,7 @@ const ExpiresFile = "EXPIRES"
 
 // Expiries is the expiry table of a data directory, by key file-name
 // stem (keyname.Stem). Its methods are safe for concurrent use; its lock
-// is taken after the server store's, never before.
+// is taken after the Store's, never before.
 type Expiries struct {
 	path string
 	now  func() time.Time

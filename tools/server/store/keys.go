@@ -1,4 +1,4 @@
-package server
+package store
 
 import (
 	"errors"
@@ -11,16 +11,17 @@ import (
 	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
 )
 
-// The store's side of RENAME and MEMORY USAGE (generic_keys.go).
+// The store's side of RENAME and MEMORY USAGE (tools/server/generic_keys.go).
 
-// rename gives src's file or set dst's name, replacing what dst had
+// Rename gives src's file or set dst's name, replacing what dst had
 // unless nx (then done is false when dst exists). src is first moved to
 // a hidden name (refused, with nothing changed, while any process has it
 // open), then dst removed (refused while it is open: src goes back),
 // then src takes dst's name, so a refusal loses neither key. Errors:
 // ErrNotFound when src has no file, mmapbloom.ErrInUse (wrapped with the
-// key refused) while a command or another process uses either key.
-func (s *filterStore) rename(src, dst []byte, nx bool) (done bool, err error) {
+// key refused, a *KeyError) while a command or another process uses
+// either key, mmapbloom.ErrClosed after Close.
+func (s *Store) Rename(src, dst []byte, nx bool) (done bool, err error) {
 	from, err := keyname.Stem(src)
 	if err != nil {
 		return false, err
@@ -42,29 +43,29 @@ func (s *filterStore) rename(src, dst []byte, nx bool) (done bool, err error) {
 		return false, err
 	}
 	if err := s.closeLocked(from, true); err != nil {
-		return false, &keyError{key: src, err: err}
+		return false, &KeyError{Key: src, Err: err}
 	}
 	if err := s.closeLocked(to, false); err != nil {
-		return false, &keyError{key: dst, err: err}
+		return false, &KeyError{Key: dst, Err: err}
 	}
 	return true, s.moveLocked(from, to, src, dst)
 }
 
 // moveLocked moves stem from's file or set to stem to through a hidden
-// name, removing what to had (rename).
-func (s *filterStore) moveLocked(from, to string, src, dst []byte) error {
-	file, set := s.stemPaths(from)
+// name, removing what to had (Rename).
+func (s *Store) moveLocked(from, to string, src, dst []byte) error {
+	file, set := s.StemPaths(from)
 	tmp := filepath.Join(s.dir, ".rename-"+to)
-	newFile, newSet := s.stemPaths(to)
+	newFile, newSet := s.StemPaths(to)
 	move, back, dest := mmapbloom.Rename, os.Rename, newFile
 	if _, err := os.Lstat(file); errors.Is(err, fs.ErrNotExist) {
 		file, move, dest = set, s.sets.Rename, newSet
 	}
 	if err := move(file, tmp); err != nil {
-		return &keyError{key: src, err: err}
+		return &KeyError{Key: src, Err: err}
 	}
 	if _, err := s.removeLocked(to); err != nil {
-		return errors.Join(&keyError{key: dst, err: err}, back(tmp, file))
+		return errors.Join(&KeyError{Key: dst, Err: err}, back(tmp, file))
 	}
 	if err := os.Rename(tmp, dest); err != nil {
 		return fmt.Errorf("rename: %w", err)
@@ -72,18 +73,22 @@ func (s *filterStore) moveLocked(from, to string, src, dst []byte) error {
 	return s.exp.Move(from, to)
 }
 
-// keyError is an error met on one key of a command of several.
-type keyError struct {
-	key []byte
-	err error
+// KeyError is an error met on one key of a command of several: its
+// text is Err's.
+type KeyError struct {
+	Key []byte // the key refused
+	Err error
 }
 
-func (e *keyError) Error() string { return e.err.Error() }
-func (e *keyError) Unwrap() error { return e.err }
+// Error returns Err's text.
+func (e *KeyError) Error() string { return e.Err.Error() }
 
-// diskBytes returns the bytes key's file holds, or the sum of the files
+// Unwrap returns Err.
+func (e *KeyError) Unwrap() error { return e.Err }
+
+// DiskBytes returns the bytes key's file holds, or the sum of the files
 // of its set directory; ok false when it has neither. It opens nothing.
-func (s *filterStore) diskBytes(key []byte) (n int64, ok bool, err error) {
+func (s *Store) DiskBytes(key []byte) (n int64, ok bool, err error) {
 	stem, err := keyname.Stem(key)
 	if err != nil {
 		return 0, false, err
@@ -91,7 +96,7 @@ func (s *filterStore) diskBytes(key []byte) (n int64, ok bool, err error) {
 	if s.exp.Expired(stem) {
 		return 0, false, nil
 	}
-	file, set := s.stemPaths(stem)
+	file, set := s.StemPaths(stem)
 	if st, err := os.Stat(file); err == nil {
 		return st.Size(), true, nil
 	} else if !errors.Is(err, fs.ErrNotExist) {

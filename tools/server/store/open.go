@@ -1,13 +1,11 @@
-package server
+package store
 
 import (
 	"errors"
 	"fmt"
 	"os"
-	"syscall"
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
-	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
 // Opening and creating keys without the store's lock, and the bound on
@@ -23,14 +21,10 @@ import (
 // descriptors (a fixed filter holds one, a set one per layer and its
 // CONTROL page).
 
-// errNoDescriptors is the retryable error of a key that could not be
-// opened or created for lack of file descriptors (EMFILE, ENFILE).
-var errNoDescriptors = errors.New("TRYAGAIN too many open files: the key could not be opened now, retry later")
-
 // wait waits until e, registered by another command, is ready. It
 // reports retry when that command found no file and this one may create
 // it (create not nil), and the opening's error otherwise.
-func (e *entry) wait(create *createSpec) (retry bool, err error) {
+func (e *Entry) wait(create *Spec) (retry bool, err error) {
 	if e.ready != nil {
 		<-e.ready
 	}
@@ -42,23 +36,23 @@ func (e *entry) wait(create *createSpec) (retry bool, err error) {
 
 // openOrCreate opens stem's filter, creating it from create when it has
 // none; without descriptors left it closes unused filters and tries once
-// more, then fails with errNoDescriptors. id is the identity of the file
-// (or set CONTROL page) opened, for the file check (store_filecheck.go).
-func (s *filterStore) openOrCreate(stem string, create *createSpec) (b store.Bloom, id os.FileInfo, err error) {
+// more, then fails with ErrNoDescriptors. id is the identity of the file
+// (or set CONTROL page) opened, for the file check (filecheck.go).
+func (s *Store) openOrCreate(stem string, create *Spec) (b Bloom, id os.FileInfo, err error) {
 	b, id, err = s.openCreate(stem, create)
-	if noDescriptors(err) {
+	if NoDescriptors(err) {
 		s.mu.Lock()
 		s.evictLocked(true)
 		s.mu.Unlock()
 		b, id, err = s.openCreate(stem, create)
 	}
-	if noDescriptors(err) {
-		return nil, nil, fmt.Errorf("%w (%v)", errNoDescriptors, err)
+	if NoDescriptors(err) {
+		return nil, nil, fmt.Errorf("%w (%v)", ErrNoDescriptors, err)
 	}
 	return b, id, err
 }
 
-func (s *filterStore) openCreate(stem string, create *createSpec) (store.Bloom, os.FileInfo, error) {
+func (s *Store) openCreate(stem string, create *Spec) (Bloom, os.FileInfo, error) {
 	id := s.identify(stem) // before the open: a replacement meanwhile is seen at the next check
 	b, err := s.openStem(stem)
 	if errors.Is(err, ErrNotFound) && create != nil {
@@ -71,14 +65,9 @@ func (s *filterStore) openCreate(stem string, create *createSpec) (store.Bloom, 
 	return b, id, err
 }
 
-// noDescriptors reports whether err is the lack of file descriptors.
-func noDescriptors(err error) bool {
-	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)
-}
-
 // opened makes the pending entry e ready with the filter b, or removes
 // it with the opening's error, and wakes the commands waiting for it.
-func (s *filterStore) opened(e *entry, b store.Bloom, id os.FileInfo, err error) {
+func (s *Store) opened(e *Entry, b Bloom, id os.FileInfo, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil || s.closed {
@@ -99,29 +88,29 @@ func (s *filterStore) opened(e *entry, b store.Bloom, id os.FileInfo, err error)
 
 // adopt registers the filter b that BF.RESERVE created for stem, unless
 // a command opened the key meanwhile (b is then closed).
-func (s *filterStore) adopt(stem string, b store.Bloom) {
+func (s *Store) adopt(stem string, b Bloom) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.open[stem] != nil || s.closed {
 		_ = b.Close()
 		return
 	}
-	e := &entry{b: b, stem: stem, fds: descriptors(b), id: s.identify(stem), checked: s.period.Load()}
+	e := &Entry{b: b, stem: stem, fds: descriptors(b), id: s.identify(stem), checked: s.period.Load()}
 	s.open[stem] = e
 	s.touchLocked(e)
 	s.evictLocked(false)
 }
 
 // descriptors returns the descriptors an open filter holds.
-func descriptors(b store.Bloom) int {
-	if _, ok := b.(store.Fixed); ok {
+func descriptors(b Bloom) int {
+	if _, ok := b.(Fixed); ok {
 		return 1
 	}
 	return b.Layers() + 1
 }
 
 // touchLocked marks e used now.
-func (s *filterStore) touchLocked(e *entry) {
+func (s *Store) touchLocked(e *Entry) {
 	e.used = true
 	s.uses++
 	e.lru = s.uses
@@ -131,7 +120,7 @@ func (s *filterStore) touchLocked(e *entry) {
 // until the open ones hold at most FilterFiles descriptors (counted when
 // each was opened), or, with all (descriptors ran out), every one no
 // command uses.
-func (s *filterStore) evictLocked(all bool) {
+func (s *Store) evictLocked(all bool) {
 	budget, total := s.lim.FilterFiles, 0
 	if all {
 		budget = 0
@@ -140,7 +129,7 @@ func (s *filterStore) evictLocked(all bool) {
 		total += e.fds
 	}
 	for total > budget {
-		var lru *entry
+		var lru *Entry
 		for _, e := range s.open {
 			if e.refs == 0 && e.b != nil && (lru == nil || e.lru < lru.lru) {
 				lru = e

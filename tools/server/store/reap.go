@@ -1,4 +1,4 @@
-package server
+package store
 
 import (
 	"errors"
@@ -9,15 +9,16 @@ import (
 )
 
 // The store's side of the keys' expiries (EXPIRE and its family,
-// generic_expire.go): the table and its EXPIRES file are package store's
-// (store.Expiries); here, a key past its expiry is removed at its next
-// use (existsLocked, acquire) and by the background cycle (expireCycle).
+// tools/server/generic_expire.go): the table and its EXPIRES file are
+// Expiries' (expire.go); here, a key past its expiry is removed at its
+// next use (existsLocked, Acquire) and by the background cycle
+// (expireCycle).
 
 // reapLocked removes stem's file or set when its expiry has passed,
 // reporting whether it expired (then the key answers absent, removed or
 // not). A removal refused (another process holds the file) is retried
 // at the next use and cycle.
-func (s *filterStore) reapLocked(stem string) bool {
+func (s *Store) reapLocked(stem string) bool {
 	if !s.exp.Expired(stem) {
 		return false
 	}
@@ -28,7 +29,7 @@ func (s *filterStore) reapLocked(stem string) bool {
 // expireCycle removes the keys whose expiry has passed, and drops the
 // expiries of keys whose file is gone (removed by another process), so
 // a key created again under that name has none, as in Redis.
-func (s *filterStore) expireCycle() {
+func (s *Store) expireCycle() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -41,7 +42,7 @@ func (s *filterStore) expireCycle() {
 		if s.open[stem] != nil {
 			continue
 		}
-		file, set := s.stemPaths(stem)
+		file, set := s.StemPaths(stem)
 		if !exists(file) && !exists(set) {
 			_, _ = s.exp.Drop(stem)
 		}
@@ -55,12 +56,12 @@ func exists(path string) bool {
 	return !errors.Is(err, fs.ErrNotExist)
 }
 
-// setExpiry gives key the expiry at (Unix ms) when allow accepts it
+// SetExpiry gives key the expiry at (Unix ms) when allow accepts it
 // given the key's current one (has false: none); set false when the key
 // is missing or allow refused. An expiry already past removes the key
 // (while another process holds it, the key answers absent until its
 // removal succeeds).
-func (s *filterStore) setExpiry(key []byte, at int64, allow func(cur int64, has bool) bool) (set bool, err error) {
+func (s *Store) SetExpiry(key []byte, at int64, allow func(cur int64, has bool) bool) (set bool, err error) {
 	stem, err := keyname.Stem(key)
 	if err != nil {
 		return false, err
@@ -80,9 +81,9 @@ func (s *filterStore) setExpiry(key []byte, at int64, allow func(cur int64, has 
 	return true, nil
 }
 
-// expiry returns key's expiry in Unix ms (has false: none); ok false
+// Expiry returns key's expiry in Unix ms (has false: none); ok false
 // when the key is missing.
-func (s *filterStore) expiry(key []byte) (at int64, has, ok bool, err error) {
+func (s *Store) Expiry(key []byte) (at int64, has, ok bool, err error) {
 	stem, err := keyname.Stem(key)
 	if err != nil {
 		return 0, false, false, err
@@ -96,8 +97,8 @@ func (s *filterStore) expiry(key []byte) (at int64, has, ok bool, err error) {
 	return at, has, true, nil
 }
 
-// persist removes key's expiry: false when it had none or is missing.
-func (s *filterStore) persist(key []byte) (bool, error) {
+// Persist removes key's expiry: false when it had none or is missing.
+func (s *Store) Persist(key []byte) (bool, error) {
 	stem, err := keyname.Stem(key)
 	if err != nil {
 		return false, err

@@ -1,4 +1,4 @@
-package server
+package store
 
 import (
 	"errors"
@@ -14,109 +14,127 @@ import (
 	"github.com/mmapbloom/mmapbloom/format"
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
 	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
-	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
-// filterStore maps keys to their open filters. A key's file is opened on its
+// Store maps keys to their open filters. A key's file is opened on its
 // first use (Open is O(1)) and closed once no command has used it for
-// about the idle time; Close syncs and closes every filter.
-type filterStore struct {
+// about the idle time; Close syncs and closes every filter. Its methods
+// are safe for concurrent use.
+type Store struct {
 	dir  string
-	sets store.Sets
-	lim  *store.Limiter
+	sets Sets
+	lim  *Limiter
 
 	mu    sync.Mutex
-	open  map[string]*entry // by file-name stem (keyname.Stem, or a folded key's keyname.Fold)
-	loads map[string]*load  // BF.LOADCHUNK in progress
-	// setLoads are the BF.LOADCHUNKs of sets in progress (bf_setscan_load.go).
-	setLoads map[string]*setLoad
-	uses     uint64 // commands that used a filter: entry.lru's clock
-	// shapes holds, per createSpec of a fixed file, the header of the
-	// first file this store created from it: the next ones are created
-	// like it (same m, k and seed), skipping the sizing search (about
-	// 2 ms of CPU a file, which dominated adding URLs keyed by host).
-	shapes  sync.Map // createSpec -> format.Header
+	open  map[string]*Entry // by file-name stem (keyname.Stem, or a folded key's keyname.Fold)
+	loads map[string]Load   // BF.LOADCHUNKs in progress, by key (loads.go)
+	uses  uint64            // commands that used a filter: Entry.lru's clock
+	// shapes holds, per Spec of a fixed file, the header of the first
+	// file this store created from it: the next ones are created like it
+	// (same m, k and seed), skipping the sizing search (about 2 ms of CPU
+	// a file, which dominated adding URLs keyed by host).
+	shapes  sync.Map // Spec -> format.Header
 	closed  bool
 	stop    chan struct{}
 	stopped chan struct{}
-	// period is the file check period (store_filecheck.go): an open entry is
+	// period is the file check period (filecheck.go): an open entry is
 	// checked against its file at its first use in each.
 	period atomic.Uint64
-	// syncOnClose: appendfsync is not no, closeEvicted syncs a filter
-	// before closing it; evictErr holds the errors of those Syncs until
-	// syncAll reports them (save_appendfsync.go).
+	// syncOnClose: a filter is synced before it is closed when evicted;
+	// evictErr holds the errors of those Syncs until SyncAll reports
+	// them (sync.go).
 	syncOnClose atomic.Bool
 	evictErr    error
-	// exp holds the keys' expiries (store.Expiries; their removal:
-	// store_expire.go).
-	exp *store.Expiries
+	// exp holds the keys' expiries (Expiries; their removal: reap.go).
+	exp *Expiries
 }
 
-// entry is an open filter and the commands using it.
-type entry struct {
-	b      store.Bloom
-	stem   string // its file-name stem, its name in store.open
+// Entry is an open filter and the commands using it, from Acquire to
+// Release.
+type Entry struct {
+	b      Bloom
+	stem   string // its file-name stem, its name in Store.open
 	refs   int    // commands running on b; b is not closed while > 0
 	used   bool   // used since the idle closer last looked
 	broken bool   // b failed (its file changed): closed at the last release
-	// ready is closed once b is opened or err set (store_open.go): the
+	// ready is closed once b is opened or err set (open.go): the
 	// store's lock is not held while a file is opened or created.
 	ready chan struct{}
 	err   error
-	fds   int    // descriptors b holds (store_open.go)
+	fds   int    // descriptors b holds (open.go)
 	lru   uint64 // the store's use counter at b's last use
 	// id is the identity of the file (or set CONTROL page) b was opened
 	// from; checked, the check period it was last compared in
-	// (store_filecheck.go).
+	// (filecheck.go).
 	id      os.FileInfo
 	checked uint64
-	// health is b's latest sample (bf_health.go), nil before the first.
-	health atomic.Pointer[keyHealth]
+	// health is b's latest sample (health.go), nil before the first.
+	health atomic.Pointer[Health]
 }
 
-// createSpec is how to create a missing key: n keys at probability p,
-// a scaling set growing by expansion, a windowed set when window > 0, or
-// a fixed file when both are 0.
-type createSpec struct {
-	n         uint64
-	p         float64
-	expansion uint32
-	window    time.Duration
-	keep      int
-	refresh   bool
+// Bloom returns the entry's filter, valid until Release.
+func (e *Entry) Bloom() Bloom { return e.b }
+
+// Spec is how to create a missing key: N keys at false-positive
+// probability P, a scaling set growing by Expansion, a windowed set when
+// Window > 0, or a fixed file when both are 0.
+type Spec struct {
+	N uint64
+	P float64
+	SetSpec
 }
 
-// newStore serves dir's filters; exp holds their expiries, removed by
-// the expiry cycle every cycle (<= 0: only at a key's use).
-func newStore(dir string, sets store.Sets, idle, check, cycle time.Duration, lim *store.Limiter, exp *store.Expiries) *filterStore {
-	s := &filterStore{dir: dir, sets: sets, lim: lim, open: map[string]*entry{}, loads: map[string]*load{}, setLoads: map[string]*setLoad{},
-		stop: make(chan struct{}), stopped: make(chan struct{}), exp: exp}
-	go s.closeIdle(idle)
-	go s.every(cycle, s.expireCycle)
-	go s.every(check, func() { s.period.Add(1) }) // the file check (store_filecheck.go)
+// Options are a Store's settings.
+type Options struct {
+	Dir      string    // the data directory
+	Sets     Sets      // the sets backend (Limiter.Sets wraps it)
+	Limiter  *Limiter  // the limits every creation is checked against
+	Expiries *Expiries // the keys' expiries (LoadExpiries of Dir)
+	// Idle is the idle time: a filter no command used for between one
+	// and two Idle periods is closed; <= 0: never.
+	Idle time.Duration
+	// FileCheck is the period of the check for files replaced behind the
+	// store (filecheck.go); <= 0: never.
+	FileCheck time.Duration
+	// ExpireCycle is the period of the removal of expired keys (reap.go);
+	// <= 0: only at a key's use.
+	ExpireCycle time.Duration
+}
+
+// New serves the filters of o.Dir until Close.
+func New(o Options) *Store {
+	s := &Store{dir: o.Dir, sets: o.Sets, lim: o.Limiter, open: map[string]*Entry{}, loads: map[string]Load{},
+		stop: make(chan struct{}), stopped: make(chan struct{}), exp: o.Expiries}
+	go s.closeIdle(o.Idle)
+	go s.every(o.ExpireCycle, s.expireCycle)
+	go s.every(o.FileCheck, func() { s.period.Add(1) }) // the file check (filecheck.go)
 	return s
 }
 
-// paths returns the fixed-file and set-directory paths of key.
-func (s *filterStore) paths(key []byte) (file, set string, err error) {
-	stem, err := keyname.Stem(key)
-	if err != nil {
-		return "", "", err
-	}
-	file, set = s.stemPaths(stem)
-	return file, set, nil
-}
+// Dir returns the data directory.
+func (s *Store) Dir() string { return s.dir }
 
-// stemPaths returns the fixed-file and set-directory paths of a stem.
-func (s *filterStore) stemPaths(stem string) (file, set string) {
+// Limiter returns the limits the store checks creations against.
+func (s *Store) Limiter() *Limiter { return s.lim }
+
+// CreateLike makes the fixed files this store creates from spec from now
+// on like h (its m, k, layout, scheme and seed), as it does by itself
+// after its first file of spec: tests fix the seeds of filters made by
+// commands with it.
+func (s *Store) CreateLike(spec Spec, h format.Header) { s.shapes.Store(spec, h) }
+
+// StemPaths returns the fixed-file and set-directory paths of a stem.
+func (s *Store) StemPaths(stem string) (file, set string) {
 	return filepath.Join(s.dir, stem+keyname.FileSuffix), filepath.Join(s.dir, stem+keyname.SetSuffix)
 }
 
-// acquire returns the open filter named stem (a key's keyname.Stem, or a folded
-// bucket's), opening it if needed; with create non-nil a missing filter
-// is created from it. The caller must release the entry. Errors:
-// ErrNotFound, the library's errors.
-func (s *filterStore) acquire(stem string, create *createSpec) (*entry, error) {
+// Acquire returns the open filter named stem (a key's keyname.Stem, or
+// a folded bucket's), opening it if needed; with create non-nil a
+// missing filter is created from it. The caller must Release the entry.
+// Errors: ErrNotFound, ErrNoDescriptors, mmapbloom.ErrClosed after
+// Close, mmapbloom.ErrInUse (wrapped) to create a key past its expiry
+// not yet removed, a *LimitError, the library's errors.
+func (s *Store) Acquire(stem string, create *Spec) (*Entry, error) {
 	for {
 		s.mu.Lock()
 		if s.closed {
@@ -144,7 +162,7 @@ func (s *filterStore) acquire(stem string, create *createSpec) (*entry, error) {
 			}
 			return e, nil
 		}
-		e := &entry{stem: stem, refs: 1, ready: make(chan struct{}), checked: s.period.Load()}
+		e := &Entry{stem: stem, refs: 1, ready: make(chan struct{}), checked: s.period.Load()}
 		s.open[stem] = e
 		s.touchLocked(e)
 		s.mu.Unlock()
@@ -157,9 +175,9 @@ func (s *filterStore) acquire(stem string, create *createSpec) (*entry, error) {
 	}
 }
 
-// release ends a command's use of entry e; broken marks its filter
+// Release ends a command's use of entry e; broken marks its filter
 // unusable (closed once no command uses it).
-func (s *filterStore) release(e *entry, broken bool) {
+func (s *Store) Release(e *Entry, broken bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e.refs--
@@ -175,8 +193,10 @@ func (s *filterStore) release(e *entry, broken bool) {
 	}
 }
 
-// reserve creates key from spec: ErrKeyExists if it has a file already.
-func (s *filterStore) reserve(key []byte, spec createSpec) error {
+// Reserve creates key from spec: ErrKeyExists if it has a file already,
+// keyname.ErrBadKey, mmapbloom.ErrClosed, a *LimitError, the library's
+// errors.
+func (s *Store) Reserve(key []byte, spec Spec) error {
 	stem, err := keyname.Stem(key)
 	if err != nil {
 		return err
@@ -206,11 +226,11 @@ func (s *filterStore) reserve(key []byte, spec createSpec) error {
 
 // openStem opens stem's fixed file, else its set directory: ErrNotFound
 // if neither exists.
-func (s *filterStore) openStem(stem string) (store.Bloom, error) {
-	file, set := s.stemPaths(stem)
+func (s *Store) openStem(stem string) (Bloom, error) {
+	file, set := s.StemPaths(stem)
 	f, err := mmapbloom.Open(file, nil)
 	if err == nil {
-		return store.Fixed{Filter: f}, nil
+		return Fixed{Filter: f}, nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
@@ -225,9 +245,9 @@ func (s *filterStore) openStem(stem string) (store.Bloom, error) {
 }
 
 // createStem makes stem's file (expansion 0) or set directory.
-func (s *filterStore) createStem(stem string, spec createSpec) (store.Bloom, error) {
-	file, set := s.stemPaths(stem)
-	if spec.expansion == 0 && spec.window == 0 {
+func (s *Store) createStem(stem string, spec Spec) (Bloom, error) {
+	file, set := s.StemPaths(stem)
+	if spec.Expansion == 0 && spec.Window == 0 {
 		var f *mmapbloom.Filter
 		var err error
 		if like, ok := s.shapes.Load(spec); ok {
@@ -235,17 +255,17 @@ func (s *filterStore) createStem(stem string, spec createSpec) (store.Bloom, err
 				return nil, err
 			}
 			f, err = mmapbloom.CreateLike(file, like.(format.Header), nil)
-		} else if err := s.lim.FileOf(spec.n, spec.p); err != nil {
+		} else if err := s.lim.FileOf(spec.N, spec.P); err != nil {
 			return nil, err
-		} else if f, err = mmapbloom.Create(file, spec.n, spec.p, nil); err == nil {
+		} else if f, err = mmapbloom.Create(file, spec.N, spec.P, nil); err == nil {
 			s.shapes.Store(spec, f.Header())
 		}
 		if err != nil {
 			return nil, err
 		}
-		return s.created(stem, store.Fixed{Filter: f})
+		return s.created(stem, Fixed{Filter: f})
 	}
-	b, err := s.sets.Create(set, spec.n, spec.p, store.SetSpec{Expansion: spec.expansion, Window: spec.window, Keep: spec.keep, Refresh: spec.refresh})
+	b, err := s.sets.Create(set, spec.N, spec.P, spec.SetSpec)
 	if err != nil {
 		return nil, err
 	}
@@ -255,15 +275,16 @@ func (s *filterStore) createStem(stem string, spec createSpec) (store.Bloom, err
 // created drops the expiry a new key's stem may still have (its old
 // file removed by another process): a new key has none, as in Redis.
 // On an error it closes b.
-func (s *filterStore) created(stem string, b store.Bloom) (store.Bloom, error) {
+func (s *Store) created(stem string, b Bloom) (Bloom, error) {
 	if _, err := s.exp.Drop(stem); err != nil {
 		return nil, errors.Join(err, b.Close())
 	}
 	return b, nil
 }
 
-// exists reports whether key has a file or set directory.
-func (s *filterStore) exists(key []byte) (bool, error) {
+// Exists reports whether key has a file or set directory (and is not
+// past its expiry).
+func (s *Store) Exists(key []byte) (bool, error) {
 	stem, err := keyname.Stem(key)
 	if err != nil {
 		return false, err
@@ -273,14 +294,14 @@ func (s *filterStore) exists(key []byte) (bool, error) {
 	return s.existsLocked(stem)
 }
 
-func (s *filterStore) existsLocked(stem string) (bool, error) {
+func (s *Store) existsLocked(stem string) (bool, error) {
 	if s.reapLocked(stem) {
 		return false, nil
 	}
 	if e := s.open[stem]; e != nil && e.b != nil && !s.replacedLocked(e) {
 		return true, nil
 	}
-	file, set := s.stemPaths(stem)
+	file, set := s.StemPaths(stem)
 	for _, p := range []string{file, set} {
 		if _, err := os.Lstat(p); err == nil {
 			return true, nil
@@ -291,9 +312,19 @@ func (s *filterStore) existsLocked(stem string) (bool, error) {
 	return false, nil
 }
 
-// remove deletes key's file or set: false if it had none. It fails with
+// missingLocked returns ErrKeyExists if the key of stem has a file or
+// a set; the caller holds s.mu.
+func (s *Store) missingLocked(stem string) error {
+	ok, err := s.existsLocked(stem)
+	if err == nil && ok {
+		err = ErrKeyExists
+	}
+	return err
+}
+
+// Remove deletes key's file or set: false if it had none. It fails with
 // mmapbloom.ErrInUse while a command or another process uses the key.
-func (s *filterStore) remove(key []byte) (bool, error) {
+func (s *Store) Remove(key []byte) (bool, error) {
 	stem, err := keyname.Stem(key)
 	if err != nil {
 		return false, err
@@ -305,10 +336,10 @@ func (s *filterStore) remove(key []byte) (bool, error) {
 
 // closeLocked closes stem's open filter, if any: mmapbloom.ErrInUse
 // while a command uses it. kept says its file lives on (a RENAME's
-// source): then, while appendfsync is not no, it is synced first, as
-// closeEvicted does, since syncAll does not reach a closed filter; a
+// source): then, while syncs on close are on, it is synced first, as
+// closeEvicted does, since SyncAll does not reach a closed filter; a
 // failed Sync leaves it open and is returned.
-func (s *filterStore) closeLocked(stem string, kept bool) error {
+func (s *Store) closeLocked(stem string, kept bool) error {
 	e := s.open[stem]
 	if e == nil {
 		return nil
@@ -325,8 +356,8 @@ func (s *filterStore) closeLocked(stem string, kept bool) error {
 	return e.b.Close()
 }
 
-// removeLocked is remove of stem, under s.mu.
-func (s *filterStore) removeLocked(stem string) (bool, error) {
+// removeLocked is Remove of stem, under s.mu.
+func (s *Store) removeLocked(stem string) (bool, error) {
 	if err := s.closeLocked(stem, false); err != nil {
 		return false, err
 	}
@@ -342,8 +373,8 @@ func (s *filterStore) removeLocked(stem string) (bool, error) {
 
 // removeFiles removes stem's fixed file, else its set directory: false
 // if it had neither.
-func (s *filterStore) removeFiles(stem string) (bool, error) {
-	file, set := s.stemPaths(stem)
+func (s *Store) removeFiles(stem string) (bool, error) {
+	file, set := s.StemPaths(stem)
 	err := mmapbloom.Remove(file)
 	if !errors.Is(err, fs.ErrNotExist) {
 		return err == nil, err
@@ -357,9 +388,9 @@ func (s *filterStore) removeFiles(stem string) (bool, error) {
 	return true, nil
 }
 
-// keys lists the keys that have a file or set directory, sorted, but
+// Keys lists the keys that have a file or set directory, sorted, but
 // those past their expiry.
-func (s *filterStore) keys() ([]string, error) {
+func (s *Store) Keys() ([]string, error) {
 	ents, err := os.ReadDir(s.dir)
 	if err != nil {
 		return nil, fmt.Errorf("mmapbloom: list %s: %w", s.dir, err)
@@ -381,17 +412,34 @@ func (s *filterStore) keys() ([]string, error) {
 	return out, nil
 }
 
-// openCount returns the number of filters open.
-func (s *filterStore) openCount() int {
+// OpenCount returns the number of filters open.
+func (s *Store) OpenCount() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.open)
 }
 
+// Each calls fn, under the store's lock, with every open filter's entry
+// that no failure marked broken: fn must not call the Store.
+func (s *Store) Each(fn func(e *Entry)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.eachLocked(fn)
+}
+
+// eachLocked is Each under s.mu.
+func (s *Store) eachLocked(fn func(e *Entry)) {
+	for _, e := range s.open {
+		if e.b != nil && !e.broken {
+			fn(e)
+		}
+	}
+}
+
 // closeIdle closes, every idle period, the filters no command used in
 // the period before (so a filter closes between one and two periods
 // after its last use), until Close.
-func (s *filterStore) closeIdle(idle time.Duration) {
+func (s *Store) closeIdle(idle time.Duration) {
 	defer close(s.stopped)
 	s.every(idle, func() {
 		s.mu.Lock()
@@ -407,7 +455,7 @@ func (s *filterStore) closeIdle(idle time.Duration) {
 }
 
 // every runs fn every interval until Close; interval <= 0: never.
-func (s *filterStore) every(interval time.Duration, fn func()) {
+func (s *Store) every(interval time.Duration, fn func()) {
 	if interval <= 0 {
 		<-s.stop
 		return
@@ -424,9 +472,17 @@ func (s *filterStore) every(interval time.Duration, fn func()) {
 	}
 }
 
-// Close syncs and closes every open filter; later acquires fail with
-// mmapbloom.ErrClosed. Commands must have ended (no entry held).
-func (s *filterStore) Close() error {
+// Closed reports whether Close has begun.
+func (s *Store) Closed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+// Close syncs and closes every open filter and aborts the loads in
+// progress; later Acquires fail with mmapbloom.ErrClosed. Commands must
+// have ended (no entry held).
+func (s *Store) Close() error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -442,10 +498,7 @@ func (s *filterStore) Close() error {
 		delete(s.open, k)
 	}
 	for k := range s.loads {
-		s.dropLoadLocked([]byte(k))
-	}
-	for k := range s.setLoads {
-		s.dropSetLoadLocked([]byte(k))
+		s.dropLoadLocked(k)
 	}
 	s.mu.Unlock()
 	<-s.stopped

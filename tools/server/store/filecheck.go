@@ -1,12 +1,8 @@
-package server
+package store
 
 import (
 	"os"
 	"path/filepath"
-	"time"
-
-	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
-	"github.com/mmapbloom/mmapbloom/tools/server/keyname"
 )
 
 // Files that change behind the server. An open key's filter is the file
@@ -15,7 +11,7 @@ import (
 // node) or remove it, and the handle would go on answering from, and
 // adding to, the unlinked copy. So:
 //
-//   - every Config.FileCheck (default DefaultFileCheck) the store starts
+//   - every Options.FileCheck (the server's Config.FileCheck) the store starts
 //     a new check period; the first use of an open key in a period
 //     compares the identity (device and inode) of the key's file, or of
 //     its set's CONTROL page, with the one it had when opened: one stat
@@ -24,15 +20,13 @@ import (
 //     anew from the new file, so a replaced key is answered from its new
 //     file from at most one period after the replacement on;
 //   - a cluster reload closes the handles of every key whose slot this
-//     node gains or loses (dropMoved) before it serves the new slots, so
-//     a range moved away and back meets only the files of the last move.
+//     node gains or loses (Drop; tools/server's dropMoved) before it
+//     serves the new slots, so a range moved away and back meets only
+//     the files of the last move.
 //
 // A set's CONTROL page is never replaced by the library itself (it raises
 // the generation in place), so a new CONTROL inode means a new set
 // directory, or a set copied over the old one file by file.
-
-// DefaultFileCheck is the default of Config.FileCheck.
-const DefaultFileCheck = time.Second
 
 // controlFile is the name of a set's CONTROL page (format/FORMAT.md,
 // filter sets).
@@ -40,8 +34,8 @@ const controlFile = "CONTROL"
 
 // identify returns the identity of stem's file, else of its set's
 // CONTROL page, or nil when it has neither.
-func (s *filterStore) identify(stem string) os.FileInfo {
-	file, set := s.stemPaths(stem)
+func (s *Store) identify(stem string) os.FileInfo {
+	file, set := s.StemPaths(stem)
 	if st, err := os.Stat(file); err == nil {
 		return st
 	}
@@ -63,7 +57,7 @@ func sameFile(a, b os.FileInfo) bool {
 // replacedLocked reports whether open entry e's file was replaced behind
 // the server, checking it at most once per period; a replaced entry is
 // dropped (dropLocked). The caller holds s.mu.
-func (s *filterStore) replacedLocked(e *entry) bool {
+func (s *Store) replacedLocked(e *Entry) bool {
 	period := s.period.Load()
 	if e.checked == period {
 		return false
@@ -79,7 +73,7 @@ func (s *filterStore) replacedLocked(e *entry) bool {
 // dropLocked forgets open entry e, so that the next use opens its key
 // anew: closed now when no command uses it, else at its last release.
 // The caller holds s.mu.
-func (s *filterStore) dropLocked(e *entry) {
+func (s *Store) dropLocked(e *Entry) {
 	delete(s.open, e.stem)
 	if e.refs == 0 {
 		_ = e.b.Close() // adds are in the mapping already
@@ -88,8 +82,8 @@ func (s *filterStore) dropLocked(e *entry) {
 	e.broken = true
 }
 
-// drop forgets every open entry whose stem pred selects, as dropLocked.
-func (s *filterStore) drop(pred func(stem string) bool) {
+// Drop forgets every open entry whose stem pred selects, as dropLocked.
+func (s *Store) Drop(pred func(stem string) bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for stem, e := range s.open {
@@ -97,39 +91,4 @@ func (s *filterStore) drop(pred func(stem string) bool) {
 			s.dropLocked(e)
 		}
 	}
-}
-
-// dropMoved closes the open filters of the keys (and folded buckets)
-// with a slot that old or cs serves and the other does not.
-func (s *Server) dropMoved(old, cs *clusterState) {
-	width := cluster.Slots / max(s.cfg.FoldBuckets, 1)
-	s.store.drop(func(stem string) bool {
-		lo, hi, ok := stemSlots(stem, width)
-		for slot := lo; ok && slot <= hi; slot++ {
-			if old.serves(slot) != cs.serves(slot) {
-				return true
-			}
-		}
-		return false
-	})
-}
-
-// stemSlots returns the slots of the filter named stem: its key's slot,
-// or its bucket's slots (width of them) for a folded bucket.
-func stemSlots(stem string, width int) (lo, hi int, ok bool) {
-	if key, _, ok := keyname.KeyOf(stem + keyname.FileSuffix); ok {
-		slot := cluster.KeySlot([]byte(key))
-		return slot, slot, true
-	}
-	if _, bucket, _, ok := keyname.FoldedOf(stem + keyname.SetSuffix); ok {
-		return bucket * width, (bucket+1)*width - 1, true
-	}
-	return 0, 0, false
-}
-
-// serves reports whether this node answers keys of slot: it owns it,
-// or, on a replica, its primary does.
-func (cs *clusterState) serves(slot int) bool {
-	o := cs.m.Owner(slot)
-	return o != nil && (o == cs.me || o == cs.me.Primary)
 }
