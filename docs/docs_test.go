@@ -2,6 +2,7 @@ package docs
 
 import (
 	"bufio"
+	"go/parser"
 	"go/scanner"
 	"go/token"
 	"io/fs"
@@ -157,6 +158,84 @@ func TestArchitecturePackages(t *testing.T) {
 		assert.True(t, inTree[p], "package %s is not in ARCHITECTURE.md's text tree", p)
 		assert.True(t, inTable[p], "package %s is not in ARCHITECTURE.md's package table", p)
 	}
+}
+
+// module is the import path of the repository's module.
+const module = "github.com/mmapbloom/mmapbloom/"
+
+// quoted matches a back-quoted name in a table cell.
+var quoted = regexp.MustCompile("`([^`]+)`")
+
+// TestArchitectureImports checks that each row of ARCHITECTURE.md's
+// package table names, in its third cell, every package of the
+// repository its package imports: from its non-test files, or from its
+// test files for a package of tests only. A name ending in /... covers
+// the packages under it.
+func TestArchitectureImports(t *testing.T) {
+	tr := readTree(t)
+	for _, line := range strings.Split(tr.read(t, "docs/ARCHITECTURE.md"), "\n") {
+		m := tableRow.FindStringSubmatch(line)
+		cells := strings.Split(line, "|")
+		if m == nil || m[1] == "package" || len(cells) < 5 {
+			continue
+		}
+		var named []string
+		for _, q := range quoted.FindAllStringSubmatch(cells[3], -1) {
+			named = append(named, q[1])
+		}
+		for _, imp := range tr.imports(t, m[1]) {
+			assert.True(t, covers(named, imp), "ARCHITECTURE.md's row of %s does not name %s, which it imports", m[1], imp)
+		}
+	}
+}
+
+// covers reports whether one of the names, a package or a pattern
+// ending in /..., is the package p.
+func covers(names []string, p string) bool {
+	for _, n := range names {
+		if n == p || strings.HasSuffix(n, "/...") && strings.HasPrefix(p, strings.TrimSuffix(n, "...")) {
+			return true
+		}
+	}
+	return false
+}
+
+// imports returns the repository's packages (slash paths from the top)
+// that the package in directory dir imports: from its non-test files,
+// or, when it has none, from its test files.
+func (tr tree) imports(t *testing.T, dir string) []string {
+	t.Helper()
+	var src, tests []string
+	for _, f := range tr.withExt(".go") {
+		switch {
+		case path.Dir(f) != dir:
+		case strings.HasSuffix(f, "_test.go"):
+			tests = append(tests, f)
+		default:
+			src = append(src, f)
+		}
+	}
+	if len(src) == 0 {
+		src = tests
+	}
+	seen := map[string]bool{}
+	for _, f := range src {
+		file, err := parser.ParseFile(token.NewFileSet(), filepath.Join(tr.root, filepath.FromSlash(f)), nil, parser.ImportsOnly)
+		require.NoError(t, err)
+		for _, spec := range file.Imports {
+			p, err := strconv.Unquote(spec.Path.Value)
+			require.NoError(t, err)
+			if rel, ok := strings.CutPrefix(p, module); ok && rel != dir {
+				seen[rel] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for p := range seen {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // fileName matches a file a comment names: Go, assembly, C, Python or
