@@ -66,6 +66,12 @@
 // Open and at each bind the position is checked against the log and
 // lowered to the newest mark the log still holds (0 when none), logged
 // and counted (Log.Rewinds): the entries after it are applied again. A
+// consumer may also read a replica short of its leader that nats-server
+// does not repair (one reset again and again after such a cut): when
+// it delivers nothing for StallAfter while the stream's leader holds
+// more, the follower applies the missing messages from the leader, one
+// message get each, binds a new consumer after them and counts it
+// (Log.Stalls). A
 // gap (entries gone by retention, or a new node) calls Applier.Bootstrap, which copies the data from a peer and
 // says which sequence the copy covers. ForgetPositions, before Open,
 // has streams applied again from their start (or bootstrapped): a node

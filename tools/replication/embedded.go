@@ -56,6 +56,11 @@ type EmbeddedConfig struct {
 	// /routez...; port 0: a free one, Embedded.MonitorAddr). It has no
 	// authentication: bind it to loopback or firewall it. Empty: off.
 	MonitorAddr string
+	// Logf, when set, receives nats-server's warnings and errors (its
+	// stream resets, catch-ups that fail, write errors of its store),
+	// each prefixed "nats-server: warning: " or "nats-server: error: ";
+	// its notices are dropped. Default: nothing logged.
+	Logf func(format string, args ...any)
 }
 
 // ClusterName is EmbeddedConfig.Cluster's default.
@@ -99,6 +104,9 @@ func StartEmbedded(cfg EmbeddedConfig) (*Embedded, error) {
 	srv, err := natsserver.NewServer(opts)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrEmbedded, err)
+	}
+	if cfg.Logf != nil {
+		srv.SetLoggerV2(serverLog(cfg.Logf), false, false, false)
 	}
 	go srv.Start()
 	if cfg.ReadyTimeout <= 0 {
@@ -193,6 +201,24 @@ func embeddedClient(cfg EmbeddedConfig, clientHost string) ClientAuth {
 	}
 	return a
 }
+
+// serverLog is nats-server's logger writing its warnings and errors to
+// a Logf, each prefixed "nats-server: " and its level; its notices,
+// debug and trace lines are dropped.
+type serverLog func(format string, args ...any)
+
+func (l serverLog) Warnf(format string, v ...any) {
+	l("nats-server: warning: "+format, v...)
+}
+func (l serverLog) Errorf(format string, v ...any) {
+	l("nats-server: error: "+format, v...)
+}
+func (l serverLog) Fatalf(format string, v ...any) {
+	l("nats-server: fatal: "+format, v...)
+}
+func (serverLog) Noticef(string, ...any) {}
+func (serverLog) Debugf(string, ...any)  {}
+func (serverLog) Tracef(string, ...any)  {}
 
 // ClientURL is the URL NATS clients connect to.
 func (e *Embedded) ClientURL() string { return e.srv.ClientURL() }

@@ -54,3 +54,21 @@ func TestEmbeddedMonitor(t *testing.T) {
 	_, err := StartEmbedded(EmbeddedConfig{Name: "n1", StoreDir: t.TempDir(), MonitorAddr: "127.0.0.1"})
 	require.ErrorIs(t, err, ErrEmbedded)
 }
+
+// TestEmbeddedLogf: with Logf the embedded server's warnings and errors
+// reach it, prefixed; its notices do not.
+func TestEmbeddedLogf(t *testing.T) {
+	if Embedded32Bit {
+		t.Skip("no embedded nats-server on a 32-bit platform (Embedded32Bit)")
+	}
+	var lines syncLines
+	e, err := StartEmbedded(EmbeddedConfig{Name: "n1", StoreDir: t.TempDir(), Logf: lines.printf})
+	require.NoError(t, err)
+	t.Cleanup(e.Shutdown)
+	e.srv.Noticef("a notice %d", 1)
+	e.srv.Warnf("a warning %d", 2)
+	e.srv.Errorf("an error %d", 3)
+	require.Equal(t, 1, lines.count("nats-server: warning: a warning 2"), "logged: %v", lines.all())
+	require.Equal(t, 1, lines.count("nats-server: error: an error 3"), "logged: %v", lines.all())
+	require.Zero(t, lines.count("a notice"), "logged: %v", lines.all())
+}

@@ -143,7 +143,9 @@ func pause(ctx context.Context, d time.Duration) {
 
 // session binds the consumer and applies until an error or ctx ends.
 // Each pull asks for up to 256 messages and applies each as it arrives
-// (a reply waits for its record's application on the origin).
+// (a reply waits for its record's application on the origin). A
+// consumer that delivers nothing for StallAfter while the stream's
+// leader holds more is bypassed (unstall).
 func (f *follower) session(ctx context.Context) error {
 	if err := f.bind(ctx); err != nil {
 		return err
@@ -151,7 +153,7 @@ func (f *follower) session(ctx context.Context) error {
 	if f.stopped.Load() == 0 {
 		f.lastErr.Store("")
 	}
-	last := time.Now()
+	last, delivered := time.Now(), time.Now()
 	var pendingAck *nats.Msg
 	for ctx.Err() == nil {
 		mb, err := f.sub.FetchBatch(256, nats.MaxWait(f.l.cfg.FetchWait))
@@ -163,7 +165,7 @@ func (f *follower) session(ctx context.Context) error {
 			if err := f.handle(ctx, m); err != nil {
 				return err
 			}
-			pendingAck, n = m, n+1
+			pendingAck, n, delivered = m, n+1, time.Now()
 			if time.Since(last) >= f.l.cfg.Checkpoint {
 				if err := f.checkpoint(pendingAck); err != nil {
 					return err
@@ -180,6 +182,12 @@ func (f *follower) session(ctx context.Context) error {
 			}
 			pendingAck, last = nil, time.Now()
 		}
+		if n == 0 && time.Since(delivered) >= StallAfter {
+			if err := f.unstall(ctx); err != nil {
+				return err
+			}
+			delivered = time.Now()
+		}
 	}
 	if pendingAck != nil {
 		return f.checkpoint(pendingAck)
@@ -187,13 +195,67 @@ func (f *follower) session(ctx context.Context) error {
 	return nil
 }
 
-// handle applies one message, or finds a gap and bootstraps.
+// StallAfter is how long a follower's consumer may deliver nothing
+// while the stream's leader holds messages past the applied position
+// before the follower applies them from the leader (unstall).
+const StallAfter = 3 * time.Second
+
+// unstall applies, from the stream's leader (one message get each),
+// the messages after the applied position up to the leader's last
+// sequence, when it holds any: the consumer delivered nothing for
+// StallAfter although the log holds them. After the power cut of every
+// node a consumer (one replica, placed on any of the stream's servers)
+// may read a replica short of its leader that nats-server does not
+// repair (seen: a replica reset again and again on "last sequence
+// mismatch", its consumers delivering nothing for minutes although the
+// stream was written meanwhile). It records the position, logs and
+// counts it (Log.Stalls) and returns errRebind: the next session binds
+// a new consumer after it, which nats-server may place elsewhere. A
+// message the leader does not hold ends the pass there: the next
+// session's consumer meets the gap as handle does. nil when the leader
+// holds nothing more.
+func (f *follower) unstall(ctx context.Context) error {
+	from := f.applied.Load()
+	last, err := f.l.LastSeq(ctx, f.stream)
+	if err != nil || last <= from {
+		return err
+	}
+	name := f.l.cfg.Layout.StreamName(f.stream)
+	for seq := from + 1; seq <= last; seq++ {
+		raw, err := f.l.js.GetMsg(name, seq, nats.Context(ctx))
+		if errors.Is(err, nats.ErrMsgNotFound) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("replication: %s seq %d: %w", name, seq, err)
+		}
+		if err := f.apply(ctx, seq, raw.Data, raw.Header.Get(nats.MsgIdHdr)); err != nil {
+			return err
+		}
+	}
+	f.l.stalls[f.stream].Add(1)
+	f.l.logf("replication: %s: the consumer delivered nothing for %v at seq %d while the log's last sequence is %d: applied from the stream's leader up to %d, binding a new consumer",
+		name, StallAfter, from, last, f.applied.Load())
+	if err := f.checkpoint(nil); err != nil {
+		return err
+	}
+	return errRebind
+}
+
+// handle applies the message m of the consumer (apply).
 func (f *follower) handle(ctx context.Context, m *nats.Msg) error {
 	meta, err := m.Metadata()
 	if err != nil {
 		return err
 	}
-	seq, applied := meta.Sequence.Stream, f.applied.Load()
+	return f.apply(ctx, meta.Sequence.Stream, m.Data, m.Header.Get(nats.MsgIdHdr))
+}
+
+// apply applies the message at seq (its data and its Nats-Msg-Id), or
+// finds a gap and bootstraps; a message at or below the applied
+// position is skipped (a redelivery).
+func (f *follower) apply(ctx context.Context, seq uint64, data []byte, id string) error {
+	applied := f.applied.Load()
 	switch {
 	case seq <= applied: // redelivered: applied and synced already or in this run
 		f.l.redelivered.Add(1)
@@ -201,7 +263,7 @@ func (f *follower) handle(ctx context.Context, m *nats.Msg) error {
 	case seq > applied+1:
 		return f.bootstrap(ctx, applied, seq)
 	}
-	b, err := Decode(m.Data)
+	b, err := Decode(data)
 	if err != nil {
 		return fmt.Errorf("%s seq %d: %w", f.l.cfg.Layout.StreamName(f.stream), seq, err)
 	}
@@ -217,7 +279,7 @@ func (f *follower) handle(ctx context.Context, m *nats.Msg) error {
 	if acks != nil {
 		f.l.deliver(f.stream, &b, seq, acks, results)
 	}
-	f.lastID = m.Header.Get(nats.MsgIdHdr)
+	f.lastID = id
 	f.advance(seq)
 	return nil
 }
@@ -305,9 +367,9 @@ func (f *follower) advance(seq uint64) {
 
 // checkpoint syncs, checks that the log holds the message applied last
 // (ErrDiverged, and nothing recorded, when it does not), records the
-// position of m with that message's id as a mark, then acknowledges
-// every message up to m (AckAll), so the consumer's ack floor is this
-// node's durable position.
+// position with that message's id as a mark, then acknowledges every
+// message up to m (AckAll; nil: none, the position was applied from the
+// leader), so the consumer's ack floor is this node's durable position.
 func (f *follower) checkpoint(m *nats.Msg) error {
 	if err := f.a.Sync(f.stream); err != nil {
 		return err
@@ -318,6 +380,9 @@ func (f *follower) checkpoint(m *nats.Msg) error {
 	}
 	if err := f.l.pos.set(f.stream, seq, f.lastID); err != nil {
 		return err
+	}
+	if m == nil {
+		return nil
 	}
 	return m.AckSync()
 }

@@ -111,9 +111,11 @@ type Log struct {
 	// redelivered counts messages skipped as already applied.
 	redelivered atomic.Int64
 	// rewinds counts, by stream, the positions lowered (resumeFrom);
-	// nudges the empty messages DrainToLast published.
-	rewinds []atomic.Uint64
-	nudges  atomic.Uint64
+	// stalls the passes applied from the leader past a consumer that
+	// delivered nothing (unstall); nudges the empty messages
+	// DrainToLast published.
+	rewinds, stalls []atomic.Uint64
+	nudges          atomic.Uint64
 
 	mu      sync.Mutex
 	waiters map[waitKey][]*Ack // by record of a message: the Acks of ExecuteAsync (nil for others)
@@ -158,6 +160,7 @@ func OpenContext(ctx context.Context, cfg Config) (*Log, error) {
 	}
 	l := &Log{cfg: cfg, nc: nc, js: js, closing: make(chan struct{}), waiters: map[waitKey][]*Ack{},
 		pos: pos, followers: make([]*follower, cfg.Layout.Streams), rewinds: make([]atomic.Uint64, cfg.Layout.Streams),
+		stalls: make([]atomic.Uint64, cfg.Layout.Streams),
 		origin: cfg.Node + "/" + strconv.FormatInt(time.Now().UnixNano(), 36)}
 	err = retryStart(ctx, cfg.StartTimeout, func() error {
 		if err := cfg.Layout.ensureStreams(js); err != nil {

@@ -123,3 +123,8 @@ func (l *Log) checkHeld(stream int, seq uint64, id string) error {
 // because the log no longer held the message there (ErrDiverged; at
 // Open too), since Open.
 func (l *Log) Rewinds(stream int) uint64 { return l.rewinds[stream].Load() }
+
+// Stalls counts the times this node's follower of stream applied
+// messages from the stream's leader because its consumer delivered
+// nothing for StallAfter although the log held them, since Open.
+func (l *Log) Stalls(stream int) uint64 { return l.stalls[stream].Load() }

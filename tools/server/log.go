@@ -218,7 +218,7 @@ func startEmbedded(cfg Config, cs *clusterState) (*replication.Embedded, error) 
 	emb, err := replication.StartEmbedded(replication.EmbeddedConfig{Name: cfg.NodeID,
 		StoreDir: filepath.Join(cfg.Dir, ".nats"), RouteAddr: cs.me.NATS, Routes: routes,
 		SyncAlways: always, SyncInterval: interval, Cluster: rc.NATSCluster, Secret: rc.NATSSecret, TLS: rc.NATSTLS,
-		MonitorAddr: rc.NATSMonitorAddr})
+		MonitorAddr: rc.NATSMonitorAddr, Logf: cfg.Log.Printf})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrReplication, err)
 	}

@@ -137,7 +137,8 @@ func (s *Server) isClosing() bool {
 // when a stream's end or the node's position could not be read; and
 // this node's applied, recorded and last sequence per stream it
 // follows, the sequence it is stopped at (0: applying), its failed
-// attempts to apply and the error that stopped it ("" while applying).
+// attempts to apply, its rewinds and stalls (replication.Log.Rewinds,
+// Stalls) and the error that stopped it ("" while applying).
 func (r *jsRepl) info() [][2]string {
 	log := r.log()
 	if log == nil {
@@ -161,8 +162,8 @@ func (r *jsRepl) info() [][2]string {
 	}
 	for st, sp := range pos {
 		if log.Applied(st) > 0 || log.Recorded(st) > 0 || sp.Last > 0 {
-			out = append(out, [2]string{"mbf_log_" + fmt.Sprintf("%02d", st), fmt.Sprintf("applied=%d,recorded=%d,last=%d,stopped=%d,apply_errors=%d,rewinds=%d,error=%s",
-				log.Applied(st), log.Recorded(st), sp.Last, log.Stopped(st), log.ApplyErrors(st), log.Rewinds(st), log.FollowerError(st))})
+			out = append(out, [2]string{"mbf_log_" + fmt.Sprintf("%02d", st), fmt.Sprintf("applied=%d,recorded=%d,last=%d,stopped=%d,apply_errors=%d,rewinds=%d,stalls=%d,error=%s",
+				log.Applied(st), log.Recorded(st), sp.Last, log.Stopped(st), log.ApplyErrors(st), log.Rewinds(st), log.Stalls(st), log.FollowerError(st))})
 		}
 	}
 	return out

@@ -25,11 +25,11 @@ import (
 )
 
 // failoverURLs is how many URLs a failover run adds (the kill comes
-// after 2,000 to 10,000 of them are acknowledged; the checker sees about
-// 20,000), and failoverRate the most it adds per second (a crawler's
+// after 1,000 to 5,000 of them are acknowledged; the checker sees about
+// 10,000), and failoverRate the most it adds per second (a crawler's
 // steady rate, not a load test).
 const (
-	failoverURLs  = 20_000
+	failoverURLs  = 10_000
 	failoverRate  = 5_000
 	failoverHosts = 500
 	failoverBatch = 8
@@ -168,7 +168,7 @@ func absent(ctx context.Context, send func(ctx context.Context, args ...any) *re
 
 // TestFailoverKill9: three serve processes with embedded NATS and lease
 // failover; go-redis's ClusterClient (re-reading CLUSTER SLOTS every
-// second) adds failoverURLs (20,000) URLs keyed by host at a bounded rate, and the primary of the busiest range is killed with
+// second) adds failoverURLs (10,000) URLs keyed by host at a bounded rate, and the primary of the busiest range is killed with
 // kill -9 at a random moment. With no config edit and no command, a
 // survivor takes the range; at its first successful reply every add
 // whose reply the client received answers present through the client

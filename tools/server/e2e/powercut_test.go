@@ -36,6 +36,7 @@ const (
 	pcutHosts    = 64
 	pcutDeadline = 3 * time.Minute // of the load before the cut, and of the load after the restart
 	pcutAfter    = 2000            // adds acknowledged after the restart
+	pcutMinAcks  = 2000            // the cut comes after 1 to 3 times as many acknowledged adds (seeded)
 	pcutSyncGap  = 300 * time.Millisecond
 )
 
@@ -74,18 +75,20 @@ func TestClusterPowerCutOneNode(t *testing.T) {
 // line), not asserted. The cluster comes back by itself: every range
 // takes writes again within pcutDeadline, although the JetStream
 // replicas of a stream may have diverged (a node whose position the
-// log no longer holds rewinds it: replication.ErrDiverged), and every
-// add acknowledged after the restart answers present and is in every
+// log no longer holds rewinds it: replication.ErrDiverged) or stay
+// short of their leader (a consumer reading one delivers nothing: the
+// node applies from the leader, replication.StallAfter), and every add
+// acknowledged after the restart answers present and is in every
 // node's files.
 //
-// It runs only with MMAPBLOOM_POWERCUT_EVERYSEC=1: with the rewinds and
-// the drain's nudge it passed 5 runs at load 20-40, but a fresh-clone CI
-// run on 2026-12-04 failed both seeds (a range never took writes again:
-// node3's drain of MBF_LOG_03 stuck at seq 573 of 607 although nudged).
-// Not fixed yet (docs/cluster.md, "Durability").
+// It runs only with MMAPBLOOM_POWERCUT_EVERYSEC=1: with the stall
+// bypass every range served again 28-35 s after the cut in 4 runs, but
+// in the fourth (a nemesis step at load 30-40, seed 2) node1's files
+// lacked 18 adds acknowledged after the restart, which the cluster
+// answered present. Not fixed yet (docs/cluster.md, "Durability").
 func TestClusterPowerCutEverysec(t *testing.T) {
 	if os.Getenv("MMAPBLOOM_POWERCUT_EVERYSEC") != "1" {
-		t.Skip("MMAPBLOOM_POWERCUT_EVERYSEC=1 runs it: after a power cut of every node with everysec a range may stay unserved (docs/cluster.md)")
+		t.Skip("MMAPBLOOM_POWERCUT_EVERYSEC=1 runs it: after a power cut of every node with everysec a follower's files may lack adds acknowledged after the restart (docs/cluster.md)")
 	}
 	for run := range testkit.Runs(2, 10) { // 10 with MMAPBLOOM_STRESS=1
 		seed := uint64(run + 1)
@@ -100,7 +103,7 @@ func clusterPowerCut(t *testing.T, mode string, seed uint64, cut []int) {
 		cut = []int{0, 1, 2}
 	}
 	rng := rand.New(rand.NewPCG(seed, 33))
-	cutAt := int64(3000 + rng.IntN(10000))
+	cutAt := int64(pcutMinAcks + rng.IntN(2*pcutMinAcks))
 	start := time.Now()
 	r := newReplicated(t, "--appendfsync", mode)
 	mounts := onPowercutMounts(t, r)
@@ -112,7 +115,7 @@ func clusterPowerCut(t *testing.T, mode string, seed uint64, cut []int) {
 	load, loadStart := &pcutLoad{seed: seed}, time.Now()
 	stop, done := make(chan struct{}), make(chan struct{})
 	go func() { defer close(done); load.run(cc, "b", stop) }()
-	syncs := syncPoints(t, r, load, stop)
+	syncs := syncPoints(t, r, cc, load, stop)
 	for end := time.Now().Add(pcutDeadline); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
 		if load.count() >= cutAt && (mode != "everysec" || len(cut) < len(mounts) || syncs.covered() > 0) {
 			break
@@ -308,22 +311,24 @@ func (s *pcutSyncs) wait() int {
 }
 
 // syncPoints makes a sync point every pcutSyncGap until stop is closed:
-// on one connection to each node, a BF.ADD of a key in each stream of
-// the node's slots, then WAITAOF 1 2 60000. When every node answers
-// [1, 2], every add acknowledged before the markers were sent is
-// applied and synced on every node (its stream's records before the
-// marker's are: the node answering the marker applied them and msynced,
-// the other two recorded their position past it after their own sync).
-func syncPoints(t *testing.T, r *replicated, load *pcutLoad, stop <-chan struct{}) *pcutSyncs {
+// a BF.ADD of a key in each log stream, each on one connection to the
+// node that owns it now (cc's slot map: a lease that moved under load
+// moves its markers too), then WAITAOF 1 2 60000 on each of those
+// connections. When each answers [1, 2], every add acknowledged before
+// the markers were sent is applied and synced on every node (its
+// stream's records before the marker's are: the node answering the
+// marker applied them and msynced, the other two recorded their
+// position past it after their own sync).
+func syncPoints(t *testing.T, r *replicated, cc *redis.ClusterClient, load *pcutLoad, stop <-chan struct{}) *pcutSyncs {
 	s := &pcutSyncs{done: make(chan struct{})}
-	var clients []*redis.Client
-	var markers [][]string
-	for i, n := range r.nodes {
+	clients := map[string]*redis.Client{}
+	for _, n := range r.nodes {
 		c := redis.NewClient(&redis.Options{Addr: n.addr, PoolSize: 1, MaxRetries: -1, DialTimeout: 5 * time.Second,
 			ReadTimeout: 90 * time.Second, WriteTimeout: 30 * time.Second})
 		t.Cleanup(func() { _ = c.Close() })
-		clients, markers = append(clients, c), append(markers, streamMarkers(t, replicatedSlots[i]))
+		clients[n.addr] = c
 	}
+	markers := streamMarkers(t, "0-16383")
 	go func() {
 		defer close(s.done)
 		for {
@@ -333,9 +338,16 @@ func syncPoints(t *testing.T, r *replicated, load *pcutLoad, stop <-chan struct{
 			case <-time.After(pcutSyncGap):
 			}
 			before := load.count()
-			ok := true
-			for i, c := range clients {
-				ok = ok && syncPoint(c, markers[i])
+			byOwner, ok := map[string][]string{}, true
+			for _, k := range markers {
+				owner, err := cc.MasterForKey(context.Background(), k)
+				ok = ok && err == nil && clients[owner.Options().Addr] != nil
+				if ok {
+					byOwner[owner.Options().Addr] = append(byOwner[owner.Options().Addr], k)
+				}
+			}
+			for addr, keys := range byOwner {
+				ok = ok && syncPoint(clients[addr], keys)
 			}
 			if ok {
 				s.n.Store(before)
@@ -448,7 +460,10 @@ func logPositions(t *testing.T, r *replicated) {
 	}
 }
 
-// logOnFailure logs the nodes' last log lines when t failed.
+// logOnFailure logs the nodes' last log lines when t failed, their
+// streams and the stream replicas and consumers each embedded
+// nats-server holds (its /jsz: last sequence, leader, and each
+// consumer's delivered and acknowledged sequences and its leader).
 func logOnFailure(t *testing.T, r *replicated) {
 	if !t.Failed() {
 		return
@@ -460,29 +475,47 @@ func logOnFailure(t *testing.T, r *replicated) {
 	logPositions(t, r)
 	hc := &http.Client{Timeout: 30 * time.Second}
 	for i, addr := range r.monitor {
-		resp, err := hc.Get("http://" + addr + "/jsz?streams=true")
+		resp, err := hc.Get("http://" + addr + "/jsz?streams=true&consumers=true")
 		if err != nil {
 			t.Logf("node%d /jsz: %v", i+1, err)
 			continue
 		}
-		var jsz struct {
-			Accounts []struct {
-				Streams []struct {
-					Name  string `json:"name"`
-					State struct {
-						First uint64 `json:"first_seq"`
-						Last  uint64 `json:"last_seq"`
-					} `json:"state"`
-					Cluster struct {
-						Leader string `json:"leader"`
-					} `json:"cluster"`
-				} `json:"stream_detail"`
-			} `json:"account_details"`
-		}
+		var jsz jszStreams
 		err = json.NewDecoder(resp.Body).Decode(&jsz)
 		_ = resp.Body.Close()
 		t.Logf("node%d /jsz: %+v %v", i+1, jsz, err)
 	}
+}
+
+// jszStreams is the part of nats-server's /jsz?streams=true&consumers=true
+// that logOnFailure shows.
+type jszStreams struct {
+	Accounts []struct {
+		Streams []struct {
+			Name  string `json:"name"`
+			State struct {
+				First uint64 `json:"first_seq"`
+				Last  uint64 `json:"last_seq"`
+			} `json:"state"`
+			Cluster struct {
+				Leader string `json:"leader"`
+			} `json:"cluster"`
+			Consumers []struct {
+				Name      string `json:"name"`
+				Delivered struct {
+					Stream uint64 `json:"stream_seq"`
+				} `json:"delivered"`
+				AckFloor struct {
+					Stream uint64 `json:"stream_seq"`
+				} `json:"ack_floor"`
+				Pending uint64 `json:"num_pending"`
+				Waiting int    `json:"num_waiting"`
+				Cluster struct {
+					Leader string `json:"leader"`
+				} `json:"cluster"`
+			} `json:"consumer_detail"`
+		} `json:"stream_detail"`
+	} `json:"account_details"`
 }
 
 // byKey groups adds by key.

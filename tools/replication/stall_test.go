@@ -1,0 +1,52 @@
+package replication
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A consumer that delivers nothing while the stream's leader holds
+// messages past the node's position (after the power cut of every node,
+// a consumer placed on a replica short of its leader, or one a reset
+// replica no longer serves; here the consumer is paused, as no delivery
+// would ever end it) does not stall the node: once its fetches bring
+// nothing for StallAfter while the leader is ahead, the follower applies
+// the missing messages from the leader, logs and counts it, and binds a
+// new consumer, which delivers what comes next.
+func TestStalledConsumerAppliesFromLeader(t *testing.T) {
+	_, urls := cluster(t, 1)
+	layout := Layout{Streams: 1, Replicas: 1}
+	ctx := ctxT(t, 2*time.Minute)
+	var lines syncLines
+	l := openLog(t, urls[0], "n1", layout, t.TempDir(), func(c *Config) { c.Logf = lines.printf })
+	m := newMem()
+	l.Follow([]int{0}, m)
+	seq, err := l.Publish(ctx, 0, addRec("k", "a"))
+	require.NoError(t, err)
+	require.NoError(t, l.WaitApplied(ctx, 0, seq))
+
+	js, err := jetstream.New(l.Conn())
+	require.NoError(t, err)
+	_, err = js.PauseConsumer(ctx, layout.StreamName(0), l.durable(), time.Now().Add(time.Hour))
+	require.NoError(t, err)
+	for _, it := range []string{"b", "c"} {
+		seq, err = l.Publish(ctx, 0, addRec("k", it))
+		require.NoError(t, err)
+	}
+	wait, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	require.NoError(t, l.WaitApplied(wait, 0, seq), "the records behind the paused consumer are applied; logged: %v", lines.all())
+	assert.True(t, m.has("k", "b") && m.has("k", "c"))
+	assert.Positive(t, l.Stalls(0), "the stall is counted")
+	assert.Positive(t, lines.count("applied from the stream's leader"), "logged: %v", lines.all())
+
+	seq, err = l.Publish(ctx, 0, addRec("k", "d"))
+	require.NoError(t, err)
+	require.NoError(t, l.WaitApplied(ctx, 0, seq), "the new consumer delivers")
+	assert.True(t, m.has("k", "d"))
+}
