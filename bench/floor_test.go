@@ -30,9 +30,10 @@ import (
 //   - op=ors-locked: the atomic ORs the key needs, one per word of its
 //     block that lacks a bit of its mask (counted on a copy of the
 //     filter's bits as the keys are added in order: words already holding
-//     their bits are skipped, as the kernels skip them), made on a ring of
-//     64 lines that stays in L1; op=ors-plain, the same ORs without the
-//     lock prefix.
+//     their bits are skipped; the add kernels OR all 8 words of a block
+//     that lacks any, which costs less than a branch per word), made on a
+//     ring of 64 lines that stays in L1; op=ors-plain, the same ORs
+//     without the lock prefix.
 //   - op=hash: the key's xxh3 under the filter's seed.
 //
 // op=add is AddBatch on the filter (shared mapping, atomic ORs), in calls

@@ -51,6 +51,27 @@ type keyHashes struct {
 	fill bool
 }
 
+// of returns the xxh3 hash under seed of key, the batch's key i: read
+// from hs, or hashed (and written to hs with fill).
+func (hs keyHashes) of(i int, key []byte, seed uint64) uint64 {
+	switch {
+	case hs.h == nil:
+		return xxh3.HashSeed(key, seed)
+	case hs.fill:
+		hs.h[i] = xxh3.HashSeed(key, seed)
+	}
+	return hs.h[i]
+}
+
+// from returns the hashes of the batch's keys from offset i on (none
+// when hs has none).
+func (hs keyHashes) from(i int) keyHashes {
+	if hs.h == nil {
+		return hs
+	}
+	return keyHashes{hs.h[i:], hs.fill}
+}
+
 // start readies p for keys (and their hashes): it hashes and prefetches
 // the first chunk.
 func (p *pipeline) start(f *Filter, keys [][]byte, hashes keyHashes) {
@@ -101,13 +122,10 @@ func (p *pipeline) load(c *chunk) {
 // filter's batch, from its hash when the caller gave the hashes (writing
 // the hash when it asked for them).
 func (p *pipeline) block(i int) (block uint64, g uint32) {
-	switch {
-	case p.hashes.h == nil:
+	if p.hashes.h == nil {
 		return p.f.loc.BlockHash(p.keys[i])
-	case p.hashes.fill:
-		p.hashes.h[i] = xxh3.HashSeed(p.keys[i], p.f.hdr.Seed)
 	}
-	return p.f.loc.BlockOf(p.hashes.h[i])
+	return p.f.loc.BlockOf(p.hashes.of(i, p.keys[i], p.f.hdr.Seed))
 }
 
 // maskChunk computes the probe masks of a blocked chunk, for setChunk.

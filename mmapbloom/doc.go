@@ -16,7 +16,7 @@
 // kernels where the CPU has them), their String forms a string without
 // copying it; [Filter.TestBatchHashes] gives a batch's hashes to a later
 // [Filter.TestAndAddBatchHashes] of its new keys, which then does not
-// hash them again (dedup's test, then claim). Test answers false when the key is definitely absent and
+// hash them again (dedup's test, then claim; a [Set] has both too). Test answers false when the key is definitely absent and
 // true when it may be present (a false positive with probability about p
 // while the filter holds at most n keys; [Filter.Stats] estimates it).
 //

@@ -3,8 +3,6 @@ package mmapbloom
 import (
 	"fmt"
 	"sync"
-
-	"github.com/zeebo/xxh3"
 )
 
 // The batch calls of a Set run on chunks of setChunk keys; each chunk
@@ -25,8 +23,9 @@ const setChunk = 256
 // hashed once (xxh3, for the blocked layers) whatever the layers it visits.
 type pendingKeys struct {
 	n      int
-	seed   uint64 // the set's seed
-	hashed bool   // all holds the chunk's hashes
+	seed   uint64    // the set's seed
+	given  keyHashes // the chunk's hashes, when the caller gives them or asks for them
+	hashed bool      // all holds the chunk's hashes
 	idx    [setChunk]int
 	keys   [setChunk][]byte
 	res    [setChunk]bool
@@ -39,29 +38,37 @@ type pendingKeys struct {
 var pendingPool = sync.Pool{New: func() any { return new(pendingKeys) }}
 
 // getPending returns an empty pendingKeys from the pool for a set of
-// seed seed; release it with put.
-func getPending(seed uint64) *pendingKeys {
+// seed seed, for a chunk whose hashes are given (see keyHashes); release
+// it with put.
+func getPending(seed uint64, given keyHashes) *pendingKeys {
 	p := pendingPool.Get().(*pendingKeys)
-	p.seed, p.hashed = seed, false
+	p.seed, p.given, p.hashed = seed, given, false
 	return p
 }
 
 // put clears the key references and returns p to the pool.
 func (p *pendingKeys) put() {
 	clear(p.keys[:p.n])
-	p.n = 0
+	p.n, p.given = 0, keyHashes{}
 	pendingPool.Put(p)
+}
+
+// hashChunk sets p.all to the hashes of the chunk's keys, once: read
+// from p.given, or hashed (and written there when it asks for them).
+func (p *pendingKeys) hashChunk(keys [][]byte) {
+	if p.hashed {
+		return
+	}
+	for i, key := range keys {
+		p.all[i] = p.given.of(i, key, p.seed)
+	}
+	p.hashed = true
 }
 
 // gatherHashes fills p.hashes for the gathered keys, hashing the chunk
 // keys once.
 func (p *pendingKeys) gatherHashes(keys [][]byte) []uint64 {
-	if !p.hashed {
-		for i, key := range keys {
-			p.all[i] = xxh3.HashSeed(key, p.seed)
-		}
-		p.hashed = true
-	}
+	p.hashChunk(keys)
 	for j := range p.n {
 		p.hashes[j] = p.all[p.idx[j]]
 	}
@@ -129,8 +136,8 @@ func (p *pendingKeys) testLayers(layers []*Filter, keys [][]byte, present []bool
 // AddBatch adds every key of keys, with the same effect as calling Add
 // on each in order. Errors as for Add.
 func (s *Set) AddBatch(keys [][]byte) error {
-	return s.batch(keys, nil, func(v *setView, keys [][]byte, present []bool) (int, error) {
-		return s.insertChunk(v, keys, present, true)
+	return s.batch(keys, keyHashes{}, nil, func(v *setView, keys [][]byte, hs keyHashes, present []bool) (int, error) {
+		return s.insertChunk(v, keys, hs, present, true)
 	})
 }
 
@@ -141,25 +148,43 @@ func (s *Set) TestBatch(keys [][]byte, present []bool) error {
 	if len(present) < len(keys) {
 		return fmt.Errorf("mmapbloom: TestBatch: %d results for %d keys: %w", len(present), len(keys), ErrBadOptions)
 	}
-	return s.batch(keys, present, func(v *setView, keys [][]byte, present []bool) (int, error) {
-		return len(keys), s.testChunk(v, keys, present)
-	})
+	return s.testBatch(keys, keyHashes{}, present)
 }
 
-// testChunk sets present[i] to whether keys[i] may be in v's live layers.
-func (s *Set) testChunk(v *setView, keys [][]byte, present []bool) error {
-	return testIn(v.live(s.now), v.m.Seed, keys, present)
+// TestBatchHashes is TestBatch that also sets hashes[i] to the hash of
+// keys[i] (its xxh3 under the set's seed, whatever the set's layers), for
+// a later TestAndAddBatchHashes of some of the same keys, which then does
+// not hash them again (dedup tests a batch, then claims its new keys; as
+// Filter.TestBatchHashes). hashes and present must be at least as long as
+// keys (ErrBadOptions otherwise). Errors as for TestBatch.
+func (s *Set) TestBatchHashes(keys [][]byte, present []bool, hashes []uint64) error {
+	if len(present) < len(keys) || len(hashes) < len(keys) {
+		return fmt.Errorf("mmapbloom: TestBatchHashes: %d results and %d hashes for %d keys: %w", len(present), len(hashes), len(keys), ErrBadOptions)
+	}
+	return s.testBatch(keys, keyHashes{hashes, true}, present)
+}
+
+// testBatch is TestBatch, with the keys' hashes read or filled (see
+// keyHashes).
+func (s *Set) testBatch(keys [][]byte, hashes keyHashes, present []bool) error {
+	return s.batch(keys, hashes, present, func(v *setView, keys [][]byte, hs keyHashes, present []bool) (int, error) {
+		return len(keys), testIn(v.live(s.now), v.m.Seed, keys, hs, present)
+	})
 }
 
 // testIn sets present[i] to whether a layer of layers may hold keys[i]:
 // on the fused pipeline when every layer is fusable, else layer by layer.
-func testIn(layers []*Filter, seed uint64, keys [][]byte, present []bool) error {
+// With hs filled, every key's hash is written, whichever layers it reaches.
+func testIn(layers []*Filter, seed uint64, keys [][]byte, hs keyHashes, present []bool) error {
 	if fusable(layers, seed) {
-		return testFused(layers, seed, keys, present)
+		return testFused(layers, seed, keys, hs, present)
 	}
 	clear(present)
-	p := getPending(seed)
+	p := getPending(seed, hs)
 	defer p.put()
+	if hs.fill {
+		p.hashChunk(keys)
+	}
 	return p.testLayers(layers, keys, present)
 }
 
@@ -171,19 +196,39 @@ func (s *Set) TestAndAddBatch(keys [][]byte, present []bool) error {
 	if len(present) < len(keys) {
 		return fmt.Errorf("mmapbloom: TestAndAddBatch: %d results for %d keys: %w", len(present), len(keys), ErrBadOptions)
 	}
-	return s.batch(keys, present, func(v *setView, keys [][]byte, present []bool) (int, error) {
-		return s.insertChunk(v, keys, present, false)
+	return s.testAndAddBatch(keys, keyHashes{}, present)
+}
+
+// TestAndAddBatchHashes is TestAndAddBatch on keys whose hashes, hashes[i]
+// that of keys[i], an earlier TestBatchHashes on this set set: the keys
+// are not hashed again (a classic layer ignores hashes and hashes the
+// keys). A hash that is not the key's adds and tests other bits than the
+// key's: then the results, and later Tests of the key, are wrong. hashes
+// and present must be at least as long as keys (ErrBadOptions otherwise).
+// Errors as for TestAndAddBatch.
+func (s *Set) TestAndAddBatchHashes(keys [][]byte, hashes []uint64, present []bool) error {
+	if len(present) < len(keys) || len(hashes) < len(keys) {
+		return fmt.Errorf("mmapbloom: TestAndAddBatchHashes: %d results and %d hashes for %d keys: %w", len(present), len(hashes), len(keys), ErrBadOptions)
+	}
+	return s.testAndAddBatch(keys, keyHashes{hashes, false}, present)
+}
+
+// testAndAddBatch is TestAndAddBatch; hashes as for testBatch.
+func (s *Set) testAndAddBatch(keys [][]byte, hashes keyHashes, present []bool) error {
+	return s.batch(keys, hashes, present, func(v *setView, keys [][]byte, hs keyHashes, present []bool) (int, error) {
+		return s.insertChunk(v, keys, hs, present, false)
 	})
 }
 
-// chunkOp handles a chunk of keys, with their part of present, on view v;
-// it returns how many of them, from the first, it handled.
-type chunkOp func(v *setView, keys [][]byte, present []bool) (int, error)
+// chunkOp handles a chunk of keys, with their hashes (see keyHashes) and
+// their part of present, on view v; it returns how many of them, from
+// the first, it handled.
+type chunkOp func(v *setView, keys [][]byte, hs keyHashes, present []bool) (int, error)
 
 // batch runs op on chunks of keys, each under its own generation check,
-// with the matching part of present, or of a scratch slice when present
-// is nil.
-func (s *Set) batch(keys [][]byte, present []bool, op chunkOp) error {
+// with the matching part of hashes and of present, or of a scratch slice
+// when present is nil.
+func (s *Set) batch(keys [][]byte, hashes keyHashes, present []bool, op chunkOp) error {
 	var scratch [setChunk]bool
 	for start := 0; start < len(keys); {
 		end := min(start+setChunk, len(keys))
@@ -193,7 +238,7 @@ func (s *Set) batch(keys [][]byte, present []bool, op chunkOp) error {
 		}
 		var done int
 		err := s.do(func(v *setView) (err error) {
-			done, err = op(v, keys[start:end], out)
+			done, err = op(v, keys[start:end], hashes.from(start), out)
 			return err
 		})
 		if err != nil {
@@ -208,13 +253,13 @@ func (s *Set) batch(keys [][]byte, present []bool, op chunkOp) error {
 // AddBatch): for a set that grows, as many as the growth check allows
 // before its next reading (see checkInterval), after adding a layer when
 // the newest is full and some key of the chunk is new.
-func (s *Set) insertChunk(v *setView, keys [][]byte, present []bool, add bool) (int, error) {
+func (s *Set) insertChunk(v *setView, keys [][]byte, hs keyHashes, present []bool, add bool) (int, error) {
 	v, err := s.writable(v)
 	if err != nil {
 		return 0, err
 	}
 	if v.full() {
-		if all, err := s.chunkPresent(v, keys, present, add); err != nil || all {
+		if all, err := s.chunkPresent(v, keys, hs, present, add); err != nil || all {
 			return len(keys), err
 		}
 		if v, err = s.grow(v); err != nil {
@@ -225,17 +270,17 @@ func (s *Set) insertChunk(v *setView, keys [][]byte, present []bool, add bool) (
 		room := min(v.room(), len(keys))
 		keys, present = keys[:room], present[:room]
 	}
-	return len(keys), s.insertKeys(v, keys, present, add)
+	return len(keys), s.insertKeys(v, keys, hs, present, add)
 }
 
 // chunkPresent sets present for keys where an insert looks for them
 // before it adds them (v.held, and the newest layer), and reports whether
 // every key is there: then the chunk adds nothing, and a full set need not
 // grow for it.
-func (s *Set) chunkPresent(v *setView, keys [][]byte, present []bool, add bool) (bool, error) {
+func (s *Set) chunkPresent(v *setView, keys [][]byte, hs keyHashes, present []bool, add bool) (bool, error) {
 	older, _ := v.split(s.now)
 	held := v.held(older, v.addsAlways(add))
-	if err := testIn(v.layers[len(v.layers)-1-len(held):], v.m.Seed, keys, present); err != nil {
+	if err := testIn(v.layers[len(v.layers)-1-len(held):], v.m.Seed, keys, hs, present); err != nil {
 		return false, err
 	}
 	for _, ok := range present {
@@ -249,16 +294,16 @@ func (s *Set) chunkPresent(v *setView, keys [][]byte, present []bool, add bool) 
 // insertKeys adds keys to v's newest layer and sets present, on the
 // fused pipeline when every layer is fusable and a call that adds keys
 // always need not look in the current window's older layers (v.held).
-func (s *Set) insertKeys(v *setView, keys [][]byte, present []bool, add bool) error {
+func (s *Set) insertKeys(v *setView, keys [][]byte, hs keyHashes, present []bool, add bool) error {
 	older, active := v.split(s.now)
 	always := v.addsAlways(add)
 	held := v.held(older, always)
 	var added int
 	var err error
 	if layers := v.layers[len(v.layers)-1-len(older):]; fusable(layers, v.m.Seed) && !(always && len(held) > 0) { // older, then active
-		added, err = insertFused(layers, v.m.Seed, keys, present, always, add)
+		added, err = insertFused(layers, v.m.Seed, keys, hs, present, always, add)
 	} else {
-		added, err = insertLayers(held, older, active, v.m.Seed, keys, present, always, add)
+		added, err = insertLayers(held, older, active, v.m.Seed, keys, hs, present, always, add)
 	}
 	if err != nil {
 		return err
@@ -272,9 +317,9 @@ func (s *Set) insertKeys(v *setView, keys [][]byte, present []bool, add bool) er
 // holds, then the newest takes the keys none holds. A TestAndAdd that
 // adds keys always then asks the older layers for the keys it added. It
 // returns how many keys set a clear bit of the newest layer.
-func insertLayers(held, older []*Filter, active *Filter, seed uint64, keys [][]byte, present []bool, always, add bool) (added int, err error) {
+func insertLayers(held, older []*Filter, active *Filter, seed uint64, keys [][]byte, hs keyHashes, present []bool, always, add bool) (added int, err error) {
 	clear(present)
-	p := getPending(seed)
+	p := getPending(seed, hs)
 	defer p.put()
 	if err := p.testLayers(held, keys, present); err != nil {
 		return 0, err

@@ -105,7 +105,7 @@ func BenchmarkSetStages(b *testing.B) {
 		},
 		"locate": func(keys [][]byte, _ []bool) error {
 			return guardLayers(layers, false, func() error {
-				p := startFused(layers, v.m.Seed, keys)
+				p := startFused(layers, v.m.Seed, keys, keyHashes{})
 				defer p.put()
 				for c := p.piece(); c != nil; c = p.piece() {
 				}

@@ -4,8 +4,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/zeebo/xxh3"
-
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/hashing"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/kernel"
 	"github.com/mmapbloom/mmapbloom/mmapbloom/internal/mapping"
@@ -39,6 +37,7 @@ type fusedPipe struct {
 	layers []*Filter
 	seed   uint64
 	keys   [][]byte
+	hashes keyHashes // the keys' hashes, when the caller gives them or asks for them
 	next   int
 	bufs   [2]fusedPiece
 	cur    int
@@ -65,12 +64,12 @@ func fusable(layers []*Filter, seed uint64) bool {
 	return true
 }
 
-// startFused returns a pipeline over layers for keys, its first piece
-// hashed and prefetched; release it with put. The caller is inside the
-// guards of every layer.
-func startFused(layers []*Filter, seed uint64, keys [][]byte) *fusedPipe {
+// startFused returns a pipeline over layers for keys (and their hashes,
+// see keyHashes), its first piece hashed and prefetched; release it with
+// put. The caller is inside the guards of every layer.
+func startFused(layers []*Filter, seed uint64, keys [][]byte, hashes keyHashes) *fusedPipe {
 	p := fusedPool.Get().(*fusedPipe)
-	p.layers, p.seed, p.keys, p.next, p.cur, p.ahead = layers, seed, keys, 0, 0, 0
+	p.layers, p.seed, p.keys, p.hashes, p.next, p.cur, p.ahead = layers, seed, keys, hashes, 0, 0, 0
 	p.lines, p.lanes = p.kernelLayers(p.lines[:0])
 	p.colds = p.coldLayers()
 	for i := range p.bufs {
@@ -101,7 +100,7 @@ func (p *fusedPipe) kernelLayers(dst []kernel.Layer) (_ []kernel.Layer, lanes bo
 // put drops the references to the caller's layers and keys and returns p
 // to the pool.
 func (p *fusedPipe) put() {
-	p.layers, p.keys = nil, nil
+	p.layers, p.keys, p.hashes = nil, nil, keyHashes{}
 	fusedPool.Put(p)
 }
 
@@ -127,7 +126,7 @@ func (p *fusedPipe) load(c *fusedPiece) {
 	p.next += len(keys)
 	var hs [kernel.ChunkKeys]uint64
 	for i, key := range keys {
-		hs[i] = xxh3.HashSeed(key, p.seed)
+		hs[i] = p.hashes.of(c.start+i, key, p.seed)
 		c.gs[i] = uint32(hs[i])
 	}
 	if kernel.Active.LocateLayers(p.lines, c.first, hs[:c.n]) {
@@ -242,9 +241,9 @@ func (p *fusedPipe) set(c *fusedPiece, out []bool, always, report bool) (added i
 
 // testFused is the fused TestBatch over the live layers (oldest first):
 // present[i] is set when any layer holds keys[i].
-func testFused(layers []*Filter, seed uint64, keys [][]byte, present []bool) error {
+func testFused(layers []*Filter, seed uint64, keys [][]byte, hashes keyHashes, present []bool) error {
 	return guardLayers(layers, false, func() error {
-		p := startFused(layers, seed, keys)
+		p := startFused(layers, seed, keys, hashes)
 		defer p.put()
 		for c := p.piece(); c != nil; c = p.piece() {
 			p.test(c, 0, len(layers), present[c.start:c.start+c.n])
@@ -257,10 +256,10 @@ func testFused(layers []*Filter, seed uint64, keys [][]byte, present []bool) err
 // live layers then the newest (oldest first), always as addsAlways, add
 // true for AddBatch. It returns how many keys set a clear bit of the
 // newest layer.
-func insertFused(layers []*Filter, seed uint64, keys [][]byte, present []bool, always, add bool) (added int, err error) {
+func insertFused(layers []*Filter, seed uint64, keys [][]byte, hashes keyHashes, present []bool, always, add bool) (added int, err error) {
 	clear(present) // set leaves false, unwritten, a key that set a clear bit
 	err = guardLayers(layers, true, func() error {
-		p := startFused(layers, seed, keys)
+		p := startFused(layers, seed, keys, hashes)
 		defer p.put()
 		newest := len(layers) - 1
 		for c := p.piece(); c != nil; c = p.piece() {

@@ -63,7 +63,7 @@ type deduper struct {
 	sep     byte
 	sync    bool        // --sync: the journal is fsynced before the claims
 	refresh bool        // a windowed set with --refresh: hits are re-added too
-	hashed  hashedStore // f, when it passes hashes from a test to a claim; nil for a set
+	hashed  hashedStore // f, when it passes hashes from a test to a claim (a filter or a set)
 	seen    []bool
 	sums    []uint64 // with hashed: the hash of each key of the batch
 	unique  batchUnique
@@ -143,8 +143,8 @@ func (d *deduper) batch(b *batch) error {
 }
 
 // hashedStore is a store whose test of a batch gives the keys' hashes
-// and whose claim takes them (a *mmapbloom.Filter), so that dedup hashes
-// each new key once.
+// and whose claim takes them (a *mmapbloom.Filter or *mmapbloom.Set), so
+// that dedup hashes each new key once.
 type hashedStore interface {
 	TestBatchHashes(keys [][]byte, present []bool, hashes []uint64) error
 	TestAndAddBatchHashes(keys [][]byte, hashes []uint64, present []bool) error

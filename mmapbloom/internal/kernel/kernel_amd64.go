@@ -196,9 +196,10 @@ func blockMasksAVX512(gs *uint32, masks *uint64, n, k int, mults *uint32)
 func blockMasksAVX2(gs *uint32, masks *uint64, n, k int, mults *uint32)
 
 // addBlocksAVX512 is AddBlocks for n keys with AVX-512F: the probe mask of
-// each key is built, tested against its block and ORed in with one LOCK OR
-// per word that lacks bits, in registers. It returns how many keys lacked
-// a bit.
+// each key is built and tested against its block in registers; a block
+// that lacks bits gets one LOCK OR in each of its 8 words (of 0 in those
+// that lack none), a block that lacks none no write. It returns how many
+// keys lacked a bit.
 //
 //go:noescape
 func addBlocksAVX512(words *uint64, blocks *uint64, gs *uint32, n, k int, mults *uint32) (added int)

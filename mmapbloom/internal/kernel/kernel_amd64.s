@@ -161,6 +161,30 @@ loop: \
 	CMPQ         BX, DX; \
 	JB           loop
 
+// MASK_CONSTS_512 sets Z14 to 1 in every 64-bit lane and Z13 to
+// laneOffsets, as PROBE_MASK_512 needs them. Clobbers AX.
+#define MASK_CONSTS_512 \
+	MOVQ         $1, AX;  \
+	VPBROADCASTQ AX, Z14; \
+	VMOVDQU64    laneOffsets<>(SB), Z13
+
+// BLOCK_LACKS_512(next) loads the block of the key at bit (DI) of the
+// array at SI, given its probe mask in Z0: R11 = the block's address, Z1
+// = its words, Z2 = the mask bits it lacks, K1 and AX = the words
+// lacking any. It jumps to next when the block holds every bit, else
+// counts the key in R14: the start of the add kernels' step per key.
+#define BLOCK_LACKS_512(next) \
+	MOVQ      (DI), R11;  \
+	SHRQ      $3, R11;    \
+	ADDQ      SI, R11;    \
+	VMOVDQU64 (R11), Z1;  \
+	VPANDNQ   Z0, Z1, Z2; \
+	VPTESTMQ  Z2, Z2, K1; \
+	KMOVW     K1, AX;     \
+	TESTL     AX, AX;     \
+	JZ        next;       \
+	INCQ      R14
+
 // func blockMasksAVX512(gs *uint32, masks *uint64, n, k int, mults *uint32)
 //
 // Per key: PROBE_MASK_512, then the mask is stored.
@@ -171,9 +195,7 @@ TEXT ·blockMasksAVX512(SB), NOSPLIT, $0-40
 	MOVQ k+24(FP), DX
 	MOVQ mults+32(FP), R10
 
-	MOVQ         $1, AX
-	VPBROADCASTQ AX, Z14
-	VMOVDQU64    laneOffsets<>(SB), Z13
+	MASK_CONSTS_512
 
 key512:
 	MOVL (SI), R9
@@ -237,13 +259,23 @@ probe2:
 	VZEROUPPER
 	RET
 
+// LOCK_OR_WORD(off) ORs the word at off(SP) into the word at off(R11)
+// with one LOCK OR.
+#define LOCK_OR_WORD(off) \
+	MOVQ off(SP), R12; \
+	LOCK;              \
+	ORQ  R12, off(R11)
+
 // func addBlocksAVX512(words *uint64, blocks *uint64, gs *uint32, n, k int, mults *uint32) (added int)
 //
 // Per key: Z0 = the probe mask (PROBE_MASK_512), Z2 = the mask bits
-// its block lacks; K1 flags the words with any; each flagged word gets one
-// LOCK OR of its mask word, and a block that holds every bit is not
-// written at all. R14 counts the keys that lacked a bit. The 64-byte frame
-// holds Z2 for the scalar ORs.
+// its block lacks (BLOCK_LACKS_512); a block that holds every bit is not
+// written at all, and each word of one that lacks some gets one LOCK OR
+// of its word of Z2 (0 where the word lacks none: its line is written
+// anyway). Eight ORs in a row cost less than a loop over the words that
+// lack bits, whose exit the branch predictor misses (BenchmarkAddFloor,
+// BENCHMARKS.md). R14 counts the keys that lacked a bit. The 64-byte
+// frame holds Z2 for the scalar ORs.
 TEXT ·addBlocksAVX512(SB), NOSPLIT, $64-56
 	MOVQ words+0(FP), SI
 	MOVQ blocks+8(FP), DI
@@ -252,35 +284,23 @@ TEXT ·addBlocksAVX512(SB), NOSPLIT, $64-56
 	MOVQ k+32(FP), DX
 	MOVQ mults+40(FP), R10
 
-	MOVQ         $1, AX
-	VPBROADCASTQ AX, Z14
-	VMOVDQU64    laneOffsets<>(SB), Z13
-	XORQ         R14, R14
+	MASK_CONSTS_512
+	XORQ R14, R14
 
 keyAdd:
 	MOVL (R8), R9
 	PROBE_MASK_512(probeAdd)
 
-	MOVQ      (DI), R11
-	SHRQ      $3, R11
-	ADDQ      SI, R11
-	VMOVDQU64 (R11), Z1
-	VPANDNQ   Z0, Z1, Z2
-	VPTESTMQ  Z2, Z2, K1
-	KMOVW     K1, AX
-	TESTL     AX, AX
-	JZ        nextAdd
-	INCQ      R14
+	BLOCK_LACKS_512(nextAdd)
 	VMOVDQU64 Z2, 0(SP)
-
-orAdd:
-	BSFL  AX, BX
-	MOVQ  0(SP)(BX*8), R12
-	LOCK
-	ORQ   R12, (R11)(BX*8)
-	LEAL  -1(AX), R13
-	ANDL  R13, AX
-	JNZ   orAdd
+	LOCK_OR_WORD(0)
+	LOCK_OR_WORD(8)
+	LOCK_OR_WORD(16)
+	LOCK_OR_WORD(24)
+	LOCK_OR_WORD(32)
+	LOCK_OR_WORD(40)
+	LOCK_OR_WORD(48)
+	LOCK_OR_WORD(56)
 
 nextAdd:
 	ADDQ $4, R8
@@ -296,8 +316,9 @@ nextAdd:
 //
 // As addBlocksAVX512, for one writer alone: per key, Z0 = the probe mask
 // (PROBE_MASK_512), K1 flags the words of its block that lack a bit of
-// it, and the block ORed with the mask is stored into those words only,
-// with plain stores. R14 counts the keys that lacked a bit.
+// it (BLOCK_LACKS_512), and the block ORed with the mask is stored into
+// those words only, with plain stores. R14 counts the keys that lacked
+// a bit.
 TEXT ·orBlocksAVX512(SB), NOSPLIT, $0-56
 	MOVQ words+0(FP), SI
 	MOVQ blocks+8(FP), DI
@@ -306,25 +327,14 @@ TEXT ·orBlocksAVX512(SB), NOSPLIT, $0-56
 	MOVQ k+32(FP), DX
 	MOVQ mults+40(FP), R10
 
-	MOVQ         $1, AX
-	VPBROADCASTQ AX, Z14
-	VMOVDQU64    laneOffsets<>(SB), Z13
-	XORQ         R14, R14
+	MASK_CONSTS_512
+	XORQ R14, R14
 
 keyOr:
 	MOVL (R8), R9
 	PROBE_MASK_512(probeOr)
 
-	MOVQ      (DI), R11
-	SHRQ      $3, R11
-	ADDQ      SI, R11
-	VMOVDQU64 (R11), Z1
-	VPANDNQ   Z0, Z1, Z2
-	VPTESTMQ  Z2, Z2, K1
-	KMOVW     K1, AX
-	TESTL     AX, AX
-	JZ        nextOr
-	INCQ      R14
+	BLOCK_LACKS_512(nextOr)
 	VPORQ     Z0, Z1, Z1
 	VMOVDQU64 Z1, K1, (R11)
 
