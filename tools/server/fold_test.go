@@ -208,9 +208,13 @@ func TestFoldCrawl(t *testing.T) {
 	key := func(name string, h int) string { return fmt.Sprintf(name, fmt.Sprintf("h%d.example", h)) }
 	add := func(rdb *redis.Client, hosts int) {
 		c := ctx(t)
-		for h0 := 0; h0 < hosts; h0 += 500 {
+		// Pipelines of 100 BF.MADDs: the server answers a pipeline read
+		// at once after running it, and 1,000 of them (each creating a
+		// set, with its fsyncs) once outlasted the client's 2-minute
+		// read timeout in a -race run at load 20.
+		for h0 := 0; h0 < hosts; h0 += 50 {
 			p := rdb.Pipeline()
-			for h := h0; h < min(h0+500, hosts); h++ {
+			for h := h0; h < min(h0+50, hosts); h++ {
 				for _, name := range names {
 					p.BFMAdd(c, key(name, h), url(h, 0), url(h, 1), url(h, 2))
 				}
