@@ -50,6 +50,7 @@ var (
 	descStopped  = desc("log_stopped", "1 while this node's follower of a stream is stopped on a message it failed to apply (retried with a pause), else 0.", "stream")
 	descApplyErr = desc("log_apply_errors_total", "Failed attempts to apply a message of a stream on this node.", "stream")
 	descRewinds  = desc("log_rewinds_total", "Times this node lowered its position in a stream whose log no longer held the message there.", "stream")
+	descStalls   = desc("log_stalls_total", "Times this node bypassed a consumer that delivered nothing while the stream's leader held more, applying the missing messages from the leader.", "stream")
 	descFSFree   = desc("filesystem_free_bytes", "Bytes available to unprivileged users on the file system of the data directory (dir=data) or of the embedded nats-server's store (dir=log) (statfs).", "dir")
 	descFSUsed   = desc("filesystem_used_bytes", "Bytes in use on the file system of the data directory (dir=data) or of the embedded nats-server's store (dir=log) (statfs).", "dir")
 )
@@ -58,7 +59,7 @@ var (
 var descs = []*prometheus.Desc{descCalls, descRejected, descFailed, descDuration, descLatency, descErrors, descErrAll,
 	descProto, descCmdsAll, descConns, descRejConns, descClients, descUptime, descFilters, descOpen, descLayers,
 	descItems, descMapped, descResident, descOverCap, descSampled, descFPRRatio, descAdded, descSyncs, descSyncErrs, descSyncFail, descLastSave, descLag, descPulls, descPullErrs,
-	descRenewal, descRenewErr, descStepDown, descHolder, descApplied, descLogLag, descStopped, descApplyErr, descRewinds, descFSFree, descFSUsed}
+	descRenewal, descRenewErr, descStepDown, descHolder, descApplied, descLogLag, descStopped, descApplyErr, descRewinds, descStalls, descFSFree, descFSUsed}
 
 func counter(d *prometheus.Desc, v float64, labels ...string) prometheus.Metric {
 	return prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
@@ -163,6 +164,7 @@ func collectLog(ch chan<- prometheus.Metric, st server.Stats) {
 		ch <- gauge(descStopped, boolValue(s.Stopped), s.Name)
 		ch <- counter(descApplyErr, float64(s.ApplyErrors), s.Name)
 		ch <- counter(descRewinds, float64(s.Rewinds), s.Name)
+		ch <- counter(descStalls, float64(s.Stalls), s.Name)
 	}
 }
 

@@ -190,13 +190,13 @@ func gather(t *testing.T, st server.Stats) map[string]*dto.MetricFamily {
 }
 
 // TestLogMetrics: each followed stream's applied sequence, lag, stopped
-// state, apply errors and rewinds (no lag when its last sequence is unknown),
+// state, apply errors, rewinds and stalls (no lag when its last sequence is unknown),
 // each shard's lease holder as 1 beside 0 for the other nodes, and the
 // file systems' free and used bytes.
 func TestLogMetrics(t *testing.T) {
 	st := server.Stats{Failover: true, LeaseNodes: []string{"node1", "node2"}, LeaseHolders: map[string]string{"node1": "node2"},
 		Streams: []server.StreamStats{
-			{Name: "MBF_LOG_00", Applied: 7, Last: 10, LastKnown: true, Stopped: true, ApplyErrors: 3, Rewinds: 2},
+			{Name: "MBF_LOG_00", Applied: 7, Last: 10, LastKnown: true, Stopped: true, ApplyErrors: 3, Rewinds: 2, Stalls: 4},
 			{Name: "MBF_LOG_01", Applied: 5, LastKnown: false},
 		},
 		FileSystems: []server.FSStats{{Dir: "data", Free: 100, Used: 50}, {Dir: "log", Free: 200, Used: 20}}}
@@ -210,6 +210,7 @@ func TestLogMetrics(t *testing.T) {
 		{"mmapbloom_log_stopped", "MBF_LOG_00", 1},
 		{"mmapbloom_log_apply_errors_total", "MBF_LOG_00", 3},
 		{"mmapbloom_log_rewinds_total", "MBF_LOG_00", 2},
+		{"mmapbloom_log_stalls_total", "MBF_LOG_00", 4},
 		{"mmapbloom_log_applied_sequence", "MBF_LOG_01", 5},
 		{"mmapbloom_log_stopped", "MBF_LOG_01", 0},
 	} {

@@ -26,6 +26,11 @@ type StreamStats struct {
 	// stream because the log no longer held the message there (a power
 	// cut of every node lost the log's tail): replication.Log.Rewinds.
 	Rewinds uint64
+	// Stalls counts the times this node bypassed its consumer of the
+	// stream, which delivered nothing for replication.StallAfter while
+	// the stream's leader held more, and applied the missing messages
+	// from the leader: replication.Log.Stalls.
+	Stalls uint64
 }
 
 // FSStats is the file system holding one of the node's directories
@@ -52,7 +57,7 @@ func (s *Server) logStats(st *Stats) {
 	for _, i := range followedStreams(s.repl.layout, s.cluster.Load()) {
 		st.Streams = append(st.Streams, StreamStats{Name: s.repl.layout.StreamName(i), Applied: log.Applied(i),
 			Last: pos[i].Last, LastKnown: pos[i].Err == nil, Stopped: log.Stopped(i) != 0, ApplyErrors: log.ApplyErrors(i),
-			Rewinds: log.Rewinds(i)})
+			Rewinds: log.Rewinds(i), Stalls: log.Stalls(i)})
 	}
 }
 
