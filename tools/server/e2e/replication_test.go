@@ -268,7 +268,7 @@ func requireFigures(t *testing.T, r *replicated) {
 	fams, err := metrics.Scrape("http://" + r.metrics[1] + "/metrics")
 	require.NoError(t, err)
 	for _, name := range []string{"mmapbloom_log_applied_sequence", "mmapbloom_log_lag_entries", "mmapbloom_log_stopped",
-		"mmapbloom_log_apply_errors_total", "mmapbloom_lease_holder", "mmapbloom_filesystem_free_bytes", "mmapbloom_filesystem_used_bytes"} {
+		"mmapbloom_log_apply_errors_total", "mmapbloom_log_rewinds_total", "mmapbloom_log_stalls_total", "mmapbloom_lease_holder", "mmapbloom_filesystem_free_bytes", "mmapbloom_filesystem_used_bytes"} {
 		assert.Contains(t, fams, name)
 	}
 	if fam := fams["mmapbloom_filesystem_free_bytes"]; fam != nil {
