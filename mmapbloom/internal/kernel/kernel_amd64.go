@@ -137,10 +137,11 @@ func (k Kernel) AddBlocks(words []uint64, blocks []uint64, gs []uint32, probes u
 
 // OrBlocks sets the k probes of gs[i] in the block at bit blocks[i]
 // with plain ORs, for one writer alone (see the package doc); the
-// AVX-512 kernel has its own, the others are the generic one.
+// AVX-512 kernel has its own, the others OR in Go the masks of their
+// BlockMasks (orBlocksMasked).
 func (k Kernel) OrBlocks(words []uint64, blocks []uint64, gs []uint32, probes uint32) int {
 	if k != AVX512 || len(blocks) == 0 {
-		return orBlocksGeneric(words, blocks, gs, probes)
+		return orBlocksMasked(k, words, blocks, gs, probes)
 	}
 	_ = gs[len(blocks)-1]
 	return orBlocksAVX512(&words[0], &blocks[0], &gs[0], len(blocks), int(probes), &hashing.PhiPow[0])
