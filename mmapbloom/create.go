@@ -335,7 +335,7 @@ func replace(tmp, path string) error {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return fmt.Errorf("mmapbloom: overwrite %s: a directory: %w", path, ErrExists)
 	}
-	old, err := os.Open(path)
+	old, err := mapping.OpenFile(path, os.O_RDONLY, 0)
 	if err == nil {
 		defer old.Close()
 		if err := mapping.LockExclusive(old); err != nil {

@@ -78,7 +78,7 @@ func Open(path string, opts *OpenOptions) (*Filter, error) {
 	if readOnly {
 		flag = os.O_RDONLY
 	}
-	file, err := os.OpenFile(path, flag, 0)
+	file, err := mapping.OpenFile(path, flag, 0)
 	if err != nil {
 		if !readOnly && errors.Is(err, fs.ErrPermission) {
 			return nil, fmt.Errorf("mmapbloom: open for writing (open read-only to query it): %w", err)

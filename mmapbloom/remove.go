@@ -19,7 +19,7 @@ import (
 // afterwards. Errors: ErrInUse, the os error (fs.ErrNotExist for a
 // missing file) wrapped.
 func Remove(path string) error {
-	f, err := os.Open(path)
+	f, err := mapping.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return fmt.Errorf("mmapbloom: remove: %w", err)
 	}
@@ -89,7 +89,7 @@ func holdSet(dir, op string) (release func(), err error) {
 		return nil, err
 	}
 	for _, l := range m.Layers {
-		f, err := os.Open(filepath.Join(dir, l.File))
+		f, err := mapping.OpenFile(filepath.Join(dir, l.File), os.O_RDONLY, 0)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // lost already: no process can have it open
 		}

@@ -16,7 +16,7 @@ import (
 // directories are synced afterwards. Errors: ErrInUse, the os error
 // (fs.ErrNotExist for a missing file) wrapped.
 func Rename(oldpath, newpath string) error {
-	f, err := os.Open(oldpath)
+	f, err := mapping.OpenFile(oldpath, os.O_RDONLY, 0)
 	if err != nil {
 		return fmt.Errorf("mmapbloom: rename: %w", err)
 	}

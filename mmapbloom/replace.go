@@ -18,7 +18,7 @@ import (
 // by the rename. The directory is synced afterwards. Errors: ErrInUse,
 // the os error wrapped.
 func Replace(src, dst string) error {
-	f, err := os.Open(dst)
+	f, err := mapping.OpenFile(dst, os.O_RDONLY, 0)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:

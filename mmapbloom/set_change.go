@@ -90,7 +90,7 @@ func lockedManifest(dir string, lock func(dir string) (func(), error)) (m *manif
 // lockSet takes the exclusive lock of dir's LOCK file, waiting for it or
 // not, and returns the function that releases it.
 func lockSet(dir string, wait bool) (unlock func(), err error) {
-	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := mapping.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("mmapbloom: %w", err)
 	}
@@ -111,7 +111,7 @@ func lockSet(dir string, wait bool) (unlock func(), err error) {
 // each other. LOCK is opened read-only (created if missing, as lockSet
 // does), so a set on a read-only file system can be locked too.
 func shareSet(dir string) (unlock func(), err error) {
-	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDONLY|os.O_CREATE, 0o644)
+	f, err := mapping.OpenFile(filepath.Join(dir, lockName), os.O_RDONLY|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("mmapbloom: %w", err)
 	}

@@ -96,7 +96,7 @@ func copySet(dir, tmp string) (sealed bool, err error) {
 // (or shares the blocks after writing the dirty pages back), so it sees
 // every bit set through a mapping before it was called.
 func copySynced(src, dst string) error {
-	in, err := os.Open(src)
+	in, err := mapping.OpenFile(src, os.O_RDONLY, 0)
 	if err != nil {
 		return err
 	}

@@ -58,7 +58,7 @@ func OpenControl(dir string, readOnly bool) (*Control, error) {
 	if readOnly {
 		flag = os.O_RDONLY
 	}
-	file, err := os.OpenFile(filepath.Join(dir, ControlName), flag, 0)
+	file, err := mapping.OpenFile(filepath.Join(dir, ControlName), flag, 0)
 	if err != nil {
 		return nil, fmt.Errorf("mmapbloom: %s: %w (%w)", dir, errs.ErrBadSet, err)
 	}

@@ -8,7 +8,7 @@ import secrets
 from typing import Any, Optional, Union
 
 from . import errors, locks, sizing
-from .filter import Filter
+from .filter import Filter, open_file
 from .header import (HEADER_SIZE, LAYOUT_BLOCKED512, LAYOUT_CLASSIC, LAYOUT_NAMES, SCHEME_MURMUR_DOUBLE_V1,
                      SCHEME_MURMUR_SEEDS, SCHEME_NAMES, SCHEME_XXH3_BLOCKED, SCHEME_XXH3_REMIX, V1, V2,
                      new_header)
@@ -166,7 +166,7 @@ def _publish(tmp, path, overwrite):
         if os.path.isdir(path):
             raise errors.FilterExists(f"overwrite {path}: a directory")
         try:
-            old = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            old = open_file(path, os.O_RDONLY)
         except FileNotFoundError:
             old = -1
         try:

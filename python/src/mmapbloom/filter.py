@@ -25,6 +25,16 @@ from . import atomics as _atomics
 from .header import (HEADER_SIZE, LAYOUT_BLOCKED512, OFF_COUNT, V1, decode)
 from .sizing import go_round
 
+
+def open_file(path: str, flags: int) -> int:
+    """os.open of a file the package opens by a caller's path, with
+    O_NONBLOCK and O_CLOEXEC added: a FIFO (or another special file whose
+    open waits for a peer) then opens at once and the caller's check that
+    it is a regular file refuses it, where a plain open for reading would
+    wait for a writer for ever (the Go library's mapping.OpenFile).
+    O_NONBLOCK changes nothing for a regular file."""
+    return os.open(path, flags | os.O_NONBLOCK | os.O_CLOEXEC)
+
 COUNT_BATCH = 256  # Go: countBatch, adds a handle counts before publishing them
 _MASK64 = (1 << 64) - 1
 _CHUNK = 1 << 20  # bytes per step of clear, union and approx_len

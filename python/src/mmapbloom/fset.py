@@ -21,7 +21,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 from . import _cold, atomics, errors, hashing, locks
 from . import set_manifest as sm
 from .create import create
-from .filter import Filter, Key, cold_reads, read_ahead
+from .filter import Filter, Key, cold_reads, open_file, read_ahead
 from .header import HEADER_SIZE, LAYOUT_BLOCKED512, V2
 from .sizing import MIN_BLOCKED_P, check_np
 
@@ -142,7 +142,7 @@ class FilterSet:
     def _open_control(self) -> None:
         path = os.path.join(self.path, sm.CONTROL)
         try:
-            fd = os.open(path, (os.O_RDWR if self.writable else os.O_RDONLY) | os.O_CLOEXEC)
+            fd = open_file(path, os.O_RDWR if self.writable else os.O_RDONLY)
         except FileNotFoundError:
             raise errors.BadSet(f"{self.path}: no {sm.CONTROL}: not a valid filter set") from None
         try:
@@ -215,7 +215,7 @@ class FilterSet:
 
     def _open_layer(self, m: sm.Manifest, layer: dict) -> Filter:
         path = os.path.join(self.path, layer["file"])
-        fd = os.open(path, (os.O_RDWR if self.writable else os.O_RDONLY) | os.O_CLOEXEC)
+        fd = open_file(path, os.O_RDWR if self.writable else os.O_RDONLY)
         f = Filter(fd, path, self.writable, exact_count=self._exact)
         h, bad = f.header, ""
         if h.version != V2:

@@ -13,7 +13,7 @@ from typing import Any, Callable, Dict, Optional, Union
 from . import errors
 from . import create as _create
 from .create import _id, _version
-from .filter import Filter
+from .filter import Filter, open_file
 from .fset import FilterSet, create_set
 from .header import LAYOUT_NAMES, SCHEME_NAMES, V1
 
@@ -46,7 +46,7 @@ def open(path: PathLike, mode: str = "r", *, single_writer: bool = False,  # noq
     writable = mode == "rw"
     if os.path.isdir(path):
         return FilterSet(path, writable, now=now, exact_count=exact_count)
-    fd = os.open(path, (os.O_RDWR if writable else os.O_RDONLY) | os.O_CLOEXEC)
+    fd = open_file(path, os.O_RDWR if writable else os.O_RDONLY)
     return Filter(fd, path, writable, single_writer=single_writer, exact_count=exact_count)
 
 
