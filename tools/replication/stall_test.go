@@ -34,6 +34,14 @@ func TestStalledConsumerAppliesFromLeader(t *testing.T) {
 	require.NoError(t, err)
 	_, err = js.PauseConsumer(ctx, layout.StreamName(0), l.durable(), time.Now().Add(time.Hour))
 	require.NoError(t, err)
+	// The pause reaches the consumer through the meta layer after the
+	// API's reply: messages published before the consumer itself reports
+	// it paused may still be delivered (so seen once at load 4-10, with
+	// no stall). Its info comes from the consumer's own state.
+	require.Eventually(t, func() bool {
+		c, err := js.Consumer(ctx, layout.StreamName(0), l.durable())
+		return err == nil && c.CachedInfo().Paused
+	}, 30*time.Second, 10*time.Millisecond, "the consumer reports itself paused")
 	for _, it := range []string{"b", "c"} {
 		seq, err = l.Publish(ctx, 0, addRec("k", it))
 		require.NoError(t, err)
