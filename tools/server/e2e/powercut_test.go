@@ -45,6 +45,7 @@ const (
 // the restart, through the cluster and in every node's files, and so
 // does every add acknowledged after it.
 func TestClusterPowerCutAlways(t *testing.T) {
+	testkit.Nemesis(t)
 	for run := range testkit.Runs(2, 10) { // 10 with MMAPBLOOM_STRESS=1
 		seed := uint64(run + 1)
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) { clusterPowerCut(t, "always", seed, nil) })
@@ -60,6 +61,7 @@ func TestClusterPowerCutAlways(t *testing.T) {
 // in every node's files, node1's included; so does every add
 // acknowledged after it.
 func TestClusterPowerCutOneNode(t *testing.T) {
+	testkit.Nemesis(t)
 	for run := range testkit.Runs(2, 10) { // 10 with MMAPBLOOM_STRESS=1
 		seed := uint64(run + 1)
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) { clusterPowerCut(t, "everysec", seed, []int{0}) })
@@ -88,6 +90,7 @@ func TestClusterPowerCutOneNode(t *testing.T) {
 // lacked 18 adds acknowledged after the restart, which the cluster
 // answered present. Not fixed yet (docs/cluster.md, "Durability").
 func TestClusterPowerCutEverysec(t *testing.T) {
+	testkit.Nemesis(t)
 	if os.Getenv("MMAPBLOOM_POWERCUT_EVERYSEC") != "1" {
 		t.Skip("MMAPBLOOM_POWERCUT_EVERYSEC=1 runs it: after a power cut of every node with everysec a follower's files may lack adds acknowledged after the restart (docs/cluster.md)")
 	}
