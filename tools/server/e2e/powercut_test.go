@@ -53,9 +53,10 @@ func TestClusterPowerCutAlways(t *testing.T) {
 }
 
 // TestClusterPowerCutOneNode: with the default --appendfsync everysec,
-// the power cut of one node (node1, the owner of the range the load
-// writes first) loses nothing acknowledged: the other nodes hold every
-// add, node1 replays the log after its restart, and every add
+// the power cut of one node (node1) loses nothing acknowledged: the
+// other nodes hold every add and take node1's range while it is down
+// (every range takes writes again before node1 restarts: the outage),
+// node1 replays the log after its restart, and every add
 // acknowledged before the cut answers present through the cluster and
 // in every node's files, node1's included; so does every add
 // acknowledged after it.
@@ -114,43 +115,58 @@ func clusterPowerCut(t *testing.T, mode string, seed uint64, cut []int) {
 	var logs sync.Once // the nodes' state on failure, before those running then are killed
 	t.Cleanup(func() { logs.Do(func() { logOnFailure(t, r) }) })
 	cc := r.client(t, time.Second)
+	probed, probedDefault := r.client(t, time.Second), r.client(t, 0) // the outage's clients: the load's, and go-redis's default reload
+	every := len(cut) == len(mounts)
 
 	load, loadStart := &pcutLoad{seed: seed}, time.Now()
 	stop, done := make(chan struct{}), make(chan struct{})
 	go func() { defer close(done); load.run(cc, "b", stop) }()
-	syncs := syncPoints(t, r, cc, load, stop)
+	var syncs *pcutSyncs // only everysec's cut of every node may lose adds the log acknowledged
+	if mode == "everysec" && every {
+		syncs = syncPoints(t, r, cc, load, stop)
+	}
 	for end := time.Now().Add(pcutDeadline); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
-		if load.count() >= cutAt && (mode != "everysec" || len(cut) < len(mounts) || syncs.covered() > 0) {
+		if load.count() >= cutAt && (syncs == nil || syncs.covered() > 0) {
 			break
 		}
 	}
-	if mode == "everysec" && len(cut) == len(mounts) && syncs.covered() == 0 {
+	if syncs != nil && syncs.covered() == 0 {
 		logPositions(t, r) // why no sync point succeeded: each node's streams before the cut
 	}
 	cutTime := time.Now()
 	t.Logf("cut after %v of load", cutTime.Sub(loadStart).Round(time.Second))
 	cutNodes(t, r, mounts, cut)
-	close(stop)
-	<-done
-	covered := syncs.wait()
-	before := load.snapshot()
-	if mode == "always" || len(cut) < len(mounts) { // the uncut nodes hold every add
-		covered = len(before)
+	probe, probeDefault := probeRanges(t.Context(), probed, cutTime), probeRanges(t.Context(), probedDefault, cutTime)
+	close(stop) // the load ends with its pipelines in flight, which may outlast the restart
+	covered := 0
+	if syncs != nil {
+		covered = syncs.wait() // before the restart: one made on the restarted nodes would claim adds the cut lost
 	}
-	t.Logf("%s seed %d, nodes %v cut: %d adds acknowledged before the cut (cut after %d), %d of them durable (all with always or when a node is not cut, else those a WAITAOF 1 2 covered)",
-		mode, seed, cut, len(before), cutAt, covered)
-	require.Positive(t, covered, "adds are covered before the cut")
-
+	var outage time.Duration
+	if !every {
+		outage = probe.wait(t, "through the nodes not cut, before the cut ones restart")
+		probeDefault.wait(t, "the same with go-redis's default ClusterStateReloadInterval (60 s)")
+	}
 	for _, i := range cut {
 		require.NoError(t, mounts[i].Unmount())
 		r.dirs[i] = mounts[i].Disk
 		r.nodes[i] = r.start(t, i)
 	}
+	t.Logf("nodes %v restarted %v after the cut", cut, time.Since(cutTime).Round(time.Second))
 	t.Cleanup(func() { logs.Do(func() { logOnFailure(t, r) }) })
+	<-done
+	before := load.snapshot()
+	if syncs == nil { // with always, or when a node is not cut (the uncut nodes hold every add)
+		covered = len(before)
+	}
+	t.Logf("%s seed %d, nodes %v cut: %d adds of pipelines sent before the cut acknowledged (cut after %d), %d of them durable (all with always or when a node is not cut, else those a WAITAOF 1 2 covered)",
+		mode, seed, cut, len(before), cutAt, covered)
+	require.Positive(t, covered, "adds are covered before the cut")
 	cc = r.client(t, time.Second)
-	awaitWrites(t, cc)
-	outage := time.Since(cutTime)
-	t.Logf("restarted and serving %v after the cut", outage.Round(time.Second))
+	if every {
+		outage = probe.wait(t, "through the nodes restarted at once")
+		probeDefault.wait(t, "the same with go-redis's default ClusterStateReloadInterval (60 s)")
+	}
 	logPositions(t, r)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -194,13 +210,57 @@ func onPowercutMounts(t *testing.T, r *replicated) []*powercut.FS {
 	return mounts
 }
 
-// awaitWrites waits until a write of each node's range is acknowledged.
-func awaitWrites(t *testing.T, cc *redis.ClusterClient) {
-	t.Helper()
-	for i, k := range []string{"probe:{a}", "probe:{b}", "probe:{c}"} {
-		require.Eventually(t, func() bool { return cc.BFAdd(context.Background(), k, "x").Err() == nil },
-			3*time.Minute, 100*time.Millisecond, "range %d takes writes", i+1)
+// rangeProbe measures the outage a client sees after a fault: from the
+// fault until a write of each node's range was acknowledged again, each
+// range probed on its own through a cluster client made before the
+// fault, whatever the test does meanwhile (restarting nodes, waiting
+// for its own helpers).
+type rangeProbe struct {
+	done chan struct{}
+	// took is, per key of probeKeys, the time from the fault to the
+	// reply of its first acknowledged write; 0 if none came within
+	// pcutDeadline.
+	took []time.Duration
+}
+
+// probeKeys are a key of each node's range (slots 3300, 7365 and 15495).
+var probeKeys = []string{"probe:{b}", "probe:{c}", "probe:{a}"}
+
+// probeRanges starts writing a key of each range through cc, one BF.ADD
+// every 100 ms per range, each with a 30 s deadline (and go-redis's
+// retries and redirects), until one is acknowledged, pcutDeadline after
+// the fault at from, or ctx ends (the test's).
+func probeRanges(ctx context.Context, cc *redis.ClusterClient, from time.Time) *rangeProbe {
+	p := &rangeProbe{done: make(chan struct{}), took: make([]time.Duration, len(probeKeys))}
+	var wg sync.WaitGroup
+	for i, key := range probeKeys {
+		wg.Go(func() {
+			for end := from.Add(pcutDeadline); time.Now().Before(end) && ctx.Err() == nil; time.Sleep(100 * time.Millisecond) {
+				try, cancel := context.WithTimeout(ctx, 30*time.Second)
+				err := cc.BFAdd(try, key, "x").Err()
+				cancel()
+				if err == nil {
+					p.took[i] = time.Since(from)
+					return
+				}
+			}
+		})
 	}
+	go func() { wg.Wait(); close(p.done) }()
+	return p
+}
+
+// wait waits for the probes and returns the outage, the longest time
+// from the fault to a range's first acknowledged write; it fails the
+// test if a range took none. what says which nodes were to serve.
+func (p *rangeProbe) wait(t *testing.T, what string) time.Duration {
+	t.Helper()
+	<-p.done
+	for i, d := range p.took {
+		require.NotZero(t, d, "%s: %s takes a write within %v of the fault", what, probeKeys[i], pcutDeadline)
+	}
+	t.Logf("%s: writes acknowledged again %v after the fault (%v)", what, slices.Max(p.took).Round(time.Millisecond), p.took)
+	return slices.Max(p.took)
 }
 
 // cutNodes cuts the power of the mounts of the nodes of index cut at
@@ -429,8 +489,10 @@ func pcutLost(ctx context.Context, cc *redis.ClusterClient, adds []pcutAdd) ([]p
 // logLost prints the nemesis line of the run (fault powercut-MODE, or
 // powercut1-MODE when not every node was cut): how many of n
 // acknowledged adds were lost, how long before the cut the earliest
-// and latest of them were sent, and the outage: from the cut (the
-// nodes restarted at once) until every range took a write.
+// and latest of them were sent, and the outage (rangeProbe): from the
+// cut until every range took a write, through the nodes not cut when
+// there are some (the cut ones restart after that), else through the
+// nodes restarted at once.
 func logLost(t *testing.T, mode string, seed uint64, cut []int, lost []pcutAdd, n int, at time.Time, outage time.Duration) {
 	fault := "powercut-" + mode
 	if len(cut) < 3 {

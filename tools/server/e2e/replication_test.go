@@ -115,7 +115,7 @@ func (r *replicated) logged(sub string) []string {
 }
 
 // client is a go-redis ClusterClient of the nodes; reload, when not 0,
-// is its ClusterStateReloadInterval (go-redis's default: 10 s).
+// is its ClusterStateReloadInterval (go-redis's default: 60 s in v9.23.0).
 func (r *replicated) client(t *testing.T, reload time.Duration) *redis.ClusterClient {
 	var addrs []string
 	for _, n := range r.nodes {
