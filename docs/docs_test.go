@@ -507,3 +507,49 @@ func slug(title string) string {
 	}
 	return b.String()
 }
+
+// TestCIRunsNemesisSuite checks that .ci/run's nemesis step runs exactly
+// the nemesis suite: a top-level test of the repository calls
+// testkit.Nemesis (which skips it without MMAPBLOOM_NEMESIS=1) if and
+// only if its name matches the pattern of one of the step's go test
+// lines (nemesis_a, nemesis_b) and its package is one that line names,
+// so that no fault test is left out of CI and none runs in the race step.
+func TestCIRunsNemesisSuite(t *testing.T) {
+	tr := readTree(t)
+	ci := tr.read(t, ".ci/run")
+	steps := map[*regexp.Regexp][]string{}
+	for _, m := range regexp.MustCompile(`(?m)^nemesis_([ab])='([^']+)'$`).FindAllStringSubmatch(ci, -1) {
+		line := regexp.MustCompile(`(?m)^MMAPBLOOM_NEMESIS=1 go test .*-run "\$nemesis_` + m[1] + `".*$`).FindString(ci)
+		var dirs []string
+		for _, d := range regexp.MustCompile(`\./(\S+)`).FindAllStringSubmatch(line, -1) {
+			dirs = append(dirs, d[1])
+		}
+		require.NotEmpty(t, dirs, ".ci/run runs nemesis_%s with MMAPBLOOM_NEMESIS=1 on some packages", m[1])
+		steps[regexp.MustCompile(m[2])] = dirs
+	}
+	require.Len(t, steps, 2, ".ci/run's nemesis_a and nemesis_b")
+	calls := regexp.MustCompile(`(?m)^func (Test\w+)\(t \*testing\.T\) \{\n\ttestkit\.Nemesis\(t\)$`)
+	tests := regexp.MustCompile(`(?m)^func (Test\w+)\(t \*testing\.T\) \{$`)
+	found := 0
+	for _, f := range tr.withExt(".go") {
+		if !strings.HasSuffix(f, "_test.go") || strings.HasPrefix(f, "bench/") {
+			continue
+		}
+		text := tr.read(t, f)
+		gated := map[string]bool{}
+		for _, m := range calls.FindAllStringSubmatch(text, -1) {
+			gated[m[1]] = true
+		}
+		for _, m := range tests.FindAllStringSubmatch(text, -1) {
+			run := false
+			for p, dirs := range steps {
+				run = run || p.MatchString(m[1]) && slices.Contains(dirs, path.Dir(f))
+			}
+			assert.Equal(t, run, gated[m[1]], "%s: %s is run by .ci/run's nemesis step (%v) and calls testkit.Nemesis first (%v): both or neither", f, m[1], run, gated[m[1]])
+			if gated[m[1]] {
+				found++
+			}
+		}
+	}
+	assert.Positive(t, found, "nemesis tests found")
+}

@@ -1,6 +1,9 @@
 package testkit
 
-import "os"
+import (
+	"os"
+	"testing"
+)
 
 // Runs returns how many runs a repeated test makes: normal, or stressed
 // when the environment has MMAPBLOOM_STRESS=1 (the long loops kept out
@@ -10,4 +13,17 @@ func Runs(normal, stressed int) int {
 		return stressed
 	}
 	return normal
+}
+
+// Nemesis skips t unless the nemesis suite was asked for: its fault tests
+// (kill -9, SIGSTOP, power cuts, full disks, partitions, damaged stores;
+// docs/cluster.md, "Nemesis suite") take minutes, so they run with
+// MMAPBLOOM_NEMESIS=1 (two runs of each fault, CI's nemesis step) or
+// MMAPBLOOM_STRESS=1 (ten runs), and the README's test command leaves
+// them out.
+func Nemesis(t testing.TB) {
+	t.Helper()
+	if os.Getenv("MMAPBLOOM_NEMESIS") != "1" && os.Getenv("MMAPBLOOM_STRESS") != "1" {
+		t.Skip("a nemesis test (docs/cluster.md, \"Nemesis suite\"): MMAPBLOOM_NEMESIS=1 runs it")
+	}
 }

@@ -24,7 +24,8 @@ import (
 var interruptedLine = regexp.MustCompile(`^mmapbloom: interrupted by (SIGINT|SIGTERM): read (\d+) lines, printed (\d+) new ones; [^\n]*\n$`)
 
 // TestDedupInterrupted: SIGINT, and kill -9, at random moments of a
-// dedup of 1,000,000 distinct URLs into a new filter, writing into a
+// dedup of 300,000 distinct URLs (1,000,000 with MMAPBLOOM_STRESS=1)
+// into a new filter of that n, writing into a
 // file and into a slow pipe, each followed by a rerun into a second
 // file: no URL is lost (requireComplete). SIGINT ends it with status 130
 // and one line whose count of printed lines is the first output's. The
@@ -33,17 +34,17 @@ var interruptedLine = regexp.MustCompile(`^mmapbloom: interrupted by (SIGINT|SIG
 // MMAPBLOOM_STRESS=1.
 func TestDedupInterrupted(t *testing.T) {
 	if testing.Short() {
-		t.Skip("1,000,000 URLs: skipped with -short")
+		t.Skip("300,000 URLs: skipped with -short")
 	}
 	bin := binary(t)
-	u := newURLSet(t, 1_000_000)
+	n, moments := 300_000, 2
+	if stressed() {
+		n, moments = 1_000_000, 20
+	}
+	u := newURLSet(t, n)
 	input := u.write(t, t.TempDir(), "urls.txt", u.all())
 	st, err := os.Stat(input)
 	require.NoError(t, err)
-	moments := 2
-	if stressed() {
-		moments = 20
-	}
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("moments from seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
@@ -55,7 +56,7 @@ func TestDedupInterrupted(t *testing.T) {
 					dir := t.TempDir()
 					store, out1, out2 := filepath.Join(dir, "seen.bloom"), filepath.Join(dir, "out1"), filepath.Join(dir, "out2")
 					at := 1 + rng.Int64N(st.Size()*9/10)
-					args := []string{"dedup", store, "-n", "1000000", "-p", "0.001", input}
+					args := []string{"dedup", store, "-n", strconv.Itoa(n), "-p", "0.001", input}
 					code, stderr := interruptAt(t, bin, args, out1, pipe, sig, at)
 					first := u.readOutputs(t, out1)
 					rerunInto(t, bin, out2, "dedup", store, input)

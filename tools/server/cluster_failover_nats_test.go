@@ -97,6 +97,7 @@ func (w *writeLog) acked(t time.Time) bool {
 // new owner. The write outage is logged, not asserted. (The leases only:
 // that no add is acknowledged unless the log has it is the log's test.)
 func TestFailoverNATSServerPartition(t *testing.T) {
+	testkit.Nemesis(t)
 	for _, sig := range []syscall.Signal{syscall.SIGSTOP, syscall.SIGKILL} {
 		var outages []time.Duration
 		for run := range testkit.Runs(2, 10) { // 10 with MMAPBLOOM_STRESS=1

@@ -46,6 +46,7 @@ func (g *gateDrain) drain(node string) func(context.Context, []cluster.Range) er
 // node's CLUSTER SLOTS and MOVED name it; the old primary, back, is its
 // replica. No config edit.
 func TestFailoverLeases(t *testing.T) {
+	testkit.Nemesis(t)
 	const ttl = time.Second
 	kv := leasetest.Embedded(t, ttl)
 	kvs := map[string]*leasetest.Cuttable{"node1": {KV: kv}, "node2": {KV: kv}, "node3": {KV: kv}}

@@ -135,6 +135,7 @@ func TestLogApplying(t *testing.T) {
 // and, once node1's disk is freed and it applied the log, on node1.
 // The write node1 could not apply is answered TRYAGAIN there at once.
 func TestFailoverOwnerStoppedOnApplyError(t *testing.T) {
+	testkit.Nemesis(t)
 	natstest.RequireEmbedded(t)
 	dir := testkit.SmallFS(t, "16m")
 	srvs, err := replication.StartLocalCluster(t.TempDir(), []string{"n1", "n2", "n3"})

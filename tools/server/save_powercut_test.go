@@ -39,6 +39,7 @@ var cutKeys = []string{"k0", "k1", "k2", "k3"}
 // TestAppendfsyncAlwaysPowerCut: with always, no acknowledged add is
 // lost to a power cut, and every file opens after it.
 func TestAppendfsyncAlwaysPowerCut(t *testing.T) {
+	testkit.Nemesis(t)
 	for run := range testkit.Runs(2, 10) {
 		seed := uint64(run + 1)
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
@@ -55,6 +56,7 @@ func TestAppendfsyncAlwaysPowerCut(t *testing.T) {
 // v+1 may have begun before the add), which everysec makes within about
 // two seconds.
 func TestAppendfsyncEverysecPowerCut(t *testing.T) {
+	testkit.Nemesis(t)
 	for run := range testkit.Runs(2, 10) {
 		seed := uint64(run + 1)
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
@@ -70,6 +72,7 @@ func TestAppendfsyncEverysecPowerCut(t *testing.T) {
 // fsync), but every key created before the cut exists and opens after
 // it: creating a key is durable when answered in every mode.
 func TestAppendfsyncNoPowerCut(t *testing.T) {
+	testkit.Nemesis(t)
 	for run := range testkit.Runs(2, 10) {
 		seed := uint64(run + 1)
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {

@@ -29,11 +29,12 @@
 //     first: whether the key found a bit clear, and ok as AddBlocks.
 //   - OrBlocks(words, blocks, gs, k) is AddBlocks with plain ORs (loads
 //     and stores, no lock prefix), for one writer alone on words: it sets
-//     the k probes of gs[i] in the block at bit blocks[i], writing only the
-//     words that lack a bit, and returns how many keys found a probe's bit
-//     clear. Every kernel has one (the generic one, kernel_generic.go,
-//     for the AVX2 kernel too). A concurrent writer of the same words
-//     may lose the bits it sets between one of these loads and its store.
+//     the k probes of gs[i] in the block at bit blocks[i], writing no
+//     block that already holds them, and returns how many keys found a
+//     probe's bit clear. Every kernel has one (the AVX2 and generic ones
+//     OR their BlockMasks in Go, kernel_generic.go). A concurrent writer
+//     of the same words may lose the bits it sets between one of these
+//     loads and its store.
 //   - TestLayers and LocateLayers: the multi-layer pipeline of a set's
 //     batch calls (kernel_layers_amd64.go); false, having done nothing,
 //     where no kernel of their own exists.

@@ -126,21 +126,25 @@ func (k Kernel) BlockMasks(gs []uint32, probes uint32, masks [][hashing.BlockWor
 }
 
 // AddBlocks sets the k probes of gs[i] in the block at bit blocks[i]
-// (see the package doc); only the AVX-512 kernel has its own.
+// (see the package doc); the AVX-512 and AVX2 kernels have their own.
 func (k Kernel) AddBlocks(words []uint64, blocks []uint64, gs []uint32, probes uint32) (added int, ok bool) {
-	if k != AVX512 || len(blocks) == 0 {
+	if k == Generic || len(blocks) == 0 {
 		return 0, false
 	}
 	_ = gs[len(blocks)-1]
-	return addBlocksAVX512(&words[0], &blocks[0], &gs[0], len(blocks), int(probes), &hashing.PhiPow[0]), true
+	if k == AVX512 {
+		return addBlocksAVX512(&words[0], &blocks[0], &gs[0], len(blocks), int(probes), &hashing.PhiPow[0]), true
+	}
+	return addBlocksAVX2(&words[0], &blocks[0], &gs[0], len(blocks), int(probes), &hashing.PhiPow[0]), true
 }
 
 // OrBlocks sets the k probes of gs[i] in the block at bit blocks[i]
 // with plain ORs, for one writer alone (see the package doc); the
-// AVX-512 kernel has its own, the others are the generic one.
+// AVX-512 kernel has its own, the others OR in Go the masks of their
+// BlockMasks (orBlocksMasked).
 func (k Kernel) OrBlocks(words []uint64, blocks []uint64, gs []uint32, probes uint32) int {
 	if k != AVX512 || len(blocks) == 0 {
-		return orBlocksGeneric(words, blocks, gs, probes)
+		return orBlocksMasked(k, words, blocks, gs, probes)
 	}
 	_ = gs[len(blocks)-1]
 	return orBlocksAVX512(&words[0], &blocks[0], &gs[0], len(blocks), int(probes), &hashing.PhiPow[0])
@@ -148,21 +152,22 @@ func (k Kernel) OrBlocks(words []uint64, blocks []uint64, gs []uint32, probes ui
 
 // AddBlock is AddBlocks for the one block at bit first: it reports
 // whether the key found a probe's bit clear, or ok false having done
-// nothing (see the package doc); only the AVX-512 kernel has its own.
-// The check inlines into the caller: other kernels pay no call.
+// nothing (see the package doc); the AVX-512 and AVX2 kernels have their
+// own. The check inlines into the caller: the generic kernel pays no call.
 func (k Kernel) AddBlock(words []uint64, first uint64, g uint32, probes uint32) (added, ok bool) {
-	if k != AVX512 {
+	if k == Generic {
 		return false, false
 	}
-	return addBlockAVX512(words, first, g, probes), true
+	return addBlockSIMD(k, words, first, g, probes), true
 }
 
-// addBlockAVX512 is AddBlock of the AVX-512 kernel (kept out of line so
-// that AddBlock inlines).
+// addBlockSIMD is AddBlock of the AVX-512 and AVX2 kernels (kept out of
+// line so that AddBlock inlines).
 //
 //go:noinline
-func addBlockAVX512(words []uint64, first uint64, g uint32, probes uint32) bool {
-	return addBlocksAVX512(&words[0], &first, &g, 1, int(probes), &hashing.PhiPow[0]) > 0
+func addBlockSIMD(k Kernel, words []uint64, first uint64, g uint32, probes uint32) bool {
+	added, _ := k.AddBlocks(words, []uint64{first}, []uint32{g}, probes)
+	return added > 0
 }
 
 // prefetchLines issues PREFETCHT0 for the line of bit bits[i] of words,
@@ -203,6 +208,12 @@ func blockMasksAVX2(gs *uint32, masks *uint64, n, k int, mults *uint32)
 //
 //go:noescape
 func addBlocksAVX512(words *uint64, blocks *uint64, gs *uint32, n, k int, mults *uint32) (added int)
+
+// addBlocksAVX2 is addBlocksAVX512 with AVX2: the probe mask and the
+// bits the block lacks in two registers each.
+//
+//go:noescape
+func addBlocksAVX2(words *uint64, blocks *uint64, gs *uint32, n, k int, mults *uint32) (added int)
 
 // orBlocksAVX512 is OrBlocks for n keys with AVX-512F: the probe mask of
 // each key is built in a register, tested against its block and ORed in

@@ -210,6 +210,40 @@ key512:
 	VZEROUPPER
 	RET
 
+// PROBE_MASK_AVX2 is PROBE_MASK_512 with the 8 word lanes in two
+// registers: it builds the probe mask of the in-block hash in R9 in Y0
+// (words 0-3) and Y15 (words 4-7), for DX probes with multipliers at
+// R10; Y13 and Y12 hold laneOffsets' two halves, Y14 ones. Clobbers AX,
+// BX, Y1-Y3.
+#define PROBE_MASK_AVX2(loop) \
+	VPXOR        Y0, Y0, Y0;   \
+	VPXOR        Y15, Y15, Y15; \
+	XORQ         BX, BX;       \
+loop: \
+	MOVL         R9, AX;       \
+	IMULL        (R10)(BX*4), AX; \
+	SHRL         $23, AX;      \
+	VMOVQ        AX, X1;       \
+	VPBROADCASTQ X1, Y1;       \
+	VPSUBQ       Y13, Y1, Y2;  \
+	VPSUBQ       Y12, Y1, Y3;  \
+	VPSLLVQ      Y2, Y14, Y2;  \
+	VPSLLVQ      Y3, Y14, Y3;  \
+	VPOR         Y2, Y0, Y0;   \
+	VPOR         Y3, Y15, Y15; \
+	INCQ         BX;           \
+	CMPQ         BX, DX;       \
+	JB           loop
+
+// MASK_CONSTS_AVX2 sets Y14 to 1 in every 64-bit lane and Y13, Y12 to
+// laneOffsets' halves, as PROBE_MASK_AVX2 needs them. Clobbers AX.
+#define MASK_CONSTS_AVX2 \
+	MOVQ         $1, AX;                    \
+	VMOVQ        AX, X14;                   \
+	VPBROADCASTQ X14, Y14;                  \
+	VMOVDQU      laneOffsets<>+0(SB), Y13;  \
+	VMOVDQU      laneOffsets<>+32(SB), Y12
+
 // func blockMasksAVX2(gs *uint32, masks *uint64, n, k int, mults *uint32)
 //
 // As blockMasksAVX512, with the 8 word lanes in two registers: Y0 for
@@ -221,33 +255,11 @@ TEXT ·blockMasksAVX2(SB), NOSPLIT, $0-40
 	MOVQ k+24(FP), DX
 	MOVQ mults+32(FP), R10
 
-	MOVQ         $1, AX
-	VMOVQ        AX, X14
-	VPBROADCASTQ X14, Y14
-	VMOVDQU      laneOffsets<>+0(SB), Y13
-	VMOVDQU      laneOffsets<>+32(SB), Y12
+	MASK_CONSTS_AVX2
 
 key2:
-	MOVL  (SI), R8
-	VPXOR Y0, Y0, Y0
-	VPXOR Y15, Y15, Y15
-	XORQ  BX, BX
-
-probe2:
-	MOVL         R8, AX
-	IMULL        (R10)(BX*4), AX
-	SHRL         $23, AX
-	VMOVQ        AX, X1
-	VPBROADCASTQ X1, Y1
-	VPSUBQ       Y13, Y1, Y2
-	VPSUBQ       Y12, Y1, Y3
-	VPSLLVQ      Y2, Y14, Y2
-	VPSLLVQ      Y3, Y14, Y3
-	VPOR         Y2, Y0, Y0
-	VPOR         Y3, Y15, Y15
-	INCQ         BX
-	CMPQ         BX, DX
-	JB           probe2
+	MOVL (SI), R9
+	PROBE_MASK_AVX2(probe2)
 
 	VMOVDQU Y0, (DI)
 	VMOVDQU Y15, 32(DI)
@@ -307,6 +319,60 @@ nextAdd:
 	ADDQ $8, DI
 	DECQ CX
 	JNZ  keyAdd
+
+	MOVQ R14, added+48(FP)
+	VZEROUPPER
+	RET
+
+// func addBlocksAVX2(words *uint64, blocks *uint64, gs *uint32, n, k int, mults *uint32) (added int)
+//
+// As addBlocksAVX512 with AVX2: per key, the probe mask in Y0 (words
+// 0-3) and Y15 (words 4-7), built as blockMasksAVX2 builds it; the
+// bits its block lacks in Y2 and Y3. A block that holds every bit is not
+// written; each word of one that lacks some gets one LOCK OR of its word
+// of Y2:Y3, from the 64-byte frame. R14 counts the keys that lacked a bit.
+TEXT ·addBlocksAVX2(SB), NOSPLIT, $64-56
+	MOVQ words+0(FP), SI
+	MOVQ blocks+8(FP), DI
+	MOVQ gs+16(FP), R8
+	MOVQ n+24(FP), CX
+	MOVQ k+32(FP), DX
+	MOVQ mults+40(FP), R10
+
+	MASK_CONSTS_AVX2
+	XORQ R14, R14
+
+keyAdd2:
+	MOVL (R8), R9
+	PROBE_MASK_AVX2(probeAdd2)
+
+	MOVQ    (DI), R11
+	SHRQ    $3, R11
+	ADDQ    SI, R11
+	VMOVDQU (R11), Y4
+	VMOVDQU 32(R11), Y5
+	VPANDN  Y0, Y4, Y2
+	VPANDN  Y15, Y5, Y3
+	VPOR    Y2, Y3, Y1
+	VPTEST  Y1, Y1
+	JZ      nextAdd2
+	INCQ    R14
+	VMOVDQU Y2, 0(SP)
+	VMOVDQU Y3, 32(SP)
+	LOCK_OR_WORD(0)
+	LOCK_OR_WORD(8)
+	LOCK_OR_WORD(16)
+	LOCK_OR_WORD(24)
+	LOCK_OR_WORD(32)
+	LOCK_OR_WORD(40)
+	LOCK_OR_WORD(48)
+	LOCK_OR_WORD(56)
+
+nextAdd2:
+	ADDQ $4, R8
+	ADDQ $8, DI
+	DECQ CX
+	JNZ  keyAdd2
 
 	MOVQ R14, added+48(FP)
 	VZEROUPPER

@@ -44,23 +44,39 @@ func blockMasksGeneric(gs []uint32, k uint32, masks [][hashing.BlockWords]uint64
 	}
 }
 
-// orBlocksGeneric is the pure-Go OrBlocks: each key's mask ORed into its
-// block with plain loads and stores, a word stored only when it lacks a
-// bit.
-func orBlocksGeneric(words []uint64, blocks []uint64, gs []uint32, k uint32) (added int) {
-	for i, b := range blocks {
-		first := b >> 6
-		line := words[first : first+hashing.BlockWords : first+hashing.BlockWords]
-		lacked := false
-		for w, m := range hashing.BlockMask(gs[i], k) {
-			if line[w]&m != m {
-				line[w] |= m
-				lacked = true
+// orBlocksMasked is OrBlocks with the probe masks of kernel k's
+// BlockMasks (the AVX2 and the pure-Go ones), ChunkKeys keys at a time,
+// each ORed into its block by orLinePlain.
+func orBlocksMasked(k Kernel, words []uint64, blocks []uint64, gs []uint32, probes uint32) (added int) {
+	var masks [ChunkKeys][hashing.BlockWords]uint64
+	for from := 0; from < len(blocks); from += ChunkKeys {
+		to := min(from+ChunkKeys, len(blocks))
+		k.BlockMasks(gs[from:to], probes, masks[:to-from])
+		for i, b := range blocks[from:to] {
+			first := b >> 6
+			if orLinePlain(words[first:first+hashing.BlockWords:first+hashing.BlockWords], &masks[i]) {
+				added++
 			}
-		}
-		if lacked {
-			added++
 		}
 	}
 	return added
+}
+
+// orLinePlain ORs mask into the 8-word line with plain loads and stores
+// and reports whether a word lacked a bit of it. A line that lacks none
+// is not written; one that lacks some gets a store in each of its 8
+// words, which costs less than a branch per word whose outcome the
+// predictor misses (as in the AVX-512 add kernel).
+func orLinePlain(line []uint64, mask *[hashing.BlockWords]uint64) bool {
+	var lacks uint64
+	for w, m := range mask {
+		lacks |= m &^ line[w]
+	}
+	if lacks == 0 {
+		return false
+	}
+	for w, m := range mask {
+		line[w] |= m
+	}
+	return true
 }

@@ -40,9 +40,9 @@ func (Kernel) BlockMasks(gs []uint32, k uint32, masks [][hashing.BlockWords]uint
 // AddBlocks does nothing: no kernel of its own (see the package doc).
 func (Kernel) AddBlocks([]uint64, []uint64, []uint32, uint32) (int, bool) { return 0, false }
 
-// OrBlocks is orBlocksGeneric (see the package doc).
+// OrBlocks is orBlocksMasked with the generic masks (see the package doc).
 func (Kernel) OrBlocks(words []uint64, blocks []uint64, gs []uint32, k uint32) int {
-	return orBlocksGeneric(words, blocks, gs, k)
+	return orBlocksMasked(Generic, words, blocks, gs, k)
 }
 
 // AddBlock does nothing: no kernel of its own (see the package doc).

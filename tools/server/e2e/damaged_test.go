@@ -43,6 +43,7 @@ type damage func(t *testing.T, dir string, run int, held map[string][]string) (w
 // truncated to half, or 256 bytes in its middle flipped
 // (damageLogStore).
 func TestDamagedLogStore(t *testing.T) {
+	testkit.Nemesis(t)
 	for run := range testkit.Runs(2, 10) { // 10 with MMAPBLOOM_STRESS=1
 		t.Run(fmt.Sprint(run), func(t *testing.T) { damagedRun(t, "damaged-log-store", run, false, damageLogStore) })
 	}
@@ -53,6 +54,7 @@ func TestDamagedLogStore(t *testing.T) {
 // header's bytes 24-31 (m) flipped: the header's CRC-32C no longer
 // matches.
 func TestDamagedFilterFile(t *testing.T) {
+	testkit.Nemesis(t)
 	for run := range testkit.Runs(2, 10) { // 10 with MMAPBLOOM_STRESS=1
 		t.Run(fmt.Sprint(run), func(t *testing.T) { damagedRun(t, "damaged-filter-file", run, true, damageFilterFile) })
 	}

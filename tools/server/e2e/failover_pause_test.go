@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
 )
 
@@ -28,6 +29,7 @@ const pausedAdds = 200
 // answers CLUSTERDOWN or MOVED, or present, never 0; with each
 // --lease-read.
 func TestFailoverSIGSTOP(t *testing.T) {
+	testkit.Nemesis(t)
 	for _, read := range []string{"clock", "confirm"} {
 		t.Run("lease-read="+read, func(t *testing.T) { pausedOwner(t, "--lease-read", read) })
 	}

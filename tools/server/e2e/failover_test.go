@@ -178,6 +178,7 @@ func absent(ctx context.Context, send func(ctx context.Context, args ...any) *re
 // key. The write outage (the first failed add to the first add
 // acknowledged by the new owner) is logged, not asserted.
 func TestFailoverKill9(t *testing.T) {
+	testkit.Nemesis(t)
 	var outages []time.Duration
 	for run := range testkit.Runs(2, 10) { // 10 with MMAPBLOOM_STRESS=1
 		t.Run(fmt.Sprint(run), func(t *testing.T) { outages = append(outages, failoverRun(t, run)) })
@@ -334,6 +335,7 @@ func restartedReplica(t *testing.T, ctx context.Context, r *replicated, victim, 
 // sent to the survivor that does not own the range follows MOVED to the
 // new owner and finds them.
 func TestFailoverRealClients(t *testing.T) {
+	testkit.Nemesis(t)
 	py := needTool(t, "/usr/bin/python3", "-c", "import redis.cluster")
 	cli := needTool(t, "redis-cli", "--version")
 	r := startReplicated(t)

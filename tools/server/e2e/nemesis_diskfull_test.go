@@ -39,6 +39,7 @@ const (
 // and answers present on every node that serves it (nemesisCheck):
 // nothing was skipped.
 func TestNemesisFollowerDiskFull(t *testing.T) {
+	testkit.Nemesis(t)
 	for run := range testkit.Runs(2, 10) { // 10 with MMAPBLOOM_STRESS=1
 		t.Run(fmt.Sprint(run), func(t *testing.T) { diskFullRun(t, run) })
 	}

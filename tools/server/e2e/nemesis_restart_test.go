@@ -21,6 +21,7 @@ import (
 // answers present on every node that serves it and is in every node's
 // files (nemesisCheck).
 func TestNemesisRestartTwo(t *testing.T) {
+	testkit.Nemesis(t)
 	for run := range testkit.Runs(2, 10) { // 10 with MMAPBLOOM_STRESS=1
 		sig, fault := os.Signal(syscall.SIGKILL), "restart2-kill9"
 		if run%2 == 1 {

@@ -44,6 +44,7 @@ const (
 // the restart, through the cluster and in every node's files, and so
 // does every add acknowledged after it.
 func TestClusterPowerCutAlways(t *testing.T) {
+	testkit.Nemesis(t)
 	for run := range testkit.Runs(2, 10) { // 10 with MMAPBLOOM_STRESS=1
 		seed := uint64(run + 1)
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) { clusterPowerCut(t, "always", seed, nil) })
@@ -58,6 +59,7 @@ func TestClusterPowerCutAlways(t *testing.T) {
 // in every node's files, node1's included; so does every add
 // acknowledged after it.
 func TestClusterPowerCutOneNode(t *testing.T) {
+	testkit.Nemesis(t)
 	for run := range testkit.Runs(2, 10) { // 10 with MMAPBLOOM_STRESS=1
 		seed := uint64(run + 1)
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) { clusterPowerCut(t, "everysec", seed, []int{0}) })
@@ -82,6 +84,7 @@ func TestClusterPowerCutOneNode(t *testing.T) {
 // node's files (a follower never goes on in another history than the
 // one it applied: before, node1's files once lacked 18 of them).
 func TestClusterPowerCutEverysec(t *testing.T) {
+	testkit.Nemesis(t)
 	for run := range testkit.Runs(2, 10) { // 10 with MMAPBLOOM_STRESS=1
 		seed := uint64(run + 1)
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) { clusterPowerCut(t, "everysec", seed, nil) })

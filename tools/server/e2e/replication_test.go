@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mmapbloom/mmapbloom/internal/testkit"
 	"github.com/mmapbloom/mmapbloom/tools/metrics"
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
 )
@@ -196,6 +197,7 @@ func addUntil(cc *redis.ClusterClient, writers, total int, acks *atomic.Int64, s
 // stream), and node1, restarted on its directory, replays the log from
 // its recorded position and has every one too.
 func TestReplicationKill9(t *testing.T) {
+	testkit.Nemesis(t)
 	r := startReplicated(t)
 	cc := r.client(t, 0)
 	var acks atomic.Int64
