@@ -27,10 +27,11 @@ func (f *follower) bind(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if applied < f.applied.Load() {
-		f.lastID = ""
-	}
+	rewound := applied < f.applied.Load()
 	f.applied.Store(applied)
+	if rewound {
+		f.lastID = f.markedID()
+	}
 	err = f.l.js.DeleteConsumer(name, durable, nats.Context(ctx))
 	if err != nil && !errors.Is(err, nats.ErrConsumerNotFound) {
 		return fmt.Errorf("replication: %s: replace consumer: %w", name, err)

@@ -59,19 +59,24 @@
 // The log may lose entries it acknowledged (a power cut of every node
 // before their stores synced them) and give their sequences to new
 // records, and a consumer placed on a replica that kept a tail its
-// leader lost delivers entries the log no longer has: so a checkpoint
-// first checks that the stream's leader holds the message applied last
-// at its sequence (its Nats-Msg-Id; ErrDiverged ends the session when
-// it does not) and records it as a mark beside the position, and at
-// Open and at each bind the position is checked against the log and
-// lowered to the newest mark the log still holds (0 when none), logged
-// and counted (Log.Rewinds): the entries after it are applied again. A
-// consumer may also read a replica short of its leader that nats-server
-// does not repair (one reset again and again after such a cut): when
-// it delivers nothing for StallAfter while the stream's leader holds
-// more, the follower applies the missing messages from the leader, one
-// message get each, binds a new consumer after them and counts it
-// (Log.Stalls). A
+// leader lost delivers entries the log no longer has, and a stream
+// leader that held such a tail may give way to one that lost it while
+// a follower's session runs: so a checkpoint first checks that the
+// stream's leader holds the message applied last and the newest mark's
+// message at their sequences (their Nats-Msg-Id; ErrDiverged ends the
+// session when it does not) and records the former as a mark beside
+// the position (each mark recorded while the log held the one before
+// it), and at Open and at each bind the position is checked against
+// the log and lowered to the newest mark the log still holds with the
+// mark before it (0 when none), logged and counted (Log.Rewinds): the
+// entries after it are applied again. A consumer may also read a
+// replica short of its leader that nats-server does not repair (one
+// reset again and again after such a cut): when it delivers nothing
+// for StallAfter while the stream's leader holds more, the follower
+// checks that the leader holds the message at its position
+// (ErrDiverged when not), applies the missing messages from the
+// leader, one message get each, binds a new consumer after them and
+// counts it (Log.Stalls). A
 // gap (entries gone by retention, or a new node) calls Applier.Bootstrap, which copies the data from a peer and
 // says which sequence the copy covers. ForgetPositions, before Open,
 // has streams applied again from their start (or bootstrapped): a node

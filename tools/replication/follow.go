@@ -49,7 +49,7 @@ type follower struct {
 	stream  int
 	a       Applier
 	applied atomic.Uint64 // applied (not yet synced) sequence
-	lastID  string        // the Nats-Msg-Id of the message at applied, "" after a bootstrap (run's goroutine only)
+	lastID  string        // the Nats-Msg-Id of the message at applied, "" when unknown (a bootstrap, no mark there) (run's goroutine only)
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced at each advance
 	sub     *nats.Subscription
@@ -78,14 +78,34 @@ func (l *Log) durable() string { return "mbf_" + l.cfg.Node }
 // Call it once.
 func (l *Log) Follow(streams []int, a Applier) {
 	for _, i := range streams {
-		f := &follower{l: l, stream: i, a: a, changed: make(chan struct{}), halted: make(chan struct{})}
-		f.applied.Store(l.pos.get(i))
-		l.mu.Lock()
-		l.followers[i] = f
-		l.mu.Unlock()
-		l.wg.Add(1)
-		go f.run()
+		l.start(l.newFollower(i, a))
 	}
+}
+
+// newFollower is a follower of stream i at its recorded position.
+func (l *Log) newFollower(i int, a Applier) *follower {
+	f := &follower{l: l, stream: i, a: a, changed: make(chan struct{}), halted: make(chan struct{})}
+	f.applied.Store(l.pos.get(i))
+	f.lastID = f.markedID()
+	return f
+}
+
+// markedID is the id of the message at the applied position when the
+// newest mark is there (a restart, a rewind to a mark), else "".
+func (f *follower) markedID() string {
+	if m, ok := f.l.pos.newest(f.stream); ok && m.seq == f.applied.Load() {
+		return m.id
+	}
+	return ""
+}
+
+// start registers f as its stream's follower and runs it until Close.
+func (l *Log) start(f *follower) {
+	l.mu.Lock()
+	l.followers[f.stream] = f
+	l.mu.Unlock()
+	l.wg.Add(1)
+	go f.run()
 }
 
 func (l *Log) follower(i int) *follower {
@@ -200,25 +220,39 @@ func (f *follower) session(ctx context.Context) error {
 // before the follower applies them from the leader (unstall).
 const StallAfter = 3 * time.Second
 
-// unstall applies, from the stream's leader (one message get each),
-// the messages after the applied position up to the leader's last
-// sequence, when it holds any: the consumer delivered nothing for
-// StallAfter although the log holds them. After the power cut of every
+// unstall applies, from the stream's leader (one message get each), the
+// messages after the applied position up to the leader's last sequence,
+// when it holds any: the consumer delivered nothing for StallAfter
+// although the log holds them. It first checks that the leader holds, at
+// the applied position, the message applied there (ErrDiverged when not,
+// or when the log ends before the position: the log lost the entries
+// after a point below it, and new ones may have taken their sequences;
+// the next bind rewinds the position), so that it never goes on in
+// another history than the one applied. After the power cut of every
 // node a consumer (one replica, placed on any of the stream's servers)
 // may read a replica short of its leader that nats-server does not
 // repair (seen: a replica reset again and again on "last sequence
 // mismatch", its consumers delivering nothing for minutes although the
 // stream was written meanwhile). It records the position, logs and
-// counts it (Log.Stalls) and returns errRebind: the next session binds
-// a new consumer after it, which nats-server may place elsewhere. A
+// counts it (Log.Stalls) and returns errRebind: the next session binds a
+// new consumer after it, which nats-server may place elsewhere. A
 // message the leader does not hold ends the pass there: the next
 // session's consumer meets the gap as handle does. nil when the leader
 // holds nothing more.
 func (f *follower) unstall(ctx context.Context) error {
 	from := f.applied.Load()
 	last, err := f.l.LastSeq(ctx, f.stream)
-	if err != nil || last <= from {
+	if err != nil {
 		return err
+	}
+	if err := f.l.checkHeld(f.stream, from, f.lastID); err != nil {
+		return err
+	}
+	if last < from {
+		return fmt.Errorf("%w: %s: position %d is past the log's last sequence %d", ErrDiverged, f.l.cfg.Layout.StreamName(f.stream), from, last)
+	}
+	if last == from {
+		return nil
 	}
 	name := f.l.cfg.Layout.StreamName(f.stream)
 	for seq := from + 1; seq <= last; seq++ {
@@ -366,10 +400,13 @@ func (f *follower) advance(seq uint64) {
 }
 
 // checkpoint syncs, checks that the log holds the message applied last
-// (ErrDiverged, and nothing recorded, when it does not), records the
+// and the message of the newest mark, the checkpoint before (ErrDiverged,
+// and nothing recorded, when it does not hold either: the follower went
+// on in another history than the one it applied before), records the
 // position with that message's id as a mark, then acknowledges every
 // message up to m (AckAll; nil: none, the position was applied from the
 // leader), so the consumer's ack floor is this node's durable position.
+// So each mark was recorded while the log held the one before it.
 func (f *follower) checkpoint(m *nats.Msg) error {
 	if err := f.a.Sync(f.stream); err != nil {
 		return err
@@ -377,6 +414,11 @@ func (f *follower) checkpoint(m *nats.Msg) error {
 	seq := f.applied.Load()
 	if err := f.l.checkHeld(f.stream, seq, f.lastID); err != nil {
 		return err
+	}
+	if prev, ok := f.l.pos.newest(f.stream); ok && prev.seq < seq {
+		if err := f.l.checkHeld(f.stream, prev.seq, prev.id); err != nil {
+			return err
+		}
 	}
 	if err := f.l.pos.set(f.stream, seq, f.lastID); err != nil {
 		return err

@@ -115,6 +115,16 @@ func (p *positions) marksOf(i int) []mark {
 	return slices.Clone(p.marks[i])
 }
 
+// newest is stream i's newest mark, false when it has none.
+func (p *positions) newest(i int) (mark, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.marks[i]) == 0 {
+		return mark{}, false
+	}
+	return p.marks[i][0], true
+}
+
 // set records stream i at seq, durably; id, when not "", is the
 // Nats-Msg-Id of the message at seq: it becomes the newest mark (a new
 // one when the newest is markSpacing old, else in its place). With id

@@ -9,19 +9,22 @@ import (
 )
 
 // ErrDiverged is returned (wrapped) by a follower's checkpoint when the
-// log no longer holds, at the sequence it applied last, the message it
-// applied there: its consumer delivered entries the stream's leader
-// does not have (a replica that kept a tail the leader lost to a power
-// cut of every node), or the log lost its tail and new records took
-// the lost sequences. The position is not recorded; the follower binds
-// again from the newest mark the log still holds (Log.Rewinds).
+// log no longer holds, at the sequence it applied last or at its
+// newest mark, the message it applied there, and by its bypass of a
+// stalled consumer when the log no longer holds the applied position:
+// its consumer delivered entries the stream's leader does not have (a
+// replica that kept a tail the leader lost to a power cut of every
+// node), or the log lost its tail and new records took the lost
+// sequences. The position is not recorded; the follower binds again
+// from the newest mark the log still holds (Log.Rewinds).
 var ErrDiverged = errors.New("replication: the log no longer holds the applied message")
 
 // resumeFrom checks stream i's position against the log, before a
 // follower binds (and for every stream at Open, applied 0): the newest
 // of (applied, id), the follower's last applied message when not yet
 // recorded, and the recorded marks whose message the stream still holds
-// at its sequence (the same Nats-Msg-Id). Without a mark to check (a
+// at its sequence (the same Nats-Msg-Id), each counting only when the
+// stream also holds the mark before it (heldMark). Without a mark to check (a
 // bootstrap, a file of an older version, marks gone by retention) the
 // position is held when it is at most the stream's last sequence. When
 // the position is not held, the resume point is lower: it is recorded (rewind), counted
@@ -62,23 +65,26 @@ func (l *Log) resumeFrom(ctx context.Context, i int, applied uint64, id string) 
 }
 
 // heldMark is the sequence of the newest of marks the stream (state
-// st) holds at its sequence, 0 when none. A mark past the stream's
-// last sequence is not held; from a mark below its first sequence on
-// (gone by retention), and without marks, nothing can be checked: it
-// is from or the stream's last sequence, the lower.
+// st) holds at its sequence and whose next older mark it holds too (a
+// follower that went on in another history without noticing recorded
+// marks of it on top of one the log no longer holds: its newest marks
+// are held, the one before them is not), 0 when none. A mark past the
+// stream's last sequence is not held; from a mark below its first
+// sequence on (gone by retention), and without marks, nothing can be
+// checked: it is from or the stream's last sequence, the lower.
 func (l *Log) heldMark(ctx context.Context, name string, st nats.StreamState, from uint64, marks []mark) (uint64, error) {
-	for _, m := range marks {
-		switch {
-		case m.seq > st.LastSeq:
-			continue
-		case m.seq < st.FirstSeq:
+	for j, m := range marks {
+		if m.seq < st.FirstSeq && m.seq <= st.LastSeq {
 			return min(from, st.LastSeq), nil
 		}
-		got, err := l.idAt(ctx, name, m.seq)
+		held, err := l.holds(ctx, name, st, m)
+		if err == nil && held && j+1 < len(marks) {
+			held, err = l.holds(ctx, name, st, marks[j+1])
+		}
 		if err != nil {
 			return 0, err
 		}
-		if got == m.id {
+		if held {
 			return m.seq, nil
 		}
 	}
@@ -86,6 +92,21 @@ func (l *Log) heldMark(ctx context.Context, name string, st nats.StreamState, fr
 		return min(from, st.LastSeq), nil
 	}
 	return 0, nil
+}
+
+// holds says whether the stream (state st) holds the message of mark m
+// at its sequence: not when m is past its last sequence; when m is
+// below its first sequence (gone by retention) nothing can be checked,
+// and it counts as held.
+func (l *Log) holds(ctx context.Context, name string, st nats.StreamState, m mark) (bool, error) {
+	switch {
+	case m.seq > st.LastSeq:
+		return false, nil
+	case m.seq < st.FirstSeq:
+		return true, nil
+	}
+	got, err := l.idAt(ctx, name, m.seq)
+	return got == m.id, err
 }
 
 // idAt is the Nats-Msg-Id of the stream's message at seq as its
@@ -104,7 +125,9 @@ func (l *Log) idAt(ctx context.Context, name string, seq uint64) (string, error)
 // checkHeld returns ErrDiverged (wrapped) unless the stream holds the
 // message with Nats-Msg-Id id at seq (a checkpoint's check, before it
 // records seq), within PublishTimeout; nil for id "" (no message
-// applied since the follower bound at seq: nothing to check).
+// applied since the follower bound at seq: nothing to check) and for a
+// seq below the stream's first sequence (gone by retention: nothing
+// can be checked).
 func (l *Log) checkHeld(stream int, seq uint64, id string) error {
 	if id == "" {
 		return nil
@@ -113,10 +136,19 @@ func (l *Log) checkHeld(stream int, seq uint64, id string) error {
 	defer cancel()
 	name := l.cfg.Layout.StreamName(stream)
 	got, err := l.idAt(ctx, name, seq)
-	if err == nil && got != id {
-		err = fmt.Errorf("%w: %s seq %d holds %q, applied %q", ErrDiverged, name, seq, got, id)
+	if err != nil || got == id {
+		return err
 	}
-	return err
+	if got == "" {
+		si, err := l.js.StreamInfo(name, nats.Context(ctx))
+		if err != nil {
+			return fmt.Errorf("replication: %s: %w", name, err)
+		}
+		if seq < si.State.FirstSeq {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: %s seq %d holds %q, applied %q", ErrDiverged, name, seq, got, id)
 }
 
 // Rewinds counts the times this node lowered its position in stream

@@ -1,6 +1,7 @@
 package replication
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -143,4 +144,75 @@ func TestDrainNudgesStalledStream(t *testing.T) {
 	require.NoError(t, l.WaitApplied(ctx, 0, seq+1))
 	assert.True(t, g.has("k", "a"))
 	assert.Positive(t, lines.count("nudged it with an empty message"), "logged: %v", lines.all())
+}
+
+// After the power cut of every node the log may lose the tail past a
+// point below a follower's position and new records take those
+// sequences and pass the position while its session runs (a stream
+// leader that held the old tail gives way to one that lost it; seen
+// with node1's consumers on a replica nats-server reset again and
+// again). Checking only the message at the applied sequence sees
+// nothing wrong once the follower went on in the new history; the new
+// records below it were skipped. Here the follower applied the old
+// records up to 3 and recorded 3; then the stream's history changed
+// (deleted, and 5 new records from another node) and the follower
+// goes on in each way it can without binding first: bypassing its
+// stalled consumer from its position 3 (unstall), recording a position
+// 5 its consumer reached in the new history (checkpoint), or binding
+// again from there (bind). Each refuses to go on from a position the
+// log no longer holds (ErrDiverged) or rewinds it, and every new record
+// is applied.
+func TestFollowerGoesOnOnlyFromHeldPosition(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		applied uint64 // the follower's applied sequence when the step runs, in the new history past 3
+		step    func(ctx context.Context, f *follower) error
+	}{
+		{"unstall", 3, func(ctx context.Context, f *follower) error { return f.unstall(ctx) }},
+		{"checkpoint", 5, func(_ context.Context, f *follower) error { return f.checkpoint(nil) }},
+		{"bind", 5, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, urls := cluster(t, 1)
+			layout := Layout{Streams: 1, Replicas: 1}
+			name := layout.StreamName(0)
+			ctx := ctxT(t, 2*time.Minute)
+			var lines syncLines
+			l := openLog(t, urls[0], "n1", layout, t.TempDir(), func(c *Config) { c.Logf = lines.printf })
+			for _, it := range []string{"a", "b", "c"} {
+				_, err := l.Publish(ctx, 0, addRec("old", it))
+				require.NoError(t, err)
+			}
+			oldID, err := l.idAt(ctx, name, 3)
+			require.NoError(t, err)
+			require.NoError(t, l.pos.set(0, 3, oldID), "the old records are applied and 3 recorded")
+
+			require.NoError(t, l.JetStream().DeleteStream(name))
+			other := openLog(t, urls[0], "n2", layout, t.TempDir(), nil) // creates the stream again
+			news := []string{"v", "w", "x", "y", "z"}
+			for _, it := range news {
+				_, err := other.Publish(ctx, 0, addRec("new", it))
+				require.NoError(t, err)
+			}
+
+			m := newMem()
+			f := l.newFollower(0, m)
+			f.applied.Store(tc.applied)
+			f.lastID, err = l.idAt(ctx, name, tc.applied)
+			require.NoError(t, err)
+			if tc.applied == 3 {
+				f.lastID = oldID
+			}
+			if tc.step != nil {
+				require.ErrorIs(t, tc.step(ctx, f), ErrDiverged, "the follower does not go on from a position the log no longer holds")
+			}
+			l.start(f)
+			for _, it := range news {
+				require.Eventually(t, func() bool { return m.has("new", it) }, 20*time.Second, 20*time.Millisecond,
+					"the new record %q is applied; logged: %v", it, lines.all())
+			}
+			require.Positive(t, l.Rewinds(0), "the rewind is counted")
+			require.Positive(t, lines.count("applying again from 1"), "logged: %v", lines.all())
+		})
+	}
 }
