@@ -41,7 +41,7 @@ func scan(c *client, args [][]byte) {
 		c.w.WriteError(msg)
 		return
 	}
-	keys, err := c.s.store.Keys()
+	keys, err := c.listedKeys()
 	if err != nil {
 		c.replyErr(err)
 		return
