@@ -14,8 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
-	"github.com/mmapbloom/mmapbloom/tools/replication"
-	"github.com/mmapbloom/mmapbloom/tools/replication/natstest"
 	"github.com/mmapbloom/mmapbloom/tools/server/store"
 )
 
@@ -351,16 +349,8 @@ func TestExpireJournalReplay(t *testing.T) {
 // absolute time); past the expiry the key is gone on both, files
 // included (each node's cycle).
 func TestExpireReplicated(t *testing.T) {
-	natstest.RequireEmbedded(t)
-	srvs, err := replication.StartLocalCluster(t.TempDir(), []string{"n1", "n2"})
-	require.NoError(t, err)
-	for _, s := range srvs {
-		t.Cleanup(s.Shutdown)
-	}
 	clock := newManualClock()
-	tc := startCluster(t, primaryAndReplica, func(c *Config) {
-		i := map[string]int{"node1": 0, "node2": 1}[c.NodeID]
-		c.Replication, c.Replicate.NATSURLs = ReplicationJetStream, []string{srvs[i].ClientURL()}
+	tc, _ := startLoggedNodes(t, primaryAndReplica, func(c *Config) {
 		c.Now, c.ExpireCycle = clock.Now, time.Millisecond
 	})
 	c := ctx(t)

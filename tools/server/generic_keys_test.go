@@ -12,8 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
-	"github.com/mmapbloom/mmapbloom/tools/replication"
-	"github.com/mmapbloom/mmapbloom/tools/replication/natstest"
 	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
 )
 
@@ -237,16 +235,7 @@ func TestKeysFolded(t *testing.T) {
 // the replication log as DEL does: a node following node1's stream
 // (node2, its replica) ends with the same keys and items.
 func TestKeysReplicated(t *testing.T) {
-	natstest.RequireEmbedded(t)
-	srvs, err := replication.StartLocalCluster(t.TempDir(), []string{"n1", "n2"})
-	require.NoError(t, err)
-	for _, s := range srvs {
-		t.Cleanup(s.Shutdown)
-	}
-	tc := startCluster(t, primaryAndReplica, func(c *Config) {
-		i := map[string]int{"node1": 0, "node2": 1}[c.NodeID]
-		c.Replication, c.Replicate.NATSURLs = ReplicationJetStream, []string{srvs[i].ClientURL()}
-	})
+	tc, _ := startLoggedNodes(t, primaryAndReplica)
 	c := ctx(t)
 	n1 := dial(t, tc.addrs[0], "")
 	require.Eventually(t, func() bool { return n1.Do(c, "BF.RESERVE", "{k}a", 0.01, 1000, "NONSCALING").Err() == nil },
@@ -279,16 +268,7 @@ func TestKeysReplicated(t *testing.T) {
 // sees each key once; a READONLY connection (a replica's reads) lists
 // every key the node holds.
 func TestListingCommandsOwnSlots(t *testing.T) {
-	natstest.RequireEmbedded(t)
-	srvs, err := replication.StartLocalCluster(t.TempDir(), []string{"n1", "n2"})
-	require.NoError(t, err)
-	for _, s := range srvs {
-		t.Cleanup(s.Shutdown)
-	}
-	tc := startCluster(t, []string{"0-8191", "8192-16383"}, func(c *Config) {
-		i := map[string]int{"node1": 0, "node2": 1}[c.NodeID]
-		c.Replication, c.Replicate.NATSURLs = ReplicationJetStream, []string{srvs[i].ClientURL()}
-	})
+	tc, _ := startLoggedNodes(t, []string{"0-8191", "8192-16383"})
 	c := ctx(t)
 	cc := tc.client(t)
 	const total = 40

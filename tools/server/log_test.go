@@ -1,6 +1,8 @@
 package server
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -75,18 +77,35 @@ func TestReplicationPipelinedAdds(t *testing.T) {
 // log takes writes, with the nats-server's client URL.
 func startLogged(t *testing.T, opts ...func(*Config)) (*testCluster, string) {
 	t.Helper()
-	natstest.RequireEmbedded(t)
-	srv, err := replication.StartLocalCluster(t.TempDir(), []string{"n1"})
-	require.NoError(t, err)
-	t.Cleanup(srv[0].Shutdown)
-	tc := startCluster(t, []string{"0-16383"}, append([]func(*Config){func(c *Config) {
-		c.Replication = ReplicationJetStream
-		c.Replicate.NATSURLs = []string{srv[0].ClientURL()}
-	}}, opts...)...)
+	tc, srvs := startLoggedNodes(t, []string{"0-16383"}, opts...)
 	probe := dial(t, tc.addrs[0], "")
 	require.Eventually(t, func() bool { return probe.Do(ctx(t), "BF.ADD", "probe", "x").Err() == nil },
 		time.Minute, 50*time.Millisecond, "the log opens")
-	return tc, srv[0].ClientURL()
+	return tc, srvs[0].ClientURL()
+}
+
+// startLoggedNodes starts a cluster of one node per entry of slots (as
+// startCluster) with --replication jetstream, on a NATS cluster of as
+// many embedded servers, node i's log connected to server i; opts change
+// each node's config. The servers stop when the test ends.
+func startLoggedNodes(t *testing.T, slots []string, opts ...func(*Config)) (*testCluster, []*replication.Embedded) {
+	t.Helper()
+	natstest.RequireEmbedded(t)
+	names := make([]string, len(slots))
+	for i := range slots {
+		names[i] = fmt.Sprintf("n%d", i+1)
+	}
+	srvs, err := replication.StartLocalCluster(t.TempDir(), names)
+	require.NoError(t, err)
+	for _, s := range srvs {
+		t.Cleanup(s.Shutdown)
+	}
+	tc := startCluster(t, slots, append([]func(*Config){func(c *Config) {
+		i, err := strconv.Atoi(strings.TrimPrefix(c.NodeID, "node"))
+		require.NoError(t, err)
+		c.Replication, c.Replicate.NATSURLs = ReplicationJetStream, []string{srvs[i-1].ClientURL()}
+	}}, opts...)...)
+	return tc, srvs
 }
 
 // When the log refuses a message (a PubAck error), every BF.ADD of a
