@@ -188,9 +188,11 @@ func (c *client) scratch(n int) []bool {
 
 // BF.INSERT key [CAPACITY c] [ERROR e] [EXPANSION x] [NOCREATE]
 // [NONSCALING] ITEMS item...: options matched by their first letters, as
-// RedisBloom's parser does.
+// RedisBloom's parser does; a key it creates takes what the options omit
+// from the module-level defaults, as RedisBloom's does (bf-initial-size,
+// bf-error-rate, bf-expansion-factor: the filter BF.ADD would create).
 func bfInsert(c *client, args [][]byte) {
-	spec := &store.Spec{N: 100, P: 0.01, SetSpec: store.SetSpec{Expansion: 2}}
+	spec := c.s.conf.createSpec()
 	nonScaling, items := false, -1
 	for i := 2; i < len(args) && items < 0; {
 		a := strings.ToLower(string(args[i]))

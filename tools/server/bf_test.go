@@ -118,3 +118,36 @@ func TestScanDumpLoadChunk(t *testing.T) {
 	require.EqualError(t, dst.BFLoadChunk(c, "other", 99, "x").Err(), "ERR not found")
 	require.EqualError(t, src.BFScanDump(c, "missing", 0).Err(), "ERR not found")
 }
+
+// TestInsertCreatesWithDefaults: a key BF.INSERT creates takes what its
+// options omit from the module-level defaults, as RedisBloom's does
+// (redis.io's BF.INSERT: "If the filter is automatically created and
+// this parameter is absent, then the module-level capacity is used"):
+// the server's, then those CONFIG SET changes, as BF.ADD's.
+func TestInsertCreatesWithDefaults(t *testing.T) {
+	_, addr := startServer(t, Config{DefaultCapacity: 5000, DefaultErrorRate: 0.001, DefaultExpansion: 4})
+	rdb, c := dial(t, addr, ""), ctx(t)
+	require.NoError(t, rdb.Do(c, "BF.INSERT", "ins", "ITEMS", "a").Err())
+	require.True(t, rdb.BFAdd(c, "add", "a").Val())
+	for _, key := range []string{"ins", "add"} {
+		assert.EqualValues(t, 5000, rdb.BFInfoCapacity(c, key).Val().Capacity, "%s: capacity", key)
+		assert.EqualValues(t, 4, rdb.BFInfoExpansion(c, key).Val().ExpansionRate, "%s: expansion", key)
+	}
+	assert.Equal(t, debugLayers(t, rdb, "add"), debugLayers(t, rdb, "ins"), "the same first layer (capacity, error ratio) as BF.ADD's")
+
+	require.NoError(t, rdb.ConfigSet(c, "bf-initial-size", "7000").Err())
+	require.NoError(t, rdb.Do(c, "BF.INSERT", "ins2", "ERROR", "0.05", "ITEMS", "a").Err())
+	assert.EqualValues(t, 7000, rdb.BFInfoCapacity(c, "ins2").Val().Capacity, "CONFIG SET bf-initial-size")
+	require.NoError(t, rdb.Do(c, "BF.INSERT", "ins3", "CAPACITY", "300", "ITEMS", "a").Err())
+	assert.EqualValues(t, 300, rdb.BFInfoCapacity(c, "ins3").Val().Capacity, "CAPACITY given")
+}
+
+// debugLayers returns BF.DEBUG key's lines after its first (the layers:
+// their bytes, hashes, capacity and error ratio).
+func debugLayers(t *testing.T, rdb *redis.Client, key string) []any {
+	t.Helper()
+	lines, err := rdb.Do(ctx(t), "BF.DEBUG", key).Slice()
+	require.NoError(t, err)
+	require.NotEmpty(t, lines)
+	return lines[1:]
+}
