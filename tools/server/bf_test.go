@@ -151,3 +151,26 @@ func debugLayers(t *testing.T, rdb *redis.Client, key string) []any {
 	require.NotEmpty(t, lines)
 	return lines[1:]
 }
+
+// TestErrorRateTooSmall: a rate RedisBloom takes but whose filter would
+// need more than 64 hash functions gets one clear error (it answered the
+// library's sizing text, with the set's escaped file name in it), from
+// BF.RESERVE, from BF.INSERT's ERROR, and from BF.ADD after CONFIG SET
+// bf-error-rate (which takes any rate in (0, 1), as RedisBloom's).
+func TestErrorRateTooSmall(t *testing.T) {
+	_, addr := startServer(t, Config{})
+	rdb, c := dial(t, addr, ""), ctx(t)
+	const want = "ERR error rate too small: a filter has at most 64 hash functions"
+	for _, args := range [][]any{
+		{"BF.RESERVE", "fixed", "1e-20", "100", "NONSCALING"},
+		{"BF.RESERVE", "{tiny}z", "1e-300", "100"},
+		{"BF.INSERT", "ins", "ERROR", "1e-30", "ITEMS", "a"},
+	} {
+		require.EqualError(t, rdb.Do(c, args...).Err(), want, "%v", args)
+	}
+	require.NoError(t, rdb.ConfigSet(c, "bf-error-rate", "1e-300").Err())
+	require.EqualError(t, rdb.BFAdd(c, "auto", "a").Err(), want)
+	require.NoError(t, rdb.ConfigSet(c, "bf-error-rate", "1e-18").Err())
+	require.NoError(t, rdb.BFAdd(c, "auto", "a").Err(), "the smallest rates that fit are taken")
+	require.NoError(t, rdb.Do(c, "BF.RESERVE", "fixed", "1e-19", "100", "NONSCALING").Err())
+}

@@ -17,6 +17,11 @@ const (
 	msgItemExists = "ERR item exists"
 	msgNotInteger = "ERR value is not an integer or out of range"
 	msgSyntax     = "ERR syntax error"
+	// msgRateTooSmall answers a rate RedisBloom takes (any in (0, 1)) but
+	// whose filter would need more than format.MaxK (64) hash functions:
+	// below about 5e-20 for a fixed filter, twice that for a scalable
+	// set's first layer (its rate tightened by 0.5).
+	msgRateTooSmall = "ERR error rate too small: a filter has at most 64 hash functions"
 )
 
 // replyErr answers err as a Redis error line: RedisBloom's text for the
@@ -35,6 +40,8 @@ func (c *client) replyErr(err error) {
 		c.w.WriteError("ERR " + lim.Error())
 	case errors.Is(err, mmapbloom.ErrInUse):
 		c.w.WriteError("ERR key is open in another process (or in a running command): not removed")
+	case errors.Is(err, mmapbloom.ErrInvalidK):
+		c.w.WriteError(msgRateTooSmall)
 	default:
 		msg := strings.ReplaceAll(err.Error(), c.s.cfg.Dir+"/", "")
 		msg = strings.ReplaceAll(msg, "mmapbloom: ", "")
