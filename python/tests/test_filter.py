@@ -90,9 +90,12 @@ class FilterTest(TempDirTest):
         mmapbloom.create(path, 1000, 0.01).close()
         with self.assertRaises(mmapbloom.FilterExists):
             mmapbloom.create(path, 1000, 0.01)
-        for n, p in ((0, 0.01), (10, 0), (10, 1), (10, math.nan), (10, -0.5), (10, math.inf)):
+        for n, p in ((0, 0.01), (10, 0), (10, 1), (10, math.nan), (10, -0.5), (10, math.inf), (1 << 64, 0.01)):
             with self.subTest(n=n, p=p), self.assertRaises(mmapbloom.InvalidArgument):
                 mmapbloom.create(self.path("x.bloom"), n, p)
+        for n, kind in ((1e6, "float"), (10.5, "float"), ("100", "str"), (True, "bool")):
+            with self.subTest(n=n), self.assertRaisesRegex(mmapbloom.InvalidArgument, f"n must be an int .*not {kind}$"):
+                mmapbloom.create(self.path("x.bloom"), n, 0.01)
         for bad in ({"layout": "blocked512", "p": 1e-7}, {"prime_m": True}, {"version": 1, "layout": "blocked512"},
                     {"version": 1, "seed": 1 << 32}, {"scheme": "nope"}):
             p = bad.pop("p", 0.01)

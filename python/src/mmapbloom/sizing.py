@@ -19,9 +19,12 @@ BLOCK_BITS = 512
 
 
 def check_np(n, p):
-    """Raise InvalidArgument unless n >= 1 and p is a finite number in (0, 1)."""
-    if not isinstance(n, int) or n < 1 or n >= 1 << 64:
-        raise errors.InvalidArgument(f"capacity n = {n!r}: n must be at least 1")
+    """Raise InvalidArgument unless n is an int in [1, 2^64) and p is a
+    finite number in (0, 1); each refusal says which rule n broke."""
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise errors.InvalidArgument(f"capacity n = {n!r}: n must be an int (a number of keys), not {type(n).__name__}")
+    if n < 1 or n >= 1 << 64:
+        raise errors.InvalidArgument(f"capacity n = {n!r}: n must be at least 1 and below 2**64")
     if not isinstance(p, (int, float)) or math.isnan(p) or math.isinf(p) or p <= 0 or p >= 1:
         raise errors.InvalidArgument(f"p = {p!r}: p must be a finite number in (0, 1)")
 
