@@ -170,3 +170,18 @@ func TestCreateExistOk(t *testing.T) {
 	assert.Equal(t, float64(2), infoOf(t, path)["count"])
 	assert.Equal(t, float64(1000), infoOf(t, path)["n"])
 }
+
+// TestCreateOverDirectory: create (with or without --force) given an
+// existing directory whose name is not a set's says it is a directory,
+// and leaves it as it was.
+func TestCreateOverDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "dir.bloom")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	for _, force := range [][]string{nil, {"--force"}} {
+		args := append([]string{"create", dir, "-n", "10", "-p", "0.01"}, force...)
+		requireFailure(t, runCLI(t, nil, args...), "dir.bloom: an existing directory, not a filter file, and not a filter set (whose directory name ends in .bfset)")
+		entries, err := os.ReadDir(dir)
+		require.NoError(t, err)
+		require.Empty(t, entries, "%v: the directory unchanged", force)
+	}
+}

@@ -33,11 +33,15 @@ func isSet(path string) bool {
 }
 
 // setName refuses, naming it, a new set directory whose name does not
-// end in .bfset: the server and the other commands tell sets from filter
-// files by that suffix.
+// end in .bfset (the server and the other commands tell sets from filter
+// files by that suffix), and says so when the name is an existing
+// directory, which is then neither a filter file nor a set.
 func setName(what, path string) error {
 	if strings.HasSuffix(strings.TrimRight(path, "/"), setSuffix) {
 		return nil
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("%s %s: an existing directory, not a filter file, and not a filter set (whose directory name ends in %s): %w", what, path, setSuffix, mmapbloom.ErrBadSet)
 	}
 	return fmt.Errorf("%s %s: a filter set's directory name ends in %s: %w", what, path, setSuffix, mmapbloom.ErrBadSet)
 }
