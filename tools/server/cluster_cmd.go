@@ -219,9 +219,7 @@ func infoText(cs *clusterState, r readiness) string {
 }
 
 // keysInSlot answers CLUSTER COUNTKEYSINSLOT slot and CLUSTER
-// GETKEYSINSLOT slot count from the keys in the data directory the
-// connection lists (client.listedKeys: none of a slot another node owns
-// but on a READONLY connection).
+// GETKEYSINSLOT slot count from the keys in the data directory.
 func keysInSlot(c *client, args [][]byte) {
 	slot, err := strconv.Atoi(string(args[2]))
 	if err != nil || slot < 0 || slot >= cluster.Slots {
@@ -235,7 +233,7 @@ func keysInSlot(c *client, args [][]byte) {
 			return
 		}
 	}
-	keys, err := c.listedKeys()
+	keys, err := c.s.store.Keys()
 	if err != nil {
 		c.replyErr(err)
 		return

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
-	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
 )
 
 // Generic Redis commands: what clients send on connect, and what tools
@@ -255,31 +254,8 @@ func del(c *client, args [][]byte) {
 	c.w.WriteInt(n)
 }
 
-// listedKeys returns the keys KEYS, SCAN, DBSIZE and CLUSTER
-// COUNTKEYSINSLOT / GETKEYSINSLOT answer from: the store's keys, and in
-// cluster mode on a connection without READONLY only those of the slots
-// this node owns. Every node of a replicated cluster holds every key (it
-// applies every stream), but a Redis Cluster primary lists only its own
-// slots' keys, so that a scan or count over the primaries (redis-py's
-// scan_iter, redis-cli --cluster info) sees each key once; a READONLY
-// connection, a replica's reads, gets every key the node holds.
-func (c *client) listedKeys() ([]string, error) {
-	keys, err := c.s.store.Keys()
-	cs := c.s.cluster.Load()
-	if err != nil || cs == nil || c.readonly {
-		return keys, err
-	}
-	own := keys[:0]
-	for _, k := range keys {
-		if cs.m.Owner(cluster.KeySlot([]byte(k))) == cs.me {
-			own = append(own, k)
-		}
-	}
-	return own, nil
-}
-
 func dbsize(c *client, _ [][]byte) {
-	keys, err := c.listedKeys()
+	keys, err := c.s.store.Keys()
 	if err != nil {
 		c.replyErr(err)
 		return
@@ -289,7 +265,7 @@ func dbsize(c *client, _ [][]byte) {
 
 // KEYS pattern
 func keysCmd(c *client, args [][]byte) {
-	keys, err := c.listedKeys()
+	keys, err := c.s.store.Keys()
 	if err != nil {
 		c.replyErr(err)
 		return

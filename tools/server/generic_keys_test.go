@@ -1,7 +1,6 @@
 package server
 
 import (
-	"fmt"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -12,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mmapbloom/mmapbloom/mmapbloom"
-	"github.com/mmapbloom/mmapbloom/tools/server/cluster"
 )
 
 // keysScript is sent byte for byte to redis-server 7.0 and to the server
@@ -259,75 +257,4 @@ func TestKeysReplicated(t *testing.T) {
 	require.NoError(t, n1.FlushAll(c).Err())
 	require.Eventually(t, func() bool { return n2.DBSize(c).Val() == 0 }, time.Minute, 10*time.Millisecond,
 		"node2 applies FLUSHALL's DELs")
-}
-
-// TestListingCommandsOwnSlots: in a replicated cluster every node holds
-// every key, but KEYS, SCAN, DBSIZE and CLUSTER COUNTKEYSINSLOT /
-// GETKEYSINSLOT answer, as a Redis Cluster primary does, from the keys
-// of the slots the node owns, so that a scan or count over the primaries
-// sees each key once; a READONLY connection (a replica's reads) lists
-// every key the node holds.
-func TestListingCommandsOwnSlots(t *testing.T) {
-	tc, _ := startLoggedNodes(t, []string{"0-8191", "8192-16383"})
-	c := ctx(t)
-	cc := tc.client(t)
-	const total = 40
-	owner := map[string]int{} // key -> index of the node owning its slot
-	for i := range total {
-		key := fmt.Sprintf("list:%d", i)
-		require.Eventually(t, func() bool { return cc.BFAdd(c, key, "x").Err() == nil }, 2*time.Minute, 50*time.Millisecond, "add %s", key)
-		owner[key] = 0
-		if cluster.KeySlot([]byte(key)) >= 8192 {
-			owner[key] = 1
-		}
-	}
-	require.NotContains(t, []int{0, total}, countOwned(owner, 0), "keys in both ranges")
-	for i, addr := range tc.addrs {
-		ro := dial(t, addr, "").Conn()
-		t.Cleanup(func() { _ = ro.Close() })
-		require.NoError(t, ro.ReadOnly(c).Err())
-		require.Eventually(t, func() bool { return ro.DBSize(c).Val() == total }, time.Minute, 10*time.Millisecond,
-			"node%d applies every stream: a READONLY connection lists every key it holds", i+1)
-
-		n := dial(t, addr, "")
-		want := countOwned(owner, i)
-		assert.Equal(t, int64(want), n.DBSize(c).Val(), "node%d DBSIZE: its own slots' keys", i+1)
-		keys := n.Keys(c, "*").Val()
-		assert.Len(t, keys, want, "node%d KEYS *", i+1)
-		var scanned []string
-		for cursor := uint64(0); ; {
-			page, next, err := n.Scan(c, cursor, "*", 100).Result()
-			require.NoError(t, err)
-			scanned, cursor = append(scanned, page...), next
-			if cursor == 0 {
-				break
-			}
-		}
-		assert.ElementsMatch(t, keys, scanned, "node%d SCAN lists what KEYS lists", i+1)
-		for _, k := range keys {
-			assert.Equal(t, i, owner[k], "node%d lists %s, owned by node%d", i+1, k, owner[k]+1)
-		}
-		inSlot := map[int]int64{}
-		for k := range owner {
-			inSlot[cluster.KeySlot([]byte(k))]++
-		}
-		for k, o := range owner {
-			slot, want := cluster.KeySlot([]byte(k)), int64(0)
-			if o == i {
-				want = inSlot[slot]
-			}
-			assert.Equal(t, want, n.ClusterCountKeysInSlot(c, slot).Val(), "node%d COUNTKEYSINSLOT %d (%s)", i+1, slot, k)
-		}
-	}
-}
-
-// countOwned returns how many keys of owner node i owns.
-func countOwned(owner map[string]int, i int) int {
-	n := 0
-	for _, o := range owner {
-		if o == i {
-			n++
-		}
-	}
-	return n
 }

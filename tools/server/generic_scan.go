@@ -41,7 +41,7 @@ func scan(c *client, args [][]byte) {
 		c.w.WriteError(msg)
 		return
 	}
-	keys, err := c.listedKeys()
+	keys, err := c.s.store.Keys()
 	if err != nil {
 		c.replyErr(err)
 		return
