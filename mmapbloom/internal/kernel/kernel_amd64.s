@@ -278,6 +278,18 @@ key2:
 	LOCK;              \
 	ORQ  R12, off(R11)
 
+// LOCK_OR_LINE ORs the 8 words at 0(SP) into the 8 words at (R11), one
+// LOCK OR each (LOCK_OR_WORD).
+#define LOCK_OR_LINE \
+	LOCK_OR_WORD(0);  \
+	LOCK_OR_WORD(8);  \
+	LOCK_OR_WORD(16); \
+	LOCK_OR_WORD(24); \
+	LOCK_OR_WORD(32); \
+	LOCK_OR_WORD(40); \
+	LOCK_OR_WORD(48); \
+	LOCK_OR_WORD(56)
+
 // func addBlocksAVX512(words *uint64, blocks *uint64, gs *uint32, n, k int, mults *uint32) (added int)
 //
 // Per key: Z0 = the probe mask (PROBE_MASK_512), Z2 = the mask bits
@@ -305,14 +317,7 @@ keyAdd:
 
 	BLOCK_LACKS_512(nextAdd)
 	VMOVDQU64 Z2, 0(SP)
-	LOCK_OR_WORD(0)
-	LOCK_OR_WORD(8)
-	LOCK_OR_WORD(16)
-	LOCK_OR_WORD(24)
-	LOCK_OR_WORD(32)
-	LOCK_OR_WORD(40)
-	LOCK_OR_WORD(48)
-	LOCK_OR_WORD(56)
+	LOCK_OR_LINE
 
 nextAdd:
 	ADDQ $4, R8
@@ -359,14 +364,7 @@ keyAdd2:
 	INCQ    R14
 	VMOVDQU Y2, 0(SP)
 	VMOVDQU Y3, 32(SP)
-	LOCK_OR_WORD(0)
-	LOCK_OR_WORD(8)
-	LOCK_OR_WORD(16)
-	LOCK_OR_WORD(24)
-	LOCK_OR_WORD(32)
-	LOCK_OR_WORD(40)
-	LOCK_OR_WORD(48)
-	LOCK_OR_WORD(56)
+	LOCK_OR_LINE
 
 nextAdd2:
 	ADDQ $4, R8
