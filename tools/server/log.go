@@ -110,10 +110,10 @@ type jsRepl struct {
 	// leases, when failover is on, gets the log once open, and the
 	// lease keeper starts then.
 	leases *logLeases
-	// rebuilt holds, by stream, the position this node had recorded
-	// before it moved a damaged file of the stream aside and forgot it
-	// (rebuildDamaged); read-only once the log opens.
-	rebuilt map[int]uint64
+	// rebuilt holds, by stream, the rebuild of a stream whose damaged
+	// file this node moved aside at its start (rebuildDamaged); the map
+	// is read-only, each end set once (rebuildEnds).
+	rebuilt map[int]*rebuild
 	stop    chan struct{}
 	stopped chan struct{}
 }
@@ -173,6 +173,7 @@ func (r *jsRepl) openLoop(cfg replication.Config, streams []int) {
 		log, err := replication.OpenContext(ctx, cfg)
 		if err == nil {
 			r.ready.Store(log) // before Follow: a bootstrap uses it
+			go r.rebuildEnds(ctx, log)
 			log.Follow(streams, r.apply)
 			r.s.cfg.Log.Printf("replication: log open, following %d of %d streams", len(streams), r.layout.Streams)
 			if r.leases != nil {

@@ -2,9 +2,12 @@ package server
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -104,5 +107,54 @@ func BenchmarkFindDamaged(b *testing.B) {
 		bad, err := findDamaged(dir, replication.Layout{Streams: 16}, 0)
 		require.NoError(b, err)
 		require.Empty(b, bad)
+	}
+}
+
+// A node killed between checkpoints held in its files records past the
+// position it had recorded. After a damaged file of its stream is
+// moved aside, the node serves no read of the stream's slots until it
+// applied the stream again up to its last sequence when the log
+// opened: here it was killed before its first checkpoint (its
+// recorded positions are 0) and it cannot apply anything after the
+// restart (a --disk-reserve no file meets stops its stream at the
+// key's BF.RESERVE): its reads of the key answer TRYAGAIN, never
+// absent for the adds its files held.
+func TestRebuildServesNoReadBeforeLastSeq(t *testing.T) {
+	tc, _ := startLoggedNodes(t, []string{"0-16383"})
+	rdb := dial(t, tc.addrs[0], "")
+	require.Eventually(t, func() bool {
+		return rdb.Do(ctx(t), "BF.RESERVE", "seen", "0.01", "1000", "NONSCALING").Err() == nil
+	}, time.Minute, 50*time.Millisecond, "the log opens")
+	items := []any{"a", "b", "c", "d", "e"}
+	for _, it := range items {
+		require.NoError(t, rdb.Do(ctx(t), "BF.ADD", "seen", it).Err())
+	}
+	require.NoError(t, tc.srvs[0].Shutdown())
+	dir := tc.dirs[0]
+	streams := make([]int, DefaultReplicationStreams)
+	for i := range streams {
+		streams[i] = i
+	}
+	_, err := replication.ForgetPositions(filepath.Join(dir, ".replication"), len(streams), streams)
+	require.NoError(t, err)
+	flipAt(t, filepath.Join(dir, "seen"+keyname.FileSuffix), 24)
+
+	ln, err := net.Listen("tcp", tc.addrs[0])
+	require.NoError(t, err)
+	url := tc.srvs[0].cfg.Replicate.NATSURLs
+	startNode(t, ln, dir, tc.conf, tc.ids[0], func(c *Config) {
+		c.Replication, c.Replicate.NATSURLs = ReplicationJetStream, url
+		c.Limits.DiskReserve = 1 << 62
+	})
+	rdb = dial(t, tc.addrs[0], "")
+	require.Eventually(t, func() bool {
+		info, err := rdb.Info(ctx(t), "replication").Result()
+		return err == nil && strings.Contains(info, "error=MBF_LOG_")
+	}, time.Minute, 50*time.Millisecond, "the log opens and the key's stream stops on the disk reserve")
+	for range 20 {
+		got, err := rdb.Do(ctx(t), append([]any{"BF.MEXISTS", "seen"}, items...)...).Result()
+		require.Error(t, err, "BF.MEXISTS answered %v", got)
+		require.Equal(t, msgRebuilding, err.Error())
+		time.Sleep(10 * time.Millisecond)
 	}
 }
