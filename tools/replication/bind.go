@@ -29,6 +29,7 @@ func (f *follower) bind(ctx context.Context) error {
 	}
 	rewound := applied < f.applied.Load()
 	f.applied.Store(applied)
+	f.sinceBase, f.since = applied, f.since[:0]
 	if rewound {
 		f.lastID = f.markedID()
 	}

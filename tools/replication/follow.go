@@ -50,10 +50,16 @@ type follower struct {
 	a       Applier
 	applied atomic.Uint64 // applied (not yet synced) sequence
 	lastID  string        // the Nats-Msg-Id of the message at applied, "" when unknown (a bootstrap, no mark there) (run's goroutine only)
-	mu      sync.Mutex
-	changed chan struct{} // closed and replaced at each advance
-	sub     *nats.Subscription
-	lastErr atomic.Value // string: the error that ended the last session ("" once applying again)
+	// since holds the Nats-Msg-Id of each message applied after the
+	// position sinceBase (the last bind or checkpoint), in order (run's
+	// goroutine only): a message delivered again is checked against it
+	// (redelivered).
+	since     []string
+	sinceBase uint64
+	mu        sync.Mutex
+	changed   chan struct{} // closed and replaced at each advance
+	sub       *nats.Subscription
+	lastErr   atomic.Value // string: the error that ended the last session ("" once applying again)
 	// stopped is the sequence whose Apply failed last, 0 while applying;
 	// applyErrors counts the failed Apply calls; fails (run's goroutine
 	// only) those in a row, which set the pause before the next attempt.
@@ -291,9 +297,8 @@ func (f *follower) handle(ctx context.Context, m *nats.Msg) error {
 func (f *follower) apply(ctx context.Context, seq uint64, data []byte, id string) error {
 	applied := f.applied.Load()
 	switch {
-	case seq <= applied: // redelivered: applied and synced already or in this run
-		f.l.redelivered.Add(1)
-		return nil
+	case seq <= applied:
+		return f.redelivered(seq, id)
 	case seq > applied+1:
 		return f.bootstrap(ctx, applied, seq)
 	}
@@ -314,8 +319,29 @@ func (f *follower) apply(ctx context.Context, seq uint64, data []byte, id string
 		f.l.deliver(f.stream, &b, seq, acks, results)
 	}
 	f.lastID = id
+	f.since = append(f.since, id)
 	f.advance(seq)
 	return nil
+}
+
+// redelivered checks a message the consumer delivered again at seq, at
+// or below the applied position: the message applied there is skipped;
+// another one, or one at or below the last bind or checkpoint (whose id
+// is not kept), ends the session with ErrDiverged, and the next bind
+// checks the position against the log and rewinds it. A consumer goes
+// back when its stream lost entries: nats-server moves it to the
+// stream's last sequence (reconcileStateWithStream), and the entries it
+// then delivers may be new ones at sequences this node applied in the
+// lost history; skipped as redeliveries, they were never applied here
+// (adds acknowledged after a power cut of every node missing from a
+// node's files, in TestClusterPowerCutEverysec).
+func (f *follower) redelivered(seq uint64, id string) error {
+	if i := seq - f.sinceBase - 1; seq > f.sinceBase && i < uint64(len(f.since)) && f.since[i] == id {
+		f.l.redelivered.Add(1)
+		return nil
+	}
+	return fmt.Errorf("%w: %s seq %d delivered again, as %q, at or below the applied %d (the consumer went back)",
+		ErrDiverged, f.l.cfg.Layout.StreamName(f.stream), seq, id, f.applied.Load())
 }
 
 // stop counts a failed attempt to apply the message at seq (its Apply,
@@ -423,6 +449,7 @@ func (f *follower) checkpoint(m *nats.Msg) error {
 	if err := f.l.pos.set(f.stream, seq, f.lastID); err != nil {
 		return err
 	}
+	f.sinceBase, f.since = seq, f.since[:0]
 	if m == nil {
 		return nil
 	}

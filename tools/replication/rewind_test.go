@@ -187,13 +187,7 @@ func TestFollowerGoesOnOnlyFromHeldPosition(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, l.pos.set(0, 3, oldID), "the old records are applied and 3 recorded")
 
-			require.NoError(t, l.JetStream().DeleteStream(name))
-			other := openLog(t, urls[0], "n2", layout, t.TempDir(), nil) // creates the stream again
-			news := []string{"v", "w", "x", "y", "z"}
-			for _, it := range news {
-				_, err := other.Publish(ctx, 0, addRec("new", it))
-				require.NoError(t, err)
-			}
+			news := replaceStream(t, ctx, l, urls[0], layout)
 
 			m := newMem()
 			f := l.newFollower(0, m)
@@ -215,4 +209,61 @@ func TestFollowerGoesOnOnlyFromHeldPosition(t *testing.T) {
 			require.Positive(t, lines.count("applying again from 1"), "logged: %v", lines.all())
 		})
 	}
+}
+
+// A consumer that goes back (nats-server moves it to its stream's last
+// sequence when the stream lost entries) delivers again sequences the
+// follower applied: the message applied there is skipped, another one
+// (a new record at a sequence the lost history had) ends the session
+// with ErrDiverged instead of being skipped as applied, and the
+// follower, started again, applies every new record.
+func TestFollowerRedeliveryOfAnotherMessage(t *testing.T) {
+	_, urls := cluster(t, 1)
+	layout := Layout{Streams: 1, Replicas: 1}
+	name := layout.StreamName(0)
+	ctx := ctxT(t, 2*time.Minute)
+	l := openLog(t, urls[0], "n1", layout, t.TempDir(), nil)
+	for _, it := range []string{"a", "b", "c", "d", "e"} {
+		_, err := l.Publish(ctx, 0, addRec("old", it))
+		require.NoError(t, err)
+	}
+	m := newMem()
+	f := l.newFollower(0, m)
+	for seq := uint64(1); seq <= 5; seq++ { // as its consumer would deliver them
+		raw, err := l.JetStream().GetMsg(name, seq)
+		require.NoError(t, err)
+		require.NoError(t, f.apply(ctx, seq, raw.Data, raw.Header.Get(nats.MsgIdHdr)))
+	}
+	old4, err := l.JetStream().GetMsg(name, 4)
+	require.NoError(t, err)
+	require.NoError(t, f.apply(ctx, 4, old4.Data, old4.Header.Get(nats.MsgIdHdr)), "the message applied at 4, delivered again, is skipped")
+
+	news := replaceStream(t, ctx, l, urls[0], layout)
+	new4, err := l.JetStream().GetMsg(name, 4)
+	require.NoError(t, err)
+	require.ErrorIs(t, f.apply(ctx, 4, new4.Data, new4.Header.Get(nats.MsgIdHdr)), ErrDiverged,
+		"a new record delivered at a sequence applied in the lost history is not skipped")
+	require.False(t, m.has("new", "y"))
+
+	l.start(f)
+	for _, it := range news {
+		require.Eventually(t, func() bool { return m.has("new", it) }, 20*time.Second, 20*time.Millisecond, "the new record %q is applied", it)
+	}
+	require.Positive(t, l.Rewinds(0), "the rewind is counted")
+}
+
+// replaceStream deletes l's stream 0 and has another node's log create
+// it again with the records "new" v, w, x, y and z (sequences 1 to 5: a
+// log that lost its entries, new records at their sequences); it
+// returns the new records' items.
+func replaceStream(t *testing.T, ctx context.Context, l *Log, url string, layout Layout) []string {
+	t.Helper()
+	require.NoError(t, l.JetStream().DeleteStream(layout.StreamName(0)))
+	other := openLog(t, url, "n2", layout, t.TempDir(), nil)
+	news := []string{"v", "w", "x", "y", "z"}
+	for _, it := range news {
+		_, err := other.Publish(ctx, 0, addRec("new", it))
+		require.NoError(t, err)
+	}
+	return news
 }
