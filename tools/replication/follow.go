@@ -56,10 +56,13 @@ type follower struct {
 	// (redelivered).
 	since     []string
 	sinceBase uint64
-	mu        sync.Mutex
-	changed   chan struct{} // closed and replaced at each advance
-	sub       *nats.Subscription
-	lastErr   atomic.Value // string: the error that ended the last session ("" once applying again)
+	// server is the server the consumer is on, its replica the one it
+	// reads (placeConsumer); "" when not clustered (run's goroutine only).
+	server  string
+	mu      sync.Mutex
+	changed chan struct{} // closed and replaced at each advance
+	sub     *nats.Subscription
+	lastErr atomic.Value // string: the error that ended the last session ("" once applying again)
 	// stopped is the sequence whose Apply failed last, 0 while applying;
 	// applyErrors counts the failed Apply calls; fails (run's goroutine
 	// only) those in a row, which set the pause before the next attempt.
@@ -437,6 +440,10 @@ func (f *follower) checkpoint(m *nats.Msg) error {
 	if err := f.a.Sync(f.stream); err != nil {
 		return err
 	}
+	moved, err := f.verifySince()
+	if err != nil {
+		return err
+	}
 	seq := f.applied.Load()
 	if err := f.l.checkHeld(f.stream, seq, f.lastID); err != nil {
 		return err
@@ -450,10 +457,58 @@ func (f *follower) checkpoint(m *nats.Msg) error {
 		return err
 	}
 	f.sinceBase, f.since = seq, f.since[:0]
-	if m == nil {
-		return nil
+	if m != nil {
+		if err := m.AckSync(); err != nil {
+			return err
+		}
 	}
-	return m.AckSync()
+	if moved {
+		return errRebind // a consumer on the leader, which needs no check
+	}
+	return nil
+}
+
+// verifySince checks, when the consumer is not on the stream's leader
+// now (placeConsumer), that the leader holds each message applied since
+// the last bind or checkpoint at its sequence (ErrDiverged when it does
+// not), one message get each, and returns moved: the session then binds
+// a consumer on the leader. With the consumer on the leader it only asks
+// who leads.
+func (f *follower) verifySince() (moved bool, err error) {
+	if f.server == "" || len(f.since) == 0 {
+		return false, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), f.l.cfg.PublishTimeout)
+	leader, err := f.l.streamLeader(ctx, f.stream)
+	cancel()
+	if err != nil || leader == f.server {
+		return false, err
+	}
+	for i, id := range f.since {
+		if err := f.l.checkHeld(f.stream, f.sinceBase+uint64(i)+1, id); err != nil {
+			if errors.Is(err, ErrDiverged) {
+				f.rewindSince(err)
+			}
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// rewindSince lowers the applied position to the last bind or checkpoint
+// (sinceBase), after err found a message applied since then that the
+// leader does not hold: the next bind goes on from there, checked
+// against the log (resumeFrom), instead of from a position whose
+// message matches while the ones below it do not. It counts and logs
+// the rewind.
+func (f *follower) rewindSince(err error) {
+	from := f.applied.Load()
+	f.applied.Store(f.sinceBase)
+	f.lastID = f.markedID()
+	f.since = f.since[:0]
+	f.l.rewinds[f.stream].Add(1)
+	f.l.logf("replication: %s: the consumer on %s delivered messages the stream's leader does not hold (%v): applied again from %d, not from %d",
+		f.l.cfg.Layout.StreamName(f.stream), f.server, err, f.sinceBase+1, from)
 }
 
 // originNode strips the process epoch from an entry's origin.

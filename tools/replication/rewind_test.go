@@ -218,27 +218,13 @@ func TestFollowerGoesOnOnlyFromHeldPosition(t *testing.T) {
 // with ErrDiverged instead of being skipped as applied, and the
 // follower, started again, applies every new record.
 func TestFollowerRedeliveryOfAnotherMessage(t *testing.T) {
-	_, urls := cluster(t, 1)
-	layout := Layout{Streams: 1, Replicas: 1}
-	name := layout.StreamName(0)
-	ctx := ctxT(t, 2*time.Minute)
-	l := openLog(t, urls[0], "n1", layout, t.TempDir(), nil)
-	for _, it := range []string{"a", "b", "c", "d", "e"} {
-		_, err := l.Publish(ctx, 0, addRec("old", it))
-		require.NoError(t, err)
-	}
-	m := newMem()
-	f := l.newFollower(0, m)
-	for seq := uint64(1); seq <= 5; seq++ { // as its consumer would deliver them
-		raw, err := l.JetStream().GetMsg(name, seq)
-		require.NoError(t, err)
-		require.NoError(t, f.apply(ctx, seq, raw.Data, raw.Header.Get(nats.MsgIdHdr)))
-	}
+	o := appliedOld(t)
+	ctx, l, f, m, layout, name := o.ctx, o.l, o.f, o.m, o.layout, o.layout.StreamName(0)
 	old4, err := l.JetStream().GetMsg(name, 4)
 	require.NoError(t, err)
 	require.NoError(t, f.apply(ctx, 4, old4.Data, old4.Header.Get(nats.MsgIdHdr)), "the message applied at 4, delivered again, is skipped")
 
-	news := replaceStream(t, ctx, l, urls[0], layout)
+	news := replaceStream(t, ctx, l, o.url, layout)
 	new4, err := l.JetStream().GetMsg(name, 4)
 	require.NoError(t, err)
 	require.ErrorIs(t, f.apply(ctx, 4, new4.Data, new4.Header.Get(nats.MsgIdHdr)), ErrDiverged,
@@ -266,4 +252,81 @@ func replaceStream(t *testing.T, ctx context.Context, l *Log, url string, layout
 		require.NoError(t, err)
 	}
 	return news
+}
+
+// A consumer on another server than the stream's leader reads that
+// server's replica, which after a power cut of every node may hold
+// other messages than the leader at some sequences while the message
+// at the follower's position matches (nats-server appends to a replica
+// whose last sequence matches without comparing what it holds): the
+// checkpoint checks every message applied since the last one against
+// the leader (ErrDiverged here, where the new history holds the old
+// message at 5 and new ones at 1 to 4), and the follower, started
+// again, applies every new record. A follower whose consumer is on the
+// leader records without that check.
+func TestFollowerChecksAReplicaBesideTheLeader(t *testing.T) {
+	o := appliedOld(t)
+	ctx, l, f, m, ids, layout, name := o.ctx, o.l, o.f, o.m, o.ids, o.layout, o.layout.StreamName(0)
+	leader, err := l.streamLeader(ctx, 0)
+	require.NoError(t, err)
+
+	require.NoError(t, l.JetStream().DeleteStream(name))
+	_ = openLog(t, o.url, "n2", layout, t.TempDir(), nil) // creates the stream again
+	news := []string{"v", "w", "x", "y", "z"}
+	for i, it := range news {
+		msg := nats.NewMsg(layout.Subject(0))
+		msg.Data = Batch{Origin: "n2/test", Seq: uint64(i + 1), Records: []Record{addRec("new", it)}}.Append(nil)
+		msg.Header.Set(nats.MsgIdHdr, fmt.Sprintf("n2/test:0:%d", i+1))
+		if i == 4 {
+			msg.Header.Set(nats.MsgIdHdr, ids[4]) // the message at the follower's position matches
+		}
+		_, err := l.JetStream().PublishMsg(msg)
+		require.NoError(t, err)
+	}
+	f.server = leader
+	moved, err := f.verifySince()
+	require.NoError(t, err, "a consumer on the leader is not checked message by message")
+	require.False(t, moved)
+	f.server = leader + "-elsewhere"
+	require.ErrorIs(t, f.checkpoint(nil), ErrDiverged, "the messages applied below the position are checked against the leader")
+	require.Zero(t, l.Recorded(0), "nothing recorded")
+	require.Zero(t, f.applied.Load(), "the position goes back to the last one checked")
+	require.Positive(t, l.Rewinds(0), "the rewind is counted")
+
+	l.start(f)
+	for _, it := range news {
+		require.Eventually(t, func() bool { return m.has("new", it) }, 20*time.Second, 20*time.Millisecond, "the new record %q is applied", it)
+	}
+}
+
+// oldApplied is a one-server cluster whose stream 0 holds the records
+// "old" a to e (sequences 1 to 5), applied by a follower of node n1's
+// log as its consumer would deliver them (appliedOld).
+type oldApplied struct {
+	ctx    context.Context
+	url    string
+	layout Layout
+	l      *Log
+	f      *follower
+	m      *memApplier
+	ids    []string // the messages' Nats-Msg-Ids
+}
+
+func appliedOld(t *testing.T) oldApplied {
+	t.Helper()
+	_, urls := cluster(t, 1)
+	o := oldApplied{ctx: ctxT(t, 2*time.Minute), url: urls[0], layout: Layout{Streams: 1, Replicas: 1}, m: newMem()}
+	o.l = openLog(t, o.url, "n1", o.layout, t.TempDir(), nil)
+	for _, it := range []string{"a", "b", "c", "d", "e"} {
+		_, err := o.l.Publish(o.ctx, 0, addRec("old", it))
+		require.NoError(t, err)
+	}
+	o.f = o.l.newFollower(0, o.m)
+	for seq := uint64(1); seq <= 5; seq++ {
+		raw, err := o.l.JetStream().GetMsg(o.layout.StreamName(0), seq)
+		require.NoError(t, err)
+		o.ids = append(o.ids, raw.Header.Get(nats.MsgIdHdr))
+		require.NoError(t, o.f.apply(o.ctx, seq, raw.Data, o.ids[seq-1]))
+	}
+	return o
 }
