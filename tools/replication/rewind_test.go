@@ -312,6 +312,7 @@ type oldApplied struct {
 	ids    []string // the messages' Nats-Msg-Ids
 }
 
+// appliedOld sets up an oldApplied, stopped when the test ends.
 func appliedOld(t *testing.T) oldApplied {
 	t.Helper()
 	_, urls := cluster(t, 1)
