@@ -256,3 +256,45 @@ func TestCheckNP(t *testing.T) {
 	require.ErrorIs(t, CheckNP(0, 0.5), errs.ErrInvalidN)
 	require.ErrorIs(t, CheckNP(1, math.Inf(-1)), errs.ErrInvalidP)
 }
+
+// TestBlockedShapesMemo: Blocked answers from its memo what its search
+// answers, for shapes asked before and new ones alike, and the memo
+// stays within blockedShapesMax shapes.
+func TestBlockedShapesMemo(t *testing.T) {
+	tests := []struct {
+		n uint64
+		p float64
+	}{{1, 0.5}, {1000, 0.01}, {100_000, 0.01}, {100_000, 0.001}, {1e9, 1e-4}, {1e12, MinBlockedP}}
+	for _, tc := range tests {
+		wantM, wantK, err := blockedSearch(tc.n, tc.p)
+		require.NoError(t, err)
+		for range 2 { // the search, then the memo
+			m, k, err := Blocked(tc.n, tc.p)
+			require.NoError(t, err)
+			require.Equal(t, []uint64{wantM, uint64(wantK)}, []uint64{m, uint64(k)}, "n=%d p=%v", tc.n, tc.p)
+		}
+	}
+	memo := shapeMemo{shapes: map[blockedKey]blockedShape{}}
+	for n := uint64(1); n <= blockedShapesMax+10; n++ {
+		memo.put(blockedKey{n, 0.5}, blockedShape{512, 1})
+		require.LessOrEqual(t, len(memo.shapes), blockedShapesMax)
+	}
+	s, ok := memo.get(blockedKey{blockedShapesMax + 10, 0.5})
+	require.True(t, ok)
+	require.Equal(t, blockedShape{512, 1}, s)
+}
+
+// BenchmarkBlocked: a shape's search (the cost of every new filter's
+// sizing before the memo) against the memo's answer.
+func BenchmarkBlocked(b *testing.B) {
+	b.Run("search", func(b *testing.B) {
+		for b.Loop() {
+			_, _, _ = blockedSearch(100_000, 0.01)
+		}
+	})
+	b.Run("memo", func(b *testing.B) {
+		for b.Loop() {
+			_, _, _ = Blocked(100_000, 0.01)
+		}
+	})
+}
