@@ -512,13 +512,13 @@ func slug(title string) string {
 // the nemesis suite: a top-level test of the repository calls
 // testkit.Nemesis (which skips it without MMAPBLOOM_NEMESIS=1) if and
 // only if its name matches the pattern of one of the step's go test
-// lines (nemesis_a, nemesis_b) and its package is one that line names,
+// lines (nemesis_a, nemesis_b, nemesis_c) and its package is one that line names,
 // so that no fault test is left out of CI and none runs in the race step.
 func TestCIRunsNemesisSuite(t *testing.T) {
 	tr := readTree(t)
 	ci := tr.read(t, ".ci/run")
 	steps := map[*regexp.Regexp][]string{}
-	for _, m := range regexp.MustCompile(`(?m)^nemesis_([ab])='([^']+)'$`).FindAllStringSubmatch(ci, -1) {
+	for _, m := range regexp.MustCompile(`(?m)^nemesis_([abc])='([^']+)'$`).FindAllStringSubmatch(ci, -1) {
 		line := regexp.MustCompile(`(?m)^MMAPBLOOM_NEMESIS=1 go test .*-run "\$nemesis_` + m[1] + `".*$`).FindString(ci)
 		var dirs []string
 		for _, d := range regexp.MustCompile(`\./(\S+)`).FindAllStringSubmatch(line, -1) {
@@ -527,7 +527,7 @@ func TestCIRunsNemesisSuite(t *testing.T) {
 		require.NotEmpty(t, dirs, ".ci/run runs nemesis_%s with MMAPBLOOM_NEMESIS=1 on some packages", m[1])
 		steps[regexp.MustCompile(m[2])] = dirs
 	}
-	require.Len(t, steps, 2, ".ci/run's nemesis_a and nemesis_b")
+	require.Len(t, steps, 3, ".ci/run's nemesis_a, nemesis_b and nemesis_c")
 	calls := regexp.MustCompile(`(?m)^func (Test\w+)\(t \*testing\.T\) \{\n\ttestkit\.Nemesis\(t\)$`)
 	tests := regexp.MustCompile(`(?m)^func (Test\w+)\(t \*testing\.T\) \{$`)
 	found := 0

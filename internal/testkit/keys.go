@@ -2,17 +2,11 @@ package testkit
 
 import (
 	"encoding/binary"
-	"os"
 	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
-
-// Stress reports whether the long rounds were asked for
-// (MMAPBLOOM_STRESS=1); the default run does fewer, smaller rounds of the
-// same checks.
-func Stress() bool { return os.Getenv("MMAPBLOOM_STRESS") != "" }
 
 // SharedEvery spaces the shared keys of the writers' key sequences: key s
 // of writer id is that writer's own key (id, s), except that every 11th

@@ -9,11 +9,17 @@ import (
 // when the environment has MMAPBLOOM_STRESS=1 (the long loops kept out
 // of CI).
 func Runs(normal, stressed int) int {
-	if os.Getenv("MMAPBLOOM_STRESS") == "1" {
+	if Stress() {
 		return stressed
 	}
 	return normal
 }
+
+// Stress reports whether the long rounds were asked for
+// (MMAPBLOOM_STRESS=1): the default run does fewer, smaller rounds of
+// the same checks, and leaves out measurements of peers that only cost
+// time.
+func Stress() bool { return os.Getenv("MMAPBLOOM_STRESS") == "1" }
 
 // Nemesis skips t unless the nemesis suite was asked for: its fault tests
 // (kill -9, SIGSTOP, power cuts, full disks, partitions, damaged stores;
@@ -23,7 +29,7 @@ func Runs(normal, stressed int) int {
 // them out.
 func Nemesis(t testing.TB) {
 	t.Helper()
-	if os.Getenv("MMAPBLOOM_NEMESIS") != "1" && os.Getenv("MMAPBLOOM_STRESS") != "1" {
+	if os.Getenv("MMAPBLOOM_NEMESIS") != "1" && !Stress() {
 		t.Skip("a nemesis test (docs/cluster.md, \"Nemesis suite\"): MMAPBLOOM_NEMESIS=1 runs it")
 	}
 }
