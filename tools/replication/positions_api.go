@@ -112,14 +112,27 @@ func (l *Log) nudge(ctx context.Context, stream int) error {
 	return nil
 }
 
+// NodeAppliedWait bounds one read of a node's durable position
+// (NodeApplied): nats-server may leave a JetStream API request
+// unanswered (seen at a cluster's start: a WAITAOF 1 2 polling the
+// positions answered [1 0] only at its 60 s timeout, every node's
+// position past its writes long before), and a caller that polls
+// positions until they cover a write (WAIT, WAITAOF) asks again rather
+// than waiting out its own timeout on one lost request.
+const NodeAppliedWait = time.Second
+
 // Nudges counts the empty messages DrainToLast published (on every
 // stream) since Open.
 func (l *Log) Nudges() uint64 { return l.nudges.Load() }
 
 // NodeApplied is the durable position of node on stream: the ack floor
 // of its consumer, which it moves only after its local Sync. 0 when the
-// node has no consumer there.
+// node has no consumer there. It waits at most NodeAppliedWait (or ctx)
+// for the answer, else returns an error wrapping
+// context.DeadlineExceeded.
 func (l *Log) NodeApplied(ctx context.Context, stream int, node string) (uint64, error) {
+	ctx, cancel := context.WithTimeout(ctx, NodeAppliedWait)
+	defer cancel()
 	ci, err := l.js.ConsumerInfo(l.cfg.Layout.StreamName(stream), "mbf_"+node, nats.Context(ctx))
 	if err != nil {
 		return 0, fmt.Errorf("replication: %s consumer of %s: %w", l.cfg.Layout.StreamName(stream), node, err)

@@ -1,12 +1,14 @@
 package replication
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -102,4 +104,52 @@ func TestPositionMarks(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, positionsFile), []byte("MBF_LOG_00 7 7\n"), 0o644))
 	_, err = openPositions(dir, 1)
 	require.ErrorIs(t, err, ErrEntry)
+}
+
+// unansweredInfo is a JetStream context whose ConsumerInfo of one
+// consumer is never answered (it waits for its request's context, as a
+// request nats-server drops does).
+type unansweredInfo struct {
+	nats.JetStreamContext
+	durable string
+}
+
+func (u unansweredInfo) ConsumerInfo(stream, name string, opts ...nats.JSOpt) (*nats.ConsumerInfo, error) {
+	if name != u.durable {
+		return u.JetStreamContext.ConsumerInfo(stream, name, opts...)
+	}
+	for _, o := range opts {
+		if c, ok := o.(nats.ContextOpt); ok {
+			<-c.Done()
+			return nil, c.Err()
+		}
+	}
+	return nil, nats.ErrTimeout
+}
+
+// TestNodeAppliedUnanswered: a read of a node's durable position whose
+// request nats-server leaves unanswered ends within NodeAppliedWait, not
+// at its caller's deadline (a WAIT polling the positions then asks
+// again, and sees the other nodes' answers meanwhile); the other node's
+// position is read as before.
+func TestNodeAppliedUnanswered(t *testing.T) {
+	_, urls := cluster(t, 1)
+	layout := Layout{Streams: 1, Replicas: 1}
+	l := openLog(t, urls[0], "n1", layout, t.TempDir(), nil)
+	l.Follow([]int{0}, newMem())
+	ctx := ctxT(t, 2*time.Minute)
+	_, err := l.Publish(ctx, 0, addRec("seen", "u"))
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		got, err := l.NodeApplied(ctx, 0, "n1")
+		return err == nil && got == 1
+	}, time.Minute, 50*time.Millisecond, "n1's durable position reaches 1")
+
+	l.js = unansweredInfo{JetStreamContext: l.js, durable: "mbf_n2"}
+	_, err = l.NodeApplied(ctx, 0, "n2")
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.NoError(t, ctx.Err(), "the read ended before its caller's deadline")
+	got, err := l.NodeApplied(ctx, 0, "n1")
+	require.NoError(t, err)
+	require.Equal(t, uint64(1), got)
 }

@@ -38,9 +38,10 @@ const (
 	pcutMinAcks  = 2000            // the cut comes after 1 to 3 times as many acknowledged adds (seeded)
 	pcutSyncGap  = 300 * time.Millisecond
 	// syncTimeoutMs is a sync point's WAITAOF timeout: one that times out
-	// is followed by the next, and the cut waits for one to succeed (the
-	// first one's WAITAOF at the load's start answered [1 0] after a 60 s
-	// timeout in 2 of 12 runs, then the next ones [1 2] within 2 s).
+	// is followed by the next, and the cut waits for one to succeed
+	// (until replication.NodeAppliedWait, the load's first WAITAOF
+	// answered [1 0] at its 60 s timeout in 5 of 14 runs: one position
+	// read nats-server left unanswered held it).
 	syncTimeoutMs = 10_000
 )
 
