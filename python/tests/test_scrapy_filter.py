@@ -150,3 +150,68 @@ class BloomDupeFilterTest(TempDirTest):
         with self.assertRaisesRegex(NotConfigured, "needs the spider's name"):
             BloomDupeFilter.from_settings(Settings(self.settings(MMAPBLOOM_PATH=self.path("%(spider)s.bloom"))))
         self.assertFalse(os.path.exists(self.path("%(spider)s.bloom")))
+
+
+class Killed(BaseException):
+    """A kill -9 at a chosen point of request_seen: nothing after it runs."""
+
+
+@unittest.skipIf(_need_scrapy(), _need_scrapy())
+@require_xxhash
+class JobdirJournalTest(TempDirTest):
+    """The JOBDIR journal against a crawler killed at any point of
+    request_seen: a request the shared filter marked seen is scheduled
+    again by the restart, and one another crawler took is not."""
+
+    def crawler(self):
+        settings = {"MMAPBLOOM_PATH": self.path("seen.bloom"), "MMAPBLOOM_CAPACITY": 1000,
+                    "MMAPBLOOM_ERROR_RATE": 1e-9, "REQUEST_FINGERPRINTER_IMPLEMENTATION": "2.7",
+                    "JOBDIR": self.path("job"), "SPIDER_MIDDLEWARES": {"mmapbloom.scrapy.BloomJournalMiddleware": 0}}
+        crawler = get_crawler(Spider, settings)
+        crawler.spider = crawler._create_spider("s")
+        return crawler
+
+    def kill(self, df):
+        """What a kill leaves: the journal as written, no clean close."""
+        df.journal.file.close()
+        df.store.close()
+
+    def pending_at_restart(self):
+        """The URLs a restart with the same JOBDIR schedules again."""
+        crawler = self.crawler()
+        df = BloomDupeFilter.from_crawler(crawler)
+        urls = [r.url for r in df.journal.requests(crawler.spider)]
+        df.close("finished")
+        return urls
+
+    def test_killed_right_after_the_add(self):
+        df = BloomDupeFilter.from_crawler(self.crawler())
+        self.assertFalse(df.request_seen(Request("http://a.test/kept")))
+        add = df.store.add
+
+        def add_then_die(fp):
+            add(fp)
+            raise Killed
+
+        df.store.add = add_then_die
+        with self.assertRaises(Killed):
+            df.request_seen(Request("http://a.test/marked-seen"))
+        self.kill(df)
+        self.assertEqual(sorted(self.pending_at_restart()), ["http://a.test/kept", "http://a.test/marked-seen"])
+
+    def test_taken_by_another_crawler_between_test_and_add(self):
+        df = BloomDupeFilter.from_crawler(self.crawler())
+        other = BloomDupeFilter.from_crawler(self.crawler())
+        r = Request("http://a.test/raced")
+        test = df.store.test
+
+        def test_then_other_adds(fp):
+            absent = test(fp)
+            other.store.add(fp)
+            return absent
+
+        df.store.test = test_then_other_adds
+        self.assertTrue(df.request_seen(r), "the other crawler's")
+        self.kill(df)
+        other.store.close()
+        self.assertEqual(self.pending_at_restart(), [])

@@ -4,20 +4,26 @@ Scrapy writes its on-disk request queue's state (JOBDIR/requests.queue/
 active.json) only when the crawl closes, so a crawler killed (kill -9, a
 crash, the OOM killer) restarts with an empty queue. The requests it had
 queued are marked seen in the shared filter all the same, so no crawler
-would ever fetch them. The journal keeps them: a line
-``+ FINGERPRINT REQUEST`` (the request as Scrapy's disk queues pickle it)
-when the filter lets a request through, ``- FINGERPRINT`` when its
-response was downloaded (signal response_downloaded, which a redirect's
-response sends too), ``= closed`` when the crawl closed cleanly. A restart with the same JOBDIR after an unclean end
-schedules the requests still pending again (the filter lets each through
-once), so a page is fetched at least once: those whose response was on
-its way when the crawler died are fetched twice. What remains: a crawler
-killed while a callback was yielding a page's links loses the links not
-yet yielded, which are not marked seen either, so another page linking
-to them still brings them; and one killed between the filter's add and
-the journal's write (a few microseconds) loses that one request. After a clean close (the crawl finished, or
-was paused and wrote its queue) the next run takes Scrapy's own queue and
-the journal only keeps its pending requests for a later kill."""
+would ever fetch them. The journal keeps them: a line ``+ FINGERPRINT
+REQUEST`` (the request as Scrapy's disk queues pickle it) written before
+the filter's add that marks a request seen (a request the filter tests
+absent), ``~ FINGERPRINT`` when that add found it present after all
+(another crawler added it since the test: its request), ``-
+FINGERPRINT`` when its response was parsed (BloomJournalMiddleware) or
+redirected, ``= closed`` when the crawl closed cleanly. A restart with
+the same JOBDIR after an unclean end schedules the requests still
+pending again (the filter lets each through once), so a page is fetched
+at least once: those whose response was on its way when the crawler died
+are fetched twice. What remains: without BloomJournalMiddleware, a
+crawler killed while a callback was yielding a page's links loses the
+links not yet yielded, which are not marked seen either, so another page
+linking to them still brings them; and a key of a windowed set found
+present by the test and new by the add (its window expired between the
+two) is journaled after the add, so a kill in those microseconds loses
+that recrawl (not a first crawl). After a clean close (the crawl
+finished, or was paused and wrote its queue) the next run takes Scrapy's
+own queue and the journal only keeps its pending requests for a later
+kill."""
 
 import base64
 import logging
@@ -73,6 +79,11 @@ class Journal:
             return
         self.file.write(b"+ " + fp.hex().encode() + b" " + base64.b64encode(data) + b"\n")
 
+    def retract(self, fp: bytes) -> None:
+        """Take back the last let_through of fp: the filter's add found it
+        present (another crawler added it after the test)."""
+        self.file.write(b"~ " + fp.hex().encode() + b"\n")
+
     def fetched(self, fp: bytes) -> None:
         """Record that the request of fingerprint fp needs no fetch again."""
         self.file.write(b"- " + fp.hex().encode() + b"\n")
@@ -94,20 +105,25 @@ class Journal:
 
 
 def _read(path: str) -> Tuple[Dict[bytes, bytes], bool]:
-    """The "+" lines of the journal at path without a "-" line after them,
-    by fingerprint, and whether it ends with a clean close's line."""
-    pending: Dict[bytes, bytes] = {}
+    """The requests of the journal at path still pending (a "+" line not
+    taken back by as many "~" lines, nor followed by a "-" line), by
+    fingerprint, and whether it ends with a clean close's line."""
+    pending: Dict[bytes, List[Any]] = {}  # fingerprint: [its last "+" line, "+" lines not taken back]
     line = CLEAN
     try:
         with open(path, "rb") as f:
             for line in f:
                 if not line.endswith(b"\n"):
-                    break  # a line cut by the kill: its request was not queued yet
+                    break  # a line cut by the kill: the add after it did not run
                 kind, fp = line[:1], line[2:].split(b" ", 1)[0].strip()
                 if kind == b"+":
-                    pending[fp] = line
+                    pending[fp] = [line, pending.get(fp, [b"", 0])[1] + 1]
+                elif kind == b"~" and fp in pending:
+                    pending[fp][1] -= 1
+                    if pending[fp][1] == 0:
+                        del pending[fp]
                 elif kind == b"-":
                     pending.pop(fp, None)
     except FileNotFoundError:
         pass
-    return pending, line == CLEAN
+    return {fp: p[0] for fp, p in pending.items()}, line == CLEAN

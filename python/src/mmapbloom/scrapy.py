@@ -79,7 +79,7 @@ class _FileStore:
         if window is not None or keep is not None:
             kw = dict(window=window, keep=keep)
         self.filter = open_or_create(path, capacity, error_rate, **kw)
-        self.add = self.filter.add
+        self.add, self.test = self.filter.add, self.filter.test
         self.name = path
 
     def clear(self) -> Optional[str]:
@@ -113,6 +113,9 @@ class _ServerStore:
 
     def add(self, fp: bytes) -> bool:
         return self.client.execute_command(*self.args, fp)[0] == 0
+
+    def test(self, fp: bytes) -> bool:
+        return self.client.execute_command("BF.EXISTS", self.key, fp) == 1
 
     def clear(self) -> Optional[str]:
         """DEL the key (the next add creates it again): None when deleted
@@ -234,10 +237,18 @@ class BloomDupeFilter(BaseDupeFilter):
         if self.journal is None:
             return self.store.add(fp)
         if request.meta.get(REQUEUED) == fp.hex():
+            self.store.add(fp)  # the kill may have come between its journal line and the add
             return False  # scheduled again from the journal, where it is still pending
-        seen = self.store.add(fp)
-        if not seen:
+        # Journaled before the add that marks it seen, so that a kill between
+        # the two loses nothing: the restart schedules it again.
+        absent = not self.store.test(fp)
+        if absent:
             self.journal.let_through(fp, request, self.crawler.spider)
+        seen = self.store.add(fp)
+        if absent and seen:
+            self.journal.retract(fp)  # another crawler added it since the test: its request
+        elif not absent and not seen:
+            self.journal.let_through(fp, request, self.crawler.spider)  # a set's window expired since the test
         if request.meta.get("redirect_urls"):  # its source is done: this request took its place
             self.done(request.replace(url=request.meta["redirect_urls"][-1]))
         return seen
