@@ -519,7 +519,7 @@ func TestCIRunsNemesisSuite(t *testing.T) {
 	ci := tr.read(t, ".ci/run")
 	steps := map[*regexp.Regexp][]string{}
 	for _, m := range regexp.MustCompile(`(?m)^nemesis_([abc])='([^']+)'$`).FindAllStringSubmatch(ci, -1) {
-		line := regexp.MustCompile(`(?m)^MMAPBLOOM_NEMESIS=1 go test .*-run "\$nemesis_` + m[1] + `".*$`).FindString(ci)
+		line := regexp.MustCompile(`(?m)^(?:\w+="[^"]*" )*MMAPBLOOM_NEMESIS=1 go test .*-run "\$nemesis_` + m[1] + `".*$`).FindString(ci)
 		var dirs []string
 		for _, d := range regexp.MustCompile(`\./(\S+)`).FindAllStringSubmatch(line, -1) {
 			dirs = append(dirs, d[1])
