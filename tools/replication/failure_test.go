@@ -79,7 +79,12 @@ func (s slowApply) Apply(stream int, seq uint64, origin string, recs []Record, r
 func TestFollowerRedelivery(t *testing.T) {
 	_, urls := cluster(t, 1)
 	l := openLog(t, urls[0], "n1", Layout{Streams: 1, Replicas: 1}, t.TempDir(),
-		func(c *Config) { c.AckWait = 200 * time.Millisecond; c.Checkpoint = 5 * time.Second })
+		// FetchWait: the first pull brings a whole batch of 256 however
+		// loaded the machine (one cut short by its wait is acknowledged at
+		// once, and nothing is delivered again).
+		func(c *Config) {
+			c.AckWait, c.Checkpoint, c.FetchWait = 200*time.Millisecond, 5*time.Second, 5*time.Second
+		})
 	ctx := ctxT(t, time.Minute)
 	var last uint64
 	for i := 0; i < 300; i++ { // more than one pull of 256
